@@ -101,10 +101,26 @@ def _plain_assignment(small: cst.BaseSmallStatement) -> tuple[str, cst.BaseExpre
     problem = _impure(value)
     if problem:
         return problem
-    if any(type(n) in (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString) for n in walk(value)) \
-            or (type(value) is cst.Name and value.value == "None"):
+    if _string_valued(value) or (type(value) is cst.Name and value.value == "None"):
         return "a branch assigns a string or None, which torch.where cannot select"
     return name, value
+
+
+def _string_valued(value: cst.BaseExpression) -> bool:
+    """A string in ``value`` other than a call's keyword argument: the value may be one (``"a" + b``,
+    ``", ".join(xs)``, ``x if c else "none"``, ``cfg.get("mode")``). A string passed by keyword
+    (``F.pad(x, p, mode="replicate")``: S2M2's stereo pair) is a setting of the call, whose result is
+    what the branch assigns."""
+    strings = (cst.SimpleString, cst.FormattedString, cst.ConcatenatedString)
+    stack: list[cst.CSTNode] = [value]
+    while stack:
+        node = stack.pop()
+        if type(node) in strings:
+            return True
+        if type(node) is cst.Arg and node.keyword is not None and type(node.value) in strings:
+            continue  # ``mode="replicate"``: the call's setting
+        stack.extend(node.children)
+    return False
 
 
 #: Methods whose result may share storage with the receiver (a view, or the receiver

@@ -116,7 +116,10 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   text.repeat(geo.shape[0], 1, 1)`), where each count (not written `1`) raises nothing where the
   test is false (as for the numbers below: literals, sizes, names bound before the `if`, `+ - *`);
 - or several crops from the start, each of the name it assigns (`masks = masks[:, :n, :n]`,
-  `ids = ids[:, :n]`: transformers' Grounding DINO cutting the text to the longest it takes);
+  `ids = ids[:, :n]`: transformers' Grounding DINO cutting the text to the longest it takes), or
+  several pads (with such crops), each of the name it assigns, each name once (S2M2's stereo pair:
+  `if pad_h > 0 or pad_w > 0:` then `left = F.pad(left, [0, pad_w, 0, pad_h], mode="replicate")` and
+  the same for `right`): each rewritten as that one line alone would be;
 - or a pad written into a filled tensor (CascadePSP's `safe_forward`, ViTMatte's and DiffMatte's
   preprocessing: `if (ph % 8 != 0) or (pw % 8 != 0):`): the branch binds sizes (`newH = (ph // 8 + 1) *
   8`), fills tensors of them (`torch.zeros/ones/empty/full(...)` or `x.new_zeros/new_ones/new_empty/
@@ -607,15 +610,21 @@ sizes (where it has others the write raises where the test holds too), and the w
                 return None
         return resize, locals_, flags
 
-    # -- several crops to one bound --------------------------------------------------------
+    # -- several crops or pads, each of its own name -----------------------------------------
 
     def _crops(self, node: cst.If) -> bool:
         """``if masks.shape[1] > max_len:`` then ``masks = masks[:, :max_len, :max_len]``, ``ids =
-        ids[:, :max_len]``... (transformers' Grounding DINO: the text cut to the longest it takes):
-        every line a crop from the start of the name it assigns. Each is done every time; True when
-        found (reported)."""
+        ids[:, :max_len]``... (transformers' Grounding DINO: the text cut to the longest it takes), or
+        ``if pad_h > 0 or pad_w > 0:`` then ``left = F.pad(left, [0, pad_w, 0, pad_h])``, ``right =
+        F.pad(right, [0, pad_w, 0, pad_h])`` (S2M2's stereo pair padded to a multiple of 32): every line a
+        crop from the start, or a pad, of the name it assigns, each name once. Each is done every time, each
+        exactly as one such line alone would be (a pad's amounts times the test: 0 where it is false); True
+        when found (reported)."""
         lines = node.body.body if type(node.body) is cst.IndentedBlock else []
+        explicit = self._explicit(node.test)
         targets: list[str] = []
+        kinds: set[str] = set()
+        rewritten: dict[cst.Assign, cst.BaseExpression] = {}
         for line in lines:
             if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign:
                 return False
@@ -623,18 +632,29 @@ sizes (where it has others the write raises where the test holds too), and the w
             if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
                 return False
             target = assign.targets[0].target.value
-            if self._resize(assign.value, target, node.test, [])[0] != "crops" or target in targets:
+            kind, value, scaled = self._resize(assign.value, target, explicit, [])
+            if kind not in ("crops", "pads") or scaled is not None or target in targets:
                 return False
             targets.append(target)
-        if len(targets) < 2 or not self._sized(node, node.test):
+            kinds.add(kind)
+            rewritten[assign] = value
+        if len(targets) < 2 or not self._sized(node, node.test, flags_too="pads" in kinds):
             return False
+        if "pads" in kinds and _comparisons(explicit) is None:
+            return False  # a pad's amounts are scaled by the test, which must then be comparisons only
         comments = comments_inside(node)
+        unconditional = [line.with_changes(body=[line.body[0].with_changes(value=rewritten[line.body[0]])])
+                         for line in lines]  # type: ignore[attr-defined]
         unconditional = [line.with_changes(leading_lines=[*node.leading_lines, *comments]) if k == 0 else line
-                         for k, line in enumerate(lines)]
+                         for k, line in enumerate(unconditional)]
         names = ", ".join(f"`{t}`" for t in targets)
-        self.found(node.test, f"`if {short_code(node.test)}:` crops {names} only when a size asks for it: a traced "
-                   "export keeps the branch the example took; crop every time (a crop past a tensor's end is "
-                   "the tensor itself)", Fix({node: cst.FlattenSentinel(unconditional)}, safety=Safety.UNSAFE))
+        done = " and ".join(sorted(kinds))
+        why = "a crop past a tensor's end is the tensor itself" if kinds == {"crops"} else \
+            "each pad's amounts are 0 where the condition is false, and a pad by 0 is the tensor itself"
+        helpers = tuple(sorted({h for v in rewritten.values() for h in _where_used(v, None)}))
+        self.found(node.test, f"`if {short_code(node.test)}:` {done} {names} only when a size asks for it: a "
+                   f"traced export keeps the branch the example took; do each every time ({why})",
+                   Fix({node: cst.FlattenSentinel(unconditional)}, safety=Safety.UNSAFE, helpers=helpers))
         return True
 
     # -- a shortcut when the sizes already match -----------------------------------------

@@ -9,7 +9,7 @@ import ast
 import json
 import textwrap
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 import torch
 from typer.testing import CliRunner
@@ -238,6 +238,17 @@ def test_constructors_of_changed_state_or_inputs_are_not_constant() -> None:
     assert _line_of(read, "frac =") not in constant_constructor_lines(ast.parse(read))
 
 
+def _remaining_at(model: Path, axes: str, source: str) -> Callable[[str], list[dict[str, Any]]]:
+    """``migrate`` on ``model`` with the size rules left out (TRT7): what remains at the line of ``source``
+    holding a text."""
+    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+                                      axes, "--ignore", "TRT7", *FAST])
+    if result.exception and not isinstance(result.exception, SystemExit):
+        raise result.exception
+    remaining = json.loads(result.stdout)["models"][0]["remaining"]
+    return lambda text: [r for r in remaining if r["source"].endswith(f":{_line_of(source, text)}")]
+
+
 def test_migrate_names_a_constant_of_literals_a_warning_and_sizes_an_error(tmp_path: Path) -> None:
     """With the size rules left out the sizes stay baked (the graph differs at other sizes): the
     constants of literals and settings are warnings beside them, the mixed line is not."""
@@ -251,18 +262,11 @@ def build() -> nn.Module:
 def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
     return (torch.randn(1, 3, 16, 20, generator=generator),)
 ''')
-    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
-                                      '{"x": {"0": "batch", "2": "height", "3": "width"}}', "--ignore", "TRT7", *FAST])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    remaining = json.loads(result.stdout)["models"][0]["remaining"]
-
-    def at(text: str) -> list[dict[str, Any]]:
-        return [r for r in remaining if r["source"].endswith(f":{_line_of(CONSTRUCTED, text)}")]
+    at = _remaining_at(model, '{"x": {"0": "batch", "2": "height", "3": "width"}}', CONSTRUCTED)
 
     for text in ("frac =", "anchors = torch.as_tensor"):
         assert at(text) and all(r["severity"] == "warning" and CONSTANT_DATA_NOTE in r["message"]
-                                for r in at(text)), remaining
+                                for r in at(text)), at(text)
     assert not any(CONSTANT_DATA_NOTE in r["message"] for r in at("mixed ="))
 
 
@@ -337,3 +341,82 @@ def test_the_same_reads_of_a_grid_computed_from_the_input_stay_errors(tmp_path: 
                    for r in report["remaining"])
     assert any(r["severity"] == "error" and int(r["source"].rsplit(":", 1)[1]) == line
                for r in report["remaining"]) or report["exit_code"] != 0
+
+
+BASE_MODEL = '''\
+import torch
+from torch import nn
+
+
+class BaseStereoModel(nn.Module):
+    def __init__(self, config) -> None:
+        super().__init__()
+        self.config = config
+        self.seen = 0
+
+    def step(self):
+        self.seen += 1
+'''
+
+SUBCLASS_MODEL = '''\
+import torch
+
+from .modeling_utils import BaseStereoModel
+
+
+class Stereo(BaseStereoModel):
+    def forward(self, left):
+        mean = torch.tensor(self.config.mean, device=left.device, dtype=left.dtype).view(1, 3, 1, 1)
+        seen = torch.tensor(self.seen)
+        return left + mean + seen
+'''
+
+
+def test_attributes_a_base_class_in_another_file_sets_are_the_models_own(tmp_path: Path) -> None:
+    """stereo-matching's S2M2 (zoo 33: ``stereo_matching/models/s2m2/modeling_s2m2.py:971``) builds
+    ``torch.tensor(self.config.mean, ...)`` where ``self.config`` is set by ``BaseStereoModel.__init__``
+    (``stereo_matching/modeling_utils.py:38``), another file: a setting, the same for every input. An
+    attribute the base's file changes after ``__init__`` (``self.seen += 1``) is not; nor is the config
+    where this file changes it, nor any of it without the path to follow the import."""
+    package = tmp_path / "pkg"
+    (package / "models").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "models" / "__init__.py").write_text("")
+    (package / "modeling_utils.py").write_text(BASE_MODEL)
+    path = package / "models" / "stereo.py"
+    path.write_text(SUBCLASS_MODEL.replace("from .modeling_utils", "from ..modeling_utils"))
+    source = path.read_text()
+    lines = constant_constructor_lines(ast.parse(source), path)
+    assert _line_of(source, "mean = torch.tensor") in lines
+    assert _line_of(source, "seen = torch.tensor") not in lines
+    assert _line_of(source, "mean = torch.tensor") not in constant_constructor_lines(ast.parse(source))
+    changed = source.replace("        seen =", "        self.config.mean = [0.0, 0.0, 0.0]\n        seen =")
+    assert _line_of(changed, "mean = torch.tensor") not in constant_constructor_lines(ast.parse(changed), path)
+
+
+def test_migrate_names_a_constant_of_an_inherited_setting_a_warning(tmp_path: Path) -> None:
+    """S2M2's ``torch.tensor(self.config.mean, ...)`` (zoo 33, ``modeling_s2m2.py:971``; ``self.config`` set
+    by the base class's ``__init__`` in ``modeling_utils.py:38``): with a size left baked beside it (the
+    size rules left out), the constant is a warning that says it copies the model's own values, and the
+    state the base's file changes (``self.seen``) stays without that note."""
+    (tmp_path / "modeling_utils.py").write_text(BASE_MODEL)
+    model = tmp_path / "stereo.py"
+    model.write_text(SUBCLASS_MODEL.replace("from .modeling_utils", "from modeling_utils").replace(
+        "        return left + mean + seen", "        k = int(left.shape[-1] // 2)\n"
+        "        return (left + mean + seen)[..., :k]") + '''
+
+class Config:
+    mean = [0.485, 0.456, 0.406]
+
+
+def build():
+    return Stereo(Config()).eval()
+
+
+def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
+    return (torch.randn(1, 3, 8, 10, generator=generator),)
+''')
+    at = _remaining_at(model, '{"left": {"2": "height", "3": "width"}}', model.read_text())
+    assert at("mean = torch.tensor") and all(r["severity"] == "warning" and CONSTANT_DATA_NOTE in r["message"]
+                                             for r in at("mean = torch.tensor")), at("mean = torch.tensor")
+    assert not any(CONSTANT_DATA_NOTE in r["message"] for r in at("seen = torch.tensor"))

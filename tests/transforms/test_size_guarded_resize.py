@@ -909,6 +909,51 @@ def test_crops_of_one_name_twice_or_with_other_work_are_left_alone() -> None:
     assert "TRT717" not in rules_found(HEADER + twice) and "TRT717" not in rules_found(HEADER + other)
 
 
+# --- several pads, each of its own name: a stereo pair padded to a multiple of 32 ----------------
+
+PAIR_PADS = '''
+def f(left: torch.Tensor, right: torch.Tensor):
+    h, w = left.shape[-2:]
+    pad_h = (4 - h % 4) % 4
+    pad_w = (4 - w % 4) % 4
+    if pad_w or pad_h:
+        left = F.pad(left, (0, pad_w, 0, pad_h), mode="replicate")
+        right = F.pad(right, (0, pad_w, 0, pad_h), mode="replicate")
+    return left * 2, right
+'''
+
+
+def test_several_pads_are_each_done_every_time(tmp_path: Path) -> None:
+    """stereo-matching's S2M2 wrapper (zoo 33, ``stereo_matching/models/s2m2/modeling_s2m2.py:978-982``)
+    pads the left and the right image by the same amounts, replicating the edge, only when a side is
+    not a multiple of 32 (reduced here to 4; written here with the amounts' truth, ``if pad_w or pad_h:``,
+    and tuples). Each pad is rewritten as one such pad alone would be: its amounts times the test. Run at sizes where no side, one side or both need padding, with
+    zeros, negatives, inf and NaN, and traced at a multiple of 4 then run at other sizes."""
+    amounts = "(0, (pad_w) * ((pad_w != 0) | (pad_h != 0)), 0, (pad_h) * ((pad_w != 0) | (pad_h != 0)))"
+    after, f_before, f_after = _rewritten(
+        PAIR_PADS, f'    left = F.pad(left, {amounts}, mode="replicate")\n'
+                   f'    right = F.pad(right, {amounts}, mode="replicate")\n    return left * 2, right', tmp_path)
+    assert "if " not in after.split("def f", 1)[1]
+    for shape in [(1, 3, 8, 8), (1, 3, 9, 8), (1, 3, 8, 7), (2, 3, 5, 6), (1, 3, 1, 1)]:
+        for left, right in zip(_values(shape), reversed(_values(shape))):
+            for got, want in zip(f_after(left, right), f_before(left, right)):
+                assert_same(got, want)
+    traced = torch.jit.trace(f_after, (torch.randn(1, 3, 8, 8), torch.randn(1, 3, 8, 8)), check_trace=False)
+    for shape in [(1, 3, 8, 8), (1, 3, 9, 6), (1, 3, 13, 17)]:
+        left, right = torch.randn(shape), torch.randn(shape)
+        for got, want in zip(traced(left, right), f_before(left, right)):
+            assert_same(got, want)
+
+
+def test_several_pads_with_other_work_or_of_one_name_twice_are_left_alone() -> None:
+    other = PAIR_PADS.replace('right = F.pad(right, (0, pad_w, 0, pad_h), mode="replicate")', "right = right * 2")
+    twice = PAIR_PADS.replace("right = F.pad(right,", "left = F.pad(left,")
+    resized = PAIR_PADS.replace('right = F.pad(right, (0, pad_w, 0, pad_h), mode="replicate")',
+                                'right = F.interpolate(right, size=(h + pad_h, w + pad_w))')
+    for code in (other, twice, resized):
+        assert code != PAIR_PADS and "TRT717" not in rules_found(HEADER + code)
+
+
 # --- a broadcast done only when the batch differs: ultralytics' WorldModel.predict -------------------
 
 EXPAND = '''

@@ -81,7 +81,7 @@ def _own_nodes(func: ast.AST) -> Iterator[ast.AST]:
 class _FileFacts:
     """What one parsed file says about where names and attributes get their values."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, path: Path | None = None, depth: int = 2) -> None:
         self.module_constants: set[str] = set()
         for stmt in tree.body:
             if isinstance(stmt, (ast.Import, ast.ImportFrom)):
@@ -107,6 +107,8 @@ class _FileFacts:
                             and node.func.attr == "register_buffer" and node.args \
                             and isinstance(node.args[0], ast.Constant) and isinstance(node.args[0].value, str):
                         self.initialised.add(node.args[0].value)
+        if path is not None and depth > 0:
+            self.initialised |= _inherited(tree, path, depth)
         #: The calls of each attribute or function name, with the function they are in.
         self.calls: dict[str, list[tuple[ast.Call, ast.AST]]] = {}
         for caller in self.functions:
@@ -157,6 +159,39 @@ class _FileFacts:
                         targets += node.args[:1]  # an in-place function: ``nn.init.ones_(self.w)``
                 changed.update(root for target in targets for root in _assigned_roots(target))
         return changed
+
+
+def _inherited(tree: ast.Module, path: Path, depth: int) -> set[str]:
+    """Attributes the ``__init__`` of a base class imported from another file (``from ..modeling_utils
+    import BaseStereoModel``; the stereo-matching models' ``self.config = config``) sets on ``self``, and
+    that no method of that file changes afterwards: a subclass reads there what the base's ``__init__``
+    left, as it reads what its own sets (its own file's changes are checked as for its own attributes).
+    Followed through the base's own bases, ``depth`` files deep."""
+    from .check_calls import _module_file
+
+    imported: dict[str, tuple[str | None, int, str]] = {}
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom):
+            for alias in statement.names:
+                imported[alias.asname or alias.name] = (statement.module, statement.level, alias.name)
+    bases = {b.id for node in ast.walk(tree) if isinstance(node, ast.ClassDef)
+             for b in node.bases if isinstance(b, ast.Name)}
+    found: set[str] = set()
+    for base in sorted(bases & set(imported)):
+        module, level, name = imported[base]
+        source = _module_file(path, module, level)
+        if source is None or source == path:
+            continue
+        try:
+            other = ast.parse(source.read_text(encoding="utf-8"))
+        except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+            continue
+        if not any(isinstance(s, ast.ClassDef) and s.name == name for s in other.body):
+            continue  # re-exported from elsewhere: not followed
+        facts = _FileFacts(other, source, depth - 1)
+        if facts.changed is not None:
+            found |= facts.initialised - facts.changed
+    return found
 
 
 class _Judge:
@@ -312,10 +347,11 @@ class _Judge:
             and callee.value.id in ("self", "cls", cls.name)
 
 
-def constant_test_lines(tree: ast.Module) -> set[int]:
+def constant_test_lines(tree: ast.Module, path: Path | None = None) -> set[int]:
     """Lines of the tests (of ``if``, ``while``, ``x if c else y``) in methods that read only the
-    model's own values: from ``self``, through a parameter, or a local bound from them."""
-    facts = _FileFacts(tree)
+    model's own values: from ``self``, through a parameter, or a local bound from them (with ``path``,
+    also attributes a base class's ``__init__`` in another file sets: :func:`_inherited`)."""
+    facts = _FileFacts(tree, path)
     judge = _Judge(facts)
     lines: set[int] = set()
     for func in facts.functions:
@@ -349,12 +385,13 @@ def _constructor_data(call: ast.Call) -> ast.AST | None:
     return next((k.value for k in call.keywords if k.arg == "data"), None)
 
 
-def constant_constructor_lines(tree: ast.Module) -> set[int]:
+def constant_constructor_lines(tree: ast.Module, path: Path | None = None) -> set[int]:
     """Lines where every tensor built from Python values copies only literals and the model's own values
     (``torch.tensor([[0.1, 0.2], [0.5, 0.5]])``, ``torch.tensor(self.anchors)`` that no method changes):
     the constant a trace keeps there is the same for every input. A line with another constructor too
-    (``torch.tensor([w, h])`` of sizes) is not one of them."""
-    facts = _FileFacts(tree)
+    (``torch.tensor([w, h])`` of sizes) is not one of them. With ``path``, attributes a base class's
+    ``__init__`` in another file sets count as the model's own too (:func:`_inherited`)."""
+    facts = _FileFacts(tree, path)
     judge = _Judge(facts)
     constant: set[int] = set()
     other: set[int] = set()

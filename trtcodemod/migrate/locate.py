@@ -174,7 +174,7 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
         if test is not None:
             for line in range(test.lineno, (test.end_lineno or test.lineno) + 1):
                 lines.setdefault(line, note)
-    for line in constant_test_lines(tree):
+    for line in constant_test_lines(tree, Path(path)):
         lines.setdefault(line, CONSTANT_NOTE)
     return lines
 
@@ -183,7 +183,7 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
 def _constant_data_lines(path: str, mtime: float) -> frozenset[int]:
     """Lines of ``path`` whose tensor constructors copy only constants (:func:`.constant_reads.constant_constructor_lines`)."""
     try:
-        return frozenset(constant_constructor_lines(ast.parse(Path(path).read_text(encoding="utf-8"))))
+        return frozenset(constant_constructor_lines(ast.parse(Path(path).read_text(encoding="utf-8")), Path(path)))
     except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
         return frozenset()
 

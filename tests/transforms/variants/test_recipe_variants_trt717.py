@@ -109,6 +109,12 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
                                               "            padded = torch.zeros((images.shape[0], "
                                               "images.shape[1], tall, wide)).to(self.device)\n",
                                  [[(1, 6, 64, 96)], [(2, 6, 33, 64)], [(1, 6, 32, 20)]]),
+    # Two images padded by the same amounts under one test (a stereo pair): each pad done every time.
+    "s2m2_stereo_pair_pad": (("TRT717",), '        left = F.pad(left, [0, (pad_w) * ((pad_h > 0) | (pad_w > 0)), '
+                                          '0, (pad_h) * ((pad_h > 0) | (pad_w > 0))], mode="replicate")\n'
+                                          '        right = F.pad(right, [0, (pad_w) * ((pad_h > 0) | (pad_w > 0)), '
+                                          '0, (pad_h) * ((pad_h > 0) | (pad_w > 0))], mode="replicate")\n',
+                             [[(1, 6, 13, 21)], [(1, 6, 16, 9)]]),
 }
 
 #: The super-resolution variants, run through ``migrate`` whole (its verdict, not only the rewrite).
