@@ -328,6 +328,10 @@ def matches(problem: Problem, finding: Any) -> bool:
             every_write = _fails_at_every_write(finding)
             if every_write is not None:
                 return _refused_for(problem, finding, every_write)  # only the node the fix addresses
+            if finding.rule in ZERO_SIZE_RULES:
+                # Only a Reshape refused over a run-time 0: elsewhere its rewrite of a view at the line fixes nothing
+                # (examples/guidance/len_batch.py: `x.reshape(n, -1)` of a baked `n = len(x)` is TRT704's).
+                return _at(problem, finding) and _zero_size_refusal(problem.message or "")
             # ONNX Runtime refused a node made at this line: any fix of the line may remove it.
             return _at(problem, finding) or (finding.rule in WRONG_INDEX_RULES
                                               and _span(finding).path == problem.path)
@@ -362,6 +366,16 @@ def matches(problem: Problem, finding: Any) -> bool:
 
 #: ONNX Runtime's words where a ``Reshape`` is given a 0 past its input's rank (``allowzero=0`` reads it as "copy").
 _ZERO_COPY = "dimension with value zero exceeds the dimension size of the input tensor"
+#: ... and where a 0 within the rank copied a size and the element counts then disagree.
+_ZERO_REQUESTED = re.compile(r"requested shape:\s*\{[^}]*(?<![0-9])0(?![0-9])")
+
+#: Rules whose rewrite fixes only a ``Reshape`` given a size that is 0 at run time (TRT367).
+ZERO_SIZE_RULES = frozenset({"TRT367"})
+
+
+def _zero_size_refusal(message: str) -> bool:
+    """Does ONNX Runtime's refusal say that a ``Reshape`` met a run-time 0 it read as "copy"?"""
+    return _ZERO_COPY in message or ("Reshape" in message and _ZERO_REQUESTED.search(message) is not None)
 
 
 def _empty_axis(problems: list[Problem]) -> str:
