@@ -77,7 +77,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 #: TRT355: a write through a subscript holding `None` leaves no node at all (monodepth2's `T[:, :3, 3, None] = t`):
 #: the graph computes with the tensor as it was before the write.
 WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352",
-                               "TRT355", "TRT368"})
+                               "TRT355"})
 
 #: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
 #: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
@@ -321,6 +321,15 @@ def _at(problem: Problem, finding: Any) -> bool:
 
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
+    if finding.rule in NARROW_RULES:
+        # Their rewrites fix one kind of refused node only; matched to anything else at the line or in the file they
+        # would be applied beside every other rule's fix there (a linspace or a view that was never the problem).
+        if problem.kind != "unfaithful" or problem.op != FAILS_TO_RUN or problem.path is None:
+            return False
+        if finding.rule in ZERO_SIZE_RULES:
+            return _at(problem, finding) and _zero_size_refusal(problem.message or "")
+        # A linspace's NaN reaches a Gather lines below as the index NaN casts to (int64's least value).
+        return _at(problem, finding) or (_span(finding).path == problem.path and _NAN_INDEX in (problem.message or ""))
     if finding.rule in SIZE_ERASING_RULES and (problem.op == RETRACED_GRAPH or problem.op == FAILS_TO_RUN):
         return True
     if problem.kind == "unfaithful":
@@ -371,6 +380,11 @@ _ZERO_REQUESTED = re.compile(r"requested shape:\s*\{[^}]*(?<![0-9])0(?![0-9])")
 
 #: Rules whose rewrite fixes only a ``Reshape`` given a size that is 0 at run time (TRT367).
 ZERO_SIZE_RULES = frozenset({"TRT367"})
+#: Rules matched only to a node ONNX Runtime refuses: TRT367's zero-size Reshape, TRT368's linspace of one step (NaN
+#: cast to an index that a Gather some lines below refuses: S2M2's relative positions).
+NARROW_RULES = ZERO_SIZE_RULES | {"TRT368"}
+#: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
+_NAN_INDEX = "-9223372036854775808"
 
 
 def _zero_size_refusal(message: str) -> bool:
