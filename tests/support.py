@@ -141,6 +141,43 @@ def onnx_ops(model: Any, args: tuple, *, dynamic_axes: dict | None = None, input
     return ops
 
 
+def ort_session(model: bytes) -> Any:
+    """An ONNX Runtime CPU session over a serialized model."""
+    import onnxruntime as ort
+
+    return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
+
+
+def export_torchscript(module: Any, example: tuple, axes: dict) -> bytes:
+    """``module`` exported by the TorchScript-based exporter, ``axes`` naming the inputs and their dynamic axes."""
+    import torch
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, example, buffer, dynamo=False, input_names=list(axes), dynamic_axes=axes)
+    return buffer.getvalue()
+
+
+def export_dynamo(module: Any, example: tuple, shapes: tuple) -> bytes:
+    """``module`` exported by the dynamo-based exporter with ``shapes`` as its dynamic shapes."""
+    import torch
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(module, example, dynamo=True, dynamic_shapes=shapes, verbose=False)
+    return program.model_proto.SerializeToString()
+
+
+def same_up_to_zero_sign(got: Any, want: Any) -> bool:
+    """Same dtype, shape and values, NaN where ``want`` has NaN; zeros of either sign are equal (ONNX
+    Runtime's Where writes -0.0 as 0.0)."""
+    import torch
+
+    return got.dtype == want.dtype and got.shape == want.shape and torch.equal(got.isnan(), want.isnan()) and (
+        torch.equal(got.nan_to_num(0.0), want.nan_to_num(0.0)))
+
+
 def strip_helpers(code: str) -> str:
     """``code`` without the helper block trtcodemod inserts (to compare call sites only)."""
     import libcst as cst

@@ -11,16 +11,14 @@ pair of dimensions, rank, dtype, empty sizes); the fix is unsafe for the view, a
 
 from __future__ import annotations
 
-import io
 import re
-import warnings
 from pathlib import Path
 
 import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from support import import_file, migrate_json, rewrite, rules_found
+from support import export_dynamo, export_torchscript, import_file, migrate_json, ort_session, rewrite, rules_found, same_up_to_zero_sign
 
 from trtcodemod.helpers.diagonal import _trt_diag, _trt_diagonal
 from trtcodemod.trt.check import check_graph
@@ -61,31 +59,6 @@ def _expected(v: torch.Tensor, m: torch.Tensor) -> tuple[torch.Tensor, ...]:
             torch.diag(m, 9))
 
 
-def _session(model: bytes) -> ort.InferenceSession:
-    return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-
-
-def _torchscript(module: torch.nn.Module, example: tuple, axes: dict) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(module, example, buffer, dynamo=False, input_names=list(axes), dynamic_axes=axes)
-    return buffer.getvalue()
-
-
-def _dynamo(module: torch.nn.Module, example: tuple, shapes: tuple) -> bytes:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return torch.onnx.export(module, example, dynamo=True, dynamic_shapes=shapes, verbose=False).model_proto \
-            .SerializeToString()
-
-
-def _same(got: torch.Tensor, want: torch.Tensor) -> bool:
-    """Same dtype, shape and values, NaN where torch has NaN (ONNX Runtime's Where writes -0.0 as 0.0)."""
-    return got.dtype == want.dtype and got.shape == want.shape and torch.equal(got.isnan(), want.isnan()) and (
-        torch.equal(got.nan_to_num(0.0), want.nan_to_num(0.0)))
-
-
 CASES = {
     "random": (torch.randn(4), torch.randn(3, 5)),
     "tall": (torch.randn(2), torch.randn(6, 2)),
@@ -100,9 +73,9 @@ CASES = {
 def graph(request: pytest.FixtureRequest) -> ort.InferenceSession:
     example = (torch.randn(4), torch.randn(3, 5))
     if request.param == "torchscript":
-        return _session(_torchscript(Diag(), example, {"v": {0: "n"}, "m": {0: "a", 1: "b"}}))
+        return ort_session(export_torchscript(Diag(), example, {"v": {0: "n"}, "m": {0: "a", 1: "b"}}))
     shapes = ({0: torch.export.Dim("n")}, {0: torch.export.Dim("a"), 1: torch.export.Dim("b")})
-    return _session(_dynamo(Diag(), example, shapes))
+    return ort_session(export_dynamo(Diag(), example, shapes))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -110,11 +83,11 @@ def test_the_graph_gives_torchs_values(graph: ort.InferenceSession, case: str) -
     v, m = CASES[case]
     outputs = graph.run(None, {i.name: t.numpy() for i, t in zip(graph.get_inputs(), (v, m))})
     for got, want in zip(outputs, _expected(v, m)):
-        assert _same(torch.from_numpy(got), want), (case, got, want)
+        assert same_up_to_zero_sign(torch.from_numpy(got), want), (case, got, want)
 
 
 def test_the_graph_holds_only_ops_tensorrt_parses() -> None:
-    model = _torchscript(Diag(), (torch.randn(4), torch.randn(3, 5)), {"v": {0: "n"}, "m": {0: "a", 1: "b"}})
+    model = export_torchscript(Diag(), (torch.randn(4), torch.randn(3, 5)), {"v": {0: "n"}, "m": {0: "a", 1: "b"}})
     ops = {node.op_type for node in onnx.load_from_string(model).graph.node}
     parsed = {"Add", "Cast", "Concat", "Constant", "Equal", "Gather", "Mul", "Range", "Reshape", "Shape", "Slice",
               "Sub", "Unsqueeze", "Where", "ConstantOfShape", "Expand"}
@@ -127,7 +100,7 @@ def test_other_dtypes(dtype: torch.dtype) -> None:
         values = torch.randint(-3, 3, shape)
         return values > 0 if dtype == torch.bool else values.to(dtype)
 
-    session = _session(_torchscript(Diag(), (make(4), make(3, 5)), {"v": {0: "n"}, "m": {0: "a", 1: "b"}}))
+    session = ort_session(export_torchscript(Diag(), (make(4), make(3, 5)), {"v": {0: "n"}, "m": {0: "a", 1: "b"}}))
     for v, m in ((make(4), make(3, 5)), (make(7), make(8, 3))):
         for got, want in zip(session.run(None, {"v": v.numpy(), "m": m.numpy()}), _expected(v, m)):
             got = torch.from_numpy(got)
@@ -161,7 +134,7 @@ def test_what_torch_refuses_keeps_its_error_while_exporting() -> None:
         with pytest.raises(RuntimeError) as theirs:
             torch.diag(x)
         with pytest.raises(RuntimeError, match=re.escape(str(theirs.value))):
-            _torchscript(Bad(), (x,), {"x": {}})
+            export_torchscript(Bad(), (x,), {"x": {}})
 
 
 # Real forward code (the library lines cited), rewritten and run before and after.
@@ -247,8 +220,8 @@ def test_real_uses_rewrite_run_and_export(tmp_path: Path, name: str, code: str, 
 
     axes = {f"t{i}": {d: f"t{i}_{d}" for d in range(t.dim())} for i, t in enumerate(tensors)}
     with pytest.raises(Exception, match="diag"):
-        _torchscript(Original(), tuple(tensors), axes)
-    session = _session(_torchscript(Wrapped(), tuple(tensors), axes))
+        export_torchscript(Original(), tuple(tensors), axes)
+    session = ort_session(export_torchscript(Wrapped(), tuple(tensors), axes))
     for xs in (tensors, [t.repeat(*([2] * t.dim())) if name in ("mmd", "normalize", "quaternion") else t
                          for t in tensors]):
         got = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), xs)})
@@ -356,11 +329,11 @@ DIAGONAL_CASES = {
 def diagonal_graph(request: pytest.FixtureRequest) -> tuple[str, ort.InferenceSession, bytes]:
     example = (torch.randn(3, 5), torch.randn(2, 4, 3))
     if request.param == "torchscript":
-        model = _torchscript(Diagonals(), example, DIAGONAL_AXES)
+        model = export_torchscript(Diagonals(), example, DIAGONAL_AXES)
     else:
         dims = [{axis: torch.export.Dim(name) for axis, name in axes.items()} for axes in DIAGONAL_AXES.values()]
-        model = _dynamo(Diagonals(), example, tuple(dims))
-    return request.param, _session(model), model
+        model = export_dynamo(Diagonals(), example, tuple(dims))
+    return request.param, ort_session(model), model
 
 
 #: torch.export takes a dynamic size as at least 2 and simplifies the block's sizes on that (a width
@@ -381,11 +354,11 @@ def test_the_diagonal_graph_gives_torchs_values(diagonal_graph, case: str) -> No
     wants = _diagonals_expected(m, t)
     assert len(outputs) == len(wants)
     for got, want in zip(outputs, wants):
-        assert _same(torch.from_numpy(got), want), (case, got, want)
+        assert same_up_to_zero_sign(torch.from_numpy(got), want), (case, got, want)
 
 
 def test_the_diagonal_graph_holds_no_eye_like_and_only_ops_tensorrt_parses() -> None:
-    model = _torchscript(Diagonals(), (torch.randn(3, 5), torch.randn(2, 4, 3)), DIAGONAL_AXES)
+    model = export_torchscript(Diagonals(), (torch.randn(3, 5), torch.randn(2, 4, 3)), DIAGONAL_AXES)
     graph = onnx.load_from_string(model)
     ops = {node.op_type for node in graph.graph.node}
     parsed = {"Cast", "Concat", "Constant", "ConstantOfShape", "Equal", "Expand", "Gather", "GatherElements", "Mul",
@@ -403,14 +376,14 @@ def test_what_the_original_exports_to_and_why_it_is_rewritten() -> None:
     """The measurement the rule rests on: ``torch.diagonal`` exports as Mul by an EyeLike of the
     input's sizes, then ReduceSum; the graph check names that EyeLike TRT320's (an error), and
     an infinity off the diagonal makes its row's element NaN in the graph."""
-    model = _torchscript(Original(), (torch.randn(2, 3, 3),), {"m": {0: "a", 1: "b", 2: "c"}})
+    model = export_torchscript(Original(), (torch.randn(2, 3, 3),), {"m": {0: "a", 1: "b", 2: "c"}})
     graph = onnx.load_from_string(model)
     ops = [node.op_type for node in graph.graph.node]
     assert "EyeLike" in ops and "Mul" in ops and "ReduceSum" in ops, ops
     assert [(i.op, i.rule, i.severity) for i in check_graph(graph, "10.0") if i.op == "EyeLike"] == [
         ("EyeLike", "TRT320", "error")]
     x = OFF_DIAGONAL_INF.expand(1, 3, 3).contiguous()
-    [got] = _session(model).run(None, {"m": x.numpy()})
+    [got] = ort_session(model).run(None, {"m": x.numpy()})
     assert torch.isnan(torch.from_numpy(got)).sum() > torch.isnan(torch.diagonal(x, 0, -2, -1)).sum()
 
 
@@ -419,7 +392,7 @@ def test_the_graph_check_keeps_torch_eyes_eye_like_for_trt310() -> None:
         def forward(self, x: torch.Tensor) -> torch.Tensor:
             return 2 * torch.eye(x.shape[0]) - x
 
-    graph = onnx.load_from_string(_torchscript(Eye(), (torch.randn(3, 3),), {"x": {0: "n", 1: "n2"}}))
+    graph = onnx.load_from_string(export_torchscript(Eye(), (torch.randn(3, 3),), {"x": {0: "n", 1: "n2"}}))
     assert [(i.op, i.rule) for i in check_graph(graph, "10.0") if i.op == "EyeLike"] == [("EyeLike", "TRT310")]
 
 
@@ -429,7 +402,7 @@ def test_the_diagonal_of_other_dtypes(dtype: torch.dtype) -> None:
         values = torch.randint(-3, 3, shape)
         return values > 0 if dtype == torch.bool else values.to(dtype)
 
-    session = _session(_torchscript(Diagonals(), (make(3, 5), make(2, 4, 3)), DIAGONAL_AXES))
+    session = ort_session(export_torchscript(Diagonals(), (make(3, 5), make(2, 4, 3)), DIAGONAL_AXES))
     m, t = make(6, 2), make(3, 5, 5)
     for got, want in zip(session.run(None, {"m": m.numpy(), "t": t.numpy()}), _diagonals_expected(m, t)):
         got = torch.from_numpy(got)
@@ -486,7 +459,7 @@ def test_what_torch_refuses_keeps_its_error_while_exporting_the_diagonal() -> No
     with pytest.raises(RuntimeError) as theirs:
         torch.diagonal(x, 0, 0, -2)
     with pytest.raises(RuntimeError, match=re.escape(str(theirs.value))):
-        _torchscript(Bad(), (x,), {"x": {}})
+        export_torchscript(Bad(), (x,), {"x": {}})
 
 
 class WriteThrough(torch.nn.Module):
@@ -510,7 +483,7 @@ def test_a_write_through_the_diagonal_is_lost_in_the_graph_hence_unsafe() -> Non
     wants = WriteThrough(torch.diagonal)(x)
     assert torch.equal(WriteThrough(_trt_diagonal)(x), wants) and wants.sum() == 30.0
     for take in (_trt_diagonal, torch.diagonal):
-        [got] = _session(_torchscript(WriteThrough(take), (x,), {"x": {0: "a", 1: "b"}})).run(None, {"x": x.numpy()})
+        [got] = ort_session(export_torchscript(WriteThrough(take), (x,), {"x": {0: "a", 1: "b"}})).run(None, {"x": x.numpy()})
         assert not torch.equal(torch.from_numpy(got), wants)
 
 
@@ -532,9 +505,9 @@ def test_the_diagonal_in_a_model_kornias_trace(tmp_path: Path) -> None:
         def forward(self, a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
             return after.trace(a, b)
 
-    model = _torchscript(Wrapped(), (r1, r2), {"a": {0: "n"}, "b": {0: "n"}})
+    model = export_torchscript(Wrapped(), (r1, r2), {"a": {0: "n"}, "b": {0: "n"}})
     assert "EyeLike" not in {node.op_type for node in onnx.load_from_string(model).graph.node}
-    session = _session(model)
+    session = ort_session(model)
     for n in (1, 7, 0):
         a, b = torch.randn(n, 3, 3), torch.randn(n, 3, 3)
         [got] = session.run(None, {"a": a.numpy(), "b": b.numpy()})

@@ -6,16 +6,14 @@ count, MONAI's VectorQuantizer perplexity, kornia's ``_torch_histc_cast``."""
 
 from __future__ import annotations
 
-import io
 import re
-import warnings
 from pathlib import Path
 
 import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from support import import_file, migrate_json, rewrite, rules_found
+from support import export_dynamo, export_torchscript, import_file, migrate_json, ort_session, rewrite, rules_found
 
 from trtcodemod.helpers.histogram import _trt_histc
 
@@ -51,25 +49,6 @@ def _expected(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
             torch.histc(x, 3, max=1e-3))
 
 
-def _session(model: bytes) -> ort.InferenceSession:
-    return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-
-
-def _torchscript(module: torch.nn.Module, example: tuple, axes: dict) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(module, example, buffer, dynamo=False, input_names=list(axes), dynamic_axes=axes)
-    return buffer.getvalue()
-
-
-def _dynamo(module: torch.nn.Module, example: tuple, shapes: tuple) -> bytes:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return torch.onnx.export(module, example, dynamo=True, dynamic_shapes=shapes, verbose=False).model_proto \
-            .SerializeToString()
-
-
 def _edges(low: float, high: float, bins: int) -> torch.Tensor:
     """Every bin edge of the range and the floats either side of it."""
     edges = torch.linspace(low, high, bins + 1)
@@ -93,8 +72,8 @@ CASES = {
 def graph(request: pytest.FixtureRequest) -> ort.InferenceSession:
     example = (torch.randn(3, 4),)
     if request.param == "torchscript":
-        return _session(_torchscript(Hist(), example, {"x": {0: "a", 1: "b"}}))
-    return _session(_dynamo(Hist(), example, ({0: torch.export.Dim("a"), 1: torch.export.Dim("b")},)))
+        return ort_session(export_torchscript(Hist(), example, {"x": {0: "a", 1: "b"}}))
+    return ort_session(export_dynamo(Hist(), example, ({0: torch.export.Dim("a"), 1: torch.export.Dim("b")},)))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -125,14 +104,14 @@ def test_random_ranges_and_float64() -> None:
         spread = torch.rand(3000, generator=generator, dtype=torch.float64) * (high - low) * 1.2 + low - 0.1 * (
             high - low)
         x = torch.cat([spread.to(dtype), _edges(low, high, bins).reshape(-1).to(dtype)])
-        session = _session(_torchscript(Ranged(bins, low, high), (x[:5],), {"x": {0: "n"}}))
+        session = ort_session(export_torchscript(Ranged(bins, low, high), (x[:5],), {"x": {0: "n"}}))
         got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
         want = torch.histc(x, bins, low, high)
         assert got.dtype == want.dtype and torch.equal(got, want), (trial, (got - want).nonzero())
 
 
 def test_the_graph_holds_only_ops_tensorrt_parses() -> None:
-    ops = {node.op_type for node in onnx.load_from_string(_torchscript(Hist(), (torch.randn(8),), {"x": {0: "n"}}))
+    ops = {node.op_type for node in onnx.load_from_string(export_torchscript(Hist(), (torch.randn(8),), {"x": {0: "n"}}))
            .graph.node}
     assert ops <= {"And", "Cast", "Constant", "Div", "Equal", "GreaterOrEqual", "LessOrEqual", "Min", "Mul",
                    "ReduceSum", "Reshape", "Sub", "Unsqueeze"}, ops
@@ -164,12 +143,12 @@ def test_what_it_does_not_take_keeps_torchs_function_while_exporting() -> None:
             return _trt_histc(x, *self.args)
 
     with pytest.raises(Exception, match="histc"):
-        _torchscript(Bad(4), (torch.randn(5),), {"x": {}})
+        export_torchscript(Bad(4), (torch.randn(5),), {"x": {}})
     for args, x in (((3, 2.0, 1.0), torch.randn(5)), ((3, 0.0, 1.0), torch.tensor([1, 2]))):
         with pytest.raises(RuntimeError) as theirs:
             torch.histc(x, *args)
         with pytest.raises(RuntimeError, match=re.escape(str(theirs.value))):
-            _torchscript(Bad(*args), (x,), {"x": {}})
+            export_torchscript(Bad(*args), (x,), {"x": {}})
 
 
 # Real forward code (the library lines cited), rewritten and run before and after.
@@ -250,8 +229,8 @@ def test_real_uses_rewrite_run_and_export(tmp_path: Path, name: str, code: str, 
 
     axes = {"x": {0: "n"}}
     with pytest.raises(Exception, match="histc"):
-        _torchscript(Original(), (x,), axes)
-    session = _session(_torchscript(Wrapped(), (x,), axes))
+        export_torchscript(Original(), (x,), axes)
+    session = ort_session(export_torchscript(Wrapped(), (x,), axes))
     for t in (x, make(generator), torch.cat([make(generator), make(generator)])):
         got = session.run(None, {"x": t.numpy()})
         want = torch.utils._pytree.tree_leaves(getattr(before, function)(t, *others))

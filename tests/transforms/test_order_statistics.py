@@ -12,16 +12,14 @@ and ``keepdim``; and through ONNX Runtime at other sizes than the example's."""
 
 from __future__ import annotations
 
-import io
 import itertools
-import warnings
 from pathlib import Path
 
 import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from support import import_file, migrate_json, rewrite, rules_found
+from support import export_dynamo, export_torchscript, import_file, migrate_json, ort_session, rewrite, rules_found, same_up_to_zero_sign
 
 from trtcodemod.helpers.selection import _trt_kthvalue, _trt_median, _trt_quantile, _trt_sorted_quantile
 
@@ -109,31 +107,6 @@ def _expected(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
             torch.kthvalue(x, 2, 1, True)[0], torch.median(x, 0)[0])
 
 
-def _session(model: bytes) -> ort.InferenceSession:
-    return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-
-
-def _torchscript(module: torch.nn.Module, example: tuple, axes: dict) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(module, example, buffer, dynamo=False, input_names=list(axes), dynamic_axes=axes)
-    return buffer.getvalue()
-
-
-def _dynamo(module: torch.nn.Module, example: tuple, shapes: tuple) -> bytes:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return torch.onnx.export(module, example, dynamo=True, dynamic_shapes=shapes, verbose=False).model_proto \
-            .SerializeToString()
-
-
-def _same(got: torch.Tensor, want: torch.Tensor) -> bool:
-    """Same dtype, shape and values, NaN where torch has NaN (zeros of either sign are equal)."""
-    return got.dtype == want.dtype and got.shape == want.shape and torch.equal(got.isnan(), want.isnan()) and (
-        torch.equal(got.nan_to_num(0.0), want.nan_to_num(0.0)))
-
-
 CASES = {
     "random": torch.randn(4, 7) * 3,
     "ties": torch.tensor([[1.0, 1.0, 2.0, 2.0, 2.0], [0.0, 0.0, 0.0, 0.0, 0.0], [-1.0, 3.0, -1.0, 3.0, -1.0]]),
@@ -149,9 +122,9 @@ CASES = {
 def graph(request: pytest.FixtureRequest) -> ort.InferenceSession:
     example = (torch.randn(3, 6),)
     if request.param == "torchscript":
-        return _session(_torchscript(Select(), example, {"x": {0: "batch", 1: "n"}}))
+        return ort_session(export_torchscript(Select(), example, {"x": {0: "batch", 1: "n"}}))
     shapes = ({0: torch.export.Dim("batch"), 1: torch.export.Dim("n", min=2)},)
-    return _session(_dynamo(Select(), example, shapes))
+    return ort_session(export_dynamo(Select(), example, shapes))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -159,11 +132,11 @@ def test_the_graph_gives_torchs_values(graph: ort.InferenceSession, case: str) -
     x = CASES[case]
     outputs = graph.run(None, {graph.get_inputs()[0].name: x.numpy()})
     for got, want in zip(outputs, _expected(x)):
-        assert _same(torch.from_numpy(got), want), (case, got, want)
+        assert same_up_to_zero_sign(torch.from_numpy(got), want), (case, got, want)
 
 
 def test_the_graph_holds_no_median_and_only_ops_tensorrt_parses() -> None:
-    model = _torchscript(Select(), (torch.randn(2, 5),), {"x": {0: "batch"}})
+    model = export_torchscript(Select(), (torch.randn(2, 5),), {"x": {0: "batch"}})
     ops = {node.op_type for node in onnx.load_from_string(model).graph.node}
     assert "TopK" in ops and "If" not in ops
     parsed = {"TopK", "IsNaN", "Where", "ReduceSum", "Cast", "Sub", "Less", "LessOrEqual", "Gather", "Slice",
@@ -179,11 +152,11 @@ def test_integers_and_a_window_axis() -> None:
 
     for dtype in (torch.int64, torch.int32, torch.float64, torch.float16):
         x = torch.randint(-5, 5, (1, 2, 3, 4, 9)).to(dtype)
-        session = _session(_torchscript(Window(), (x,), {"x": {0: "b", 3: "w"}}))
+        session = ort_session(export_torchscript(Window(), (x,), {"x": {0: "b", 3: "w"}}))
         for x in (x, torch.randint(-9, 9, (2, 2, 3, 7, 9)).to(dtype)):
             got = session.run(None, {"x": x.numpy()})
             for g, w in zip(got, (torch.median(x, -1)[0], torch.kthvalue(x, 3, 2)[0])):
-                assert _same(torch.from_numpy(g), w), (dtype, g, w)
+                assert same_up_to_zero_sign(torch.from_numpy(g), w), (dtype, g, w)
 
 
 def test_eager_scripted_traced_compiled_exported_is_torchs_function() -> None:
@@ -217,7 +190,7 @@ def test_what_torch_refuses_keeps_its_error_while_exporting() -> None:
         with pytest.raises((RuntimeError, IndexError)) as theirs:
             torch.kthvalue(x, k, dim)
         with pytest.raises(type(theirs.value)):
-            _torchscript(Bad(k, dim), (x,), {"x": {}})
+            export_torchscript(Bad(k, dim), (x,), {"x": {}})
     with pytest.raises(IndexError):
         _trt_median(torch.randn(2, 3), 4)
 
@@ -322,17 +295,17 @@ def test_real_uses_rewrite_run_and_export(tmp_path: Path, name: str, code: str, 
             return getattr(after, function)(t, *others)
 
     with pytest.raises(Exception):
-        _torchscript(Original(), (x,), {"x": {}})
+        export_torchscript(Original(), (x,), {"x": {}})
     if not exports:
         with pytest.raises(TypeError, match="__round__"):
-            _torchscript(Wrapped(), (x,), {"x": {}})
+            export_torchscript(Wrapped(), (x,), {"x": {}})
         return
-    session = _session(_torchscript(Wrapped(), (x,), {"x": {}}))
+    session = ort_session(export_torchscript(Wrapped(), (x,), {"x": {}}))
     for tensor in (x, make(), torch.zeros_like(x)):
         got = session.run(None, {"x": tensor.numpy()})
         want = torch.utils._pytree.tree_leaves(getattr(before, function)(tensor, *others))
         for g, w in zip(got, want):
-            assert _same(torch.from_numpy(g), w), (name, g, w)
+            assert same_up_to_zero_sign(torch.from_numpy(g), w), (name, g, w)
 
 
 MODEL = """\
@@ -447,7 +420,7 @@ def test_the_sort_is_torchs_quantile(case: str) -> None:
         x, qq = Q_CASES[case].to(dtype), _q(q, dtype)
         want = torch.quantile(x, qq, dim, keepdim, interpolation=mode)
         got = _trt_sorted_quantile(x, qq, dim, keepdim, mode)
-        assert (_close if mode == "linear" else _same)(got, want), (q, dim, keepdim, mode, dtype, got, want)
+        assert (_close if mode == "linear" else same_up_to_zero_sign)(got, want), (q, dim, keepdim, mode, dtype, got, want)
 
 
 class Quantiles(torch.nn.Module):
@@ -473,7 +446,7 @@ def _expected_quantiles(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
 
 @pytest.fixture(scope="module")
 def quantile_graph() -> ort.InferenceSession:
-    model = _torchscript(Quantiles(), (torch.randn(3, 6),), {"x": {0: "batch", 1: "n"}})
+    model = export_torchscript(Quantiles(), (torch.randn(3, 6),), {"x": {0: "batch", 1: "n"}})
     return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
 
 
@@ -490,9 +463,9 @@ def test_the_original_does_not_export_and_the_graph_holds_only_what_tensorrt_par
             return torch.quantile(x, 0.3, dim=-1, keepdim=True)
 
     with pytest.raises(torch.onnx.errors.UnsupportedOperatorError, match="aten::quantile"):
-        _torchscript(Original(), (torch.randn(2, 5),), {"x": {0: "batch"}})
+        export_torchscript(Original(), (torch.randn(2, 5),), {"x": {0: "batch"}})
     ops = {node.op_type for node in onnx.load_from_string(
-        _torchscript(Quantiles(), (torch.randn(2, 5),), {"x": {0: "batch"}})).graph.node}
+        export_torchscript(Quantiles(), (torch.randn(2, 5),), {"x": {0: "batch"}})).graph.node}
     assert "TopK" in ops and "If" not in ops and "GatherElements" not in ops
     parsed = {"TopK", "IsNaN", "Where", "ReduceSum", "Greater", "Cast", "Sub", "Less", "Gather", "Shape", "Constant",
               "Unsqueeze", "Reshape", "Add", "Mul", "Ceil", "Floor", "Round", "Transpose", "Squeeze", "Slice", "Concat"}
@@ -531,7 +504,7 @@ def test_what_torch_quantile_refuses_keeps_its_error_in_eager_and_while_exportin
     with pytest.raises(type(theirs.value), match=str(theirs.value).splitlines()[0][:40].replace("(", ".").replace(")", ".").replace("[", ".").replace("]", ".")):
         _trt_quantile(x, q, dim)
     with pytest.raises(type(theirs.value)):
-        _torchscript(Bad(), (x,), {"t": {}})
+        export_torchscript(Bad(), (x,), {"t": {}})
 
 
 def test_the_exporters_error_names_trt319_and_a_path_does_not() -> None:

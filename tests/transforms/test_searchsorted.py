@@ -6,15 +6,13 @@ Splinter and MusicFlamingo, kornia's histogram matching."""
 
 from __future__ import annotations
 
-import io
-import warnings
 from pathlib import Path
 
 import onnx
 import onnxruntime as ort
 import pytest
 import torch
-from support import import_file, migrate_json, rewrite, rules_found
+from support import export_dynamo, export_torchscript, import_file, migrate_json, ort_session, rewrite, rules_found
 
 from trtcodemod.helpers.searching import _trt_searchsorted
 
@@ -52,25 +50,6 @@ def _expected(b: torch.Tensor, x: torch.Tensor) -> tuple[torch.Tensor, torch.Ten
             torch.searchsorted(b, x, side="right", out_int32=True), torch.searchsorted(b, x, side="left"))
 
 
-def _session(model: bytes) -> ort.InferenceSession:
-    return ort.InferenceSession(model, providers=["CPUExecutionProvider"])
-
-
-def _torchscript(module: torch.nn.Module, example: tuple, axes: dict) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(module, example, buffer, dynamo=False, input_names=list(axes), dynamic_axes=axes)
-    return buffer.getvalue()
-
-
-def _dynamo(module: torch.nn.Module, example: tuple, shapes: tuple) -> bytes:
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        return torch.onnx.export(module, example, dynamo=True, dynamic_shapes=shapes, verbose=False).model_proto \
-            .SerializeToString()
-
-
 CASES = {
     "random": (torch.tensor([-2.0, -0.5, 0.0, 0.0, 1.5, 3.0]), torch.randn(3, 7) * 3),
     "ties-and-bounds": (torch.tensor([0.0, 1.0, 1.0, 1.0, 5.0]), torch.tensor([[1.0, 0.0, 5.0, -1.0, 6.0, 1.0]])),
@@ -86,9 +65,9 @@ CASES = {
 def graph(request: pytest.FixtureRequest) -> ort.InferenceSession:
     example = (torch.tensor([-1.0, 0.0, 2.0, 4.0]), torch.randn(2, 5))
     if request.param == "torchscript":
-        return _session(_torchscript(Search(), example, {"b": {0: "n"}, "x": {0: "batch", 1: "m"}}))
+        return ort_session(export_torchscript(Search(), example, {"b": {0: "n"}, "x": {0: "batch", 1: "m"}}))
     n, batch, m = torch.export.Dim("n"), torch.export.Dim("batch"), torch.export.Dim("m")
-    return _session(_dynamo(Search(), example, ({0: n}, {0: batch, 1: m})))
+    return ort_session(export_dynamo(Search(), example, ({0: n}, {0: batch, 1: m})))
 
 
 @pytest.mark.parametrize("case", CASES)
@@ -101,7 +80,7 @@ def test_the_graph_gives_torchs_indices(graph: ort.InferenceSession, case: str) 
 
 
 def test_the_graph_holds_no_searchsorted_and_only_ops_tensorrt_parses() -> None:
-    model = _torchscript(Search(), (torch.tensor([0.0, 1.0]), torch.randn(2, 3)), {"b": {0: "n"}, "x": {0: "k"}})
+    model = export_torchscript(Search(), (torch.tensor([0.0, 1.0]), torch.randn(2, 3)), {"b": {0: "n"}, "x": {0: "k"}})
     ops = {node.op_type for node in onnx.load_from_string(model).graph.node}
     assert ops <= {"GreaterOrEqual", "Greater", "Not", "ReduceSum", "Cast", "Unsqueeze", "Constant"}, ops
 
@@ -118,7 +97,7 @@ def test_rows_of_boundaries_and_integers() -> None:
                                (torch.float16, torch.float16), (torch.float32, torch.int64), (torch.int32, torch.float16)):
         b = torch.randint(-4, 4, (2, 3, 6)).sort(-1).values.to(dtype)
         x = torch.randint(-5, 5, (2, 3, 4)).to(value_dtype)
-        session = _session(_torchscript(Rows(), (b, x), {"b": {0: "a", 2: "n"}, "x": {0: "a", 2: "m"}}))
+        session = ort_session(export_torchscript(Rows(), (b, x), {"b": {0: "a", 2: "n"}, "x": {0: "a", 2: "m"}}))
         for b, x in ((b, x), (torch.randint(-9, 9, (4, 3, 9)).sort(-1).values.to(dtype),
                               torch.randint(-9, 9, (4, 3, 1)).to(value_dtype))):
             got = session.run(None, {"b": b.numpy(), "x": x.numpy()})
@@ -157,7 +136,7 @@ def test_what_torch_refuses_keeps_its_error_while_exporting() -> None:
             torch.searchsorted(b, x, **kwargs)
         with pytest.raises(Exception, match=str(theirs.value).splitlines()[0][:40].replace("(", r"\(")
                            .replace(")", r"\)")):
-            _torchscript(Bad(**kwargs), (b, x), {"b": {}, "x": {}})
+            export_torchscript(Bad(**kwargs), (b, x), {"b": {}, "x": {}})
 
 
 # Real forward code (the library lines cited), rewritten and run before and after.
@@ -239,8 +218,8 @@ def test_real_uses_rewrite_run_and_export(tmp_path: Path, name: str, code: str, 
         class Original(torch.nn.Module):
             def forward(self, *xs):
                 return getattr(before, function)(*xs, *others)
-        _torchscript(Original(), tuple(tensors), {f"t{i}": {} for i in range(len(tensors))})
-    session = _session(_torchscript(Wrapped(), tuple(tensors), {f"t{i}": {} for i in range(len(tensors))}))
+        export_torchscript(Original(), tuple(tensors), {f"t{i}": {} for i in range(len(tensors))})
+    session = ort_session(export_torchscript(Wrapped(), tuple(tensors), {f"t{i}": {} for i in range(len(tensors))}))
     got = session.run(None, {i.name: t.numpy() for i, t in zip(session.get_inputs(), tensors)})
     want = torch.utils._pytree.tree_leaves(getattr(before, function)(*args))
     for g, w in zip(got, want):
@@ -293,7 +272,7 @@ def test_mixed_dtypes_compare_as_torch_promotes_them() -> None:
     """An int64 value against float32 boundaries is rounded to float32 by torch (2**24 + 1 is
     2**24 there): the graph compares in the same dtype."""
     b, x = torch.tensor([16777216.0, 16777218.0]), torch.tensor([16777215, 16777216, 16777217, 16777218])
-    session = _session(_torchscript(Search(), (b, x), {"b": {}, "x": {0: "m"}}))
+    session = ort_session(export_torchscript(Search(), (b, x), {"b": {}, "x": {0: "m"}}))
     outputs = session.run(None, {"b": b.numpy(), "x": x.numpy()})
     for got, want in zip(outputs, _expected(b, x)):
         assert torch.equal(torch.from_numpy(got), want), (got, want)
