@@ -13,18 +13,17 @@ reads its own version from its metadata at import), torchreg 0.1.3 (codingfisch'
 composed from translation, rotation, zoom and shear with slice writes, applied by affine_grid and grid_sample in 2-D or
 3-D, SyN's symmetric diffeomorphic flows by scaling and squaring with a sampling grid cached on the object, Gaussian
 smoothing with kernel sizes computed from the shape by NumPy, Jacobian determinants and local NCC by conv3d; torch,
-NumPy, tqdm), self-attention-cv 1.2.3 (Nikolas Adaloglou's attention blocks: UNETR for 3-D volumes, the
-convolution-free Transformer3dSeg, a divided space-time Timesformer with an optional Linformer spatial attention; torch,
-einops, NumPy, and torchvision for its ResNet-50 ViT) and timesformer-pytorch 0.4.1 (Phil Wang's TimeSformer: clips of
-any length and size, rotary frame and axial image embeddings, frame masks repeated into attention masks; torch and
-einops). Nothing new in the ``bench`` extra (einops, NumPy and tqdm are in the environment already; torchvision is
-pinned). transformers' TimeSformer (zoo 6) and monai's 2-D UNETR (zoo 4) are other code: these are the two libraries'
-own modules. Considered and dropped before any model was chosen (by the wheel's files, metadata and a first look at its
-code): voxelmorph 0.3.4 (3-D registration networks, but scikit-image, h5py and nibabel, compiled, and neurite),
-pointnext 0.0.5 (no wheel in this workplace's index), unet3d 0.1.0 (torchreg's author again: plain 3-D U-Nets),
-byotrack 2.0.7 (biological tracking around torch-kf, by its author, with many more dependencies), bytetracker 0.3.2 and
-the Kalman packages in NumPy (kalman-py, kalmankit; no torch model to deploy); the libraries zoos 15 to 33 dropped, as
-they found.
+NumPy, tqdm), self-attention-cv 1.2.3 (Nikolas Adaloglou's attention blocks: UNETR for 3-D volumes, the convolution-free
+Transformer3dSeg, a divided space-time Timesformer with an optional Linformer spatial attention; torch, einops, NumPy,
+and torchvision for its ResNet-50 ViT) and timesformer-pytorch 0.4.1 (Phil Wang's TimeSformer: clips of any length and
+size, rotary frame and axial image embeddings, frame masks repeated into attention masks; torch and einops). Nothing new
+in the ``bench`` extra (einops, NumPy and tqdm are in the environment already; torchvision is pinned). transformers'
+TimeSformer (zoo 6) and monai's 2-D UNETR (zoo 4) are other code: these are the two libraries' own modules. Considered
+and dropped before any model was chosen (by the wheel's files, metadata and a first look at its code): voxelmorph 0.3.4
+(3-D registration networks, but scikit-image, h5py and nibabel, compiled, and neurite), pointnext 0.0.5 (no wheel in
+this workplace's index), unet3d 0.1.0 (torchreg's author again: plain 3-D U-Nets), byotrack 2.0.7 (biological tracking
+around torch-kf, by its author, with many more dependencies), bytetracker 0.3.2 and the Kalman packages in NumPy
+(kalman-py, kalmankit; no torch model to deploy); the libraries zoos 15 to 33 dropped, as they found.
 
 20 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 33 or
 in the library sweeps (benchmarks/sweep_*.py), all 20 from the four new libraries and at least 15 of the kinds that most
@@ -33,10 +32,10 @@ inverses, ``if mask.any()`` on data with boolean-mask gathers and index writes i
 ``torch.empty`` tensors by a time index, a backward smoothing loop, a gating step with ``min`` and ``where``, 3-D
 grid_sample with border and reflection padding, a sampling grid cached on the object and set per size, kernel sizes from
 the shape through NumPy and ``tolist()`` into F.pad, kernels written element by element, affine matrices built by
-``diag_embed`` and slice writes, rotary tables and attention masks built for the clip's frames and patch grid). Tracking,
-from torch-kf, in the user's ``Tracks`` module (a constant-derivative filter from ``constant_kalman_filter``, tracks that
-start at the first frame's input times 100 px and move by the later inputs times 4 px, a prior from the first
-measurement): the constant-velocity filter over the sequence, constant acceleration with ``return_all`` and RTS
+``diag_embed`` and slice writes, rotary tables and attention masks built for the clip's frames and patch grid).
+Tracking, from torch-kf, in the user's ``Tracks`` module (a constant-derivative filter from ``constant_kalman_filter``,
+tracks that start at the first frame's input times 100 px and move by the later inputs times 4 px, a prior from the
+first measurement): the constant-velocity filter over the sequence, constant acceleration with ``return_all`` and RTS
 smoothing, the filter with missed detections (NaN measurements over a threshold, never on the first frame), a SORT-like
 step on boxes (4-D: filter, predict, project, squared Mahalanobis cost of every detection to every track, nearest
 detection gated by chi-square, update, unmatched tracks kept; detections reversed and some moved 50 px away), the
@@ -45,11 +44,11 @@ measurement noise from the input. Registration, from torchreg, as a user applies
 random, fixed seed): a 3-D affine at the input's size, a 2-D nearest affine resampled to a 40x40 template, SyN's
 ``apply_flows`` from a pair of velocity fields resized to the volumes, the scaling-and-squaring exponential alone, one
 pyramid level of SyNRegistration (half-size resize and ``gauss_smoothing`` with sigmas from that size), the Jacobian
-determinant of a displacement field and the local NCC of two volumes. Medical volumes and video, from
-self-attention-cv: UNETR on 32-voxel volumes with instance norm and with batch norm (calibrated: ``Spec.calibrate``),
-Transformer3dSeg on 24-voxel sub-volumes, Timesformer and Timesformer with Linformer spatial attention on 4 frames of
-32 px. Video, from timesformer-pytorch: TimeSformer with rotary embeddings on clips of any length and size, and with
-learned positions and a frame mask from zero-padded frames.
+determinant of a displacement field and the local NCC of two volumes. Medical volumes and video, from self-attention-cv:
+UNETR on 32-voxel volumes with instance norm and with batch norm (calibrated: ``Spec.calibrate``), Transformer3dSeg on
+24-voxel sub-volumes, Timesformer and Timesformer with Linformer spatial attention on 4 frames of 32 px. Video, from
+timesformer-pytorch: TimeSformer with rotary embeddings on clips of any length and size, and with learned positions and
+a frame mask from zero-padded frames.
 
 Each is small and has the dynamic axes a deploying user declares: time and tracks for the trackers, sensors for the
 steady state; batch, depth, height and width for the affine, exponential and smoothing; depth, height and width for the
@@ -58,15 +57,16 @@ flows, the Jacobian and NCC (a pair of volumes on the batch axis, a field of bat
 batch, frames, height and width for the rotary TimeSformer; batch and frames for the masked one. Machinery, table and
 counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic over two
 forwards, finite outputs) at two sizes (the spec's, and a larger one: one more item on the batch axis, 2 more time
-steps, 3 more tracks, 2 more sensors or frames, 8 more voxels or pixels on each spatial axis, 16 px for TimeSformer's
-16 px patches) before the first migrate run: with one thread on the shared two cores, each in its own process, a
-forward at the spec's size took 0.001 to 0.39 s (UNETR with batch norm the slowest, 0.39 s once under load and 0.14 s
-at batch 2; UNETR 0.15 s, SyN's flows 0.03 s, every other under 0.015 s) and at most 0.14 s at the larger size; builds
-(imports included) took 1.8 to 5.3 s, 5 to 13 s per process with the checks. Changed after the first eager runs, before
-any migrate run: torch-kf's package reads its version from its metadata, so the first runs, from copied packages without
-their ``dist-info``, failed at import (the zoo's unpacking keeps it); the tracks were first the inputs times 100 px,
-independent per frame, and no detection passed the gate (every track unmatched), so they now move by small steps and
-some detections are moved away (a mix of matched and unmatched tracks)."""
+steps, 3 more tracks, 2 more sensors or frames, 8 more voxels or pixels on each spatial axis, 16 px for TimeSformer's 16
+px patches) before the first migrate run: with one thread on the shared two cores, each in its own process, a forward at
+the spec's size took 0.001 to 0.13 s (UNETR with batch norm 0.13 s, UNETR 0.11 s, SyN's flows 0.03 s, every other under
+0.015 s) and at most 0.21 s at the larger size (UNETR at batch 3); builds (imports included) took 1.8 to 6.4 s, 5 to 13
+s per process with the checks; the machine's load made each of these vary by up to two times. Changed after the first
+eager runs, before any migrate run: torch-kf's package reads its version from its metadata, so the first runs, from
+copied packages without their ``dist-info``, failed at import (the zoo's unpacking keeps it); the tracks were first the
+inputs times 100 px, independent per frame, and no detection passed the gate (every track unmatched), so they now move
+by small steps and some detections are moved away (a mix of matched and unmatched tracks); both UNETRs now run at batch
+2 (at batch 1 a forward took 0.4 to 0.66 s, slower than at batch 2 or 3, about 0.2 s, on the loaded machine)."""
 
 from __future__ import annotations
 
@@ -309,11 +309,11 @@ MODELS35 = [
          "width 64, four extracted layers rearranged to volumes, transposed-conv decoder, instance norm)", _SACV,
          "UNETR(img_shape=(32, 32, 32), input_dim=1, output_dim=2, embed_dim=64, patch_size=16, num_heads=4, "
          "ext_layers=[3, 6, 9, 12], norm='instance', base_filters=8, dim_linear_block=128)", "return self.m(x)",
-         "1, 1, 32, 32, 32", DYNAMIC_B),
+         "2, 1, 32, 32, 32", DYNAMIC_B),
     Spec("sacv_unetr_batchnorm", "self_attention_cv UNETR with batch norm on 2-channel 32-voxel volumes", _SACV,
          "UNETR(img_shape=(32, 32, 32), input_dim=2, output_dim=3, embed_dim=48, patch_size=16, num_heads=4, "
          "ext_layers=[3, 6, 9, 12], norm='batch', base_filters=8, dim_linear_block=96)", "return self.m(x)",
-         "1, 2, 32, 32, 32", DYNAMIC_B, calibrate="self.m(xb)"),
+         "2, 2, 32, 32, 32", DYNAMIC_B, calibrate="self.m(xb)"),
     Spec("sacv_transformer3dseg", "self_attention_cv Transformer3dSeg (convolution-free: 8-voxel 3-D patches of a "
          "24-voxel sub-volume, a transformer, the middle token's head rearranged to a 3x3x3 class cube)", _SACV,
          "Transformer3dSeg(subvol_dim=24, patch_dim=8, num_classes=2, in_channels=1, dim=64, blocks=2, heads=4, "
