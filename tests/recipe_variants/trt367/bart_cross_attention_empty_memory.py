@@ -1,7 +1,7 @@
 """BART's cross-attention: weights viewed per head to add the mask, then back, over a memory that may be empty.
 
 Reduced from transformers 4.46.3 (PyPI), transformers/models/bart/modeling_bart.py: ``BartAttention``
-(lines 132-290) views the projected keys as ``tensor.view(bsz, seq_len, self.num_heads, self.head_dim)``
+(lines 132-287) views the projected keys as ``tensor.view(bsz, seq_len, self.num_heads, self.head_dim)``
 in ``_shape`` (line 167), and, given a mask, views the weights as ``attn_weights.view(bsz, self.num_heads,
 tgt_len, src_len) + attention_mask`` and back with ``.view(bsz * self.num_heads, tgt_len, src_len)``
 (lines 244-245), ``src_len`` read as ``key_states.size(1)``; the heads are folded with ``.view(*proj_shape)``

@@ -1,16 +1,16 @@
 """Deformable DETR's encoder reference points: the centre of every cell of every feature level.
 
 Reduced from fundamentalvision/Deformable-DETR (commit 11169a60c33333af00a4849f1808023eba96a931),
-models/deformable_transformer.py: ``DeformableTransformerEncoder.get_reference_points`` (lines 238-249)
+models/deformable_transformer.py: ``DeformableTransformerEncoder.get_reference_points`` (lines 238-250)
 meshes ``torch.linspace(0.5, H_ - 0.5, H_, dtype=torch.float32, device=device)`` with the same over ``W_``
 for each level's ``(H_, W_)``, divides by the valid ratio times the size and stacks x and y;
-``DeformableTransformer.forward`` (lines 126-146) reads each level's ``(h, w)`` from ``src.shape``. Kept:
+``DeformableTransformer.forward`` (lines 126-148) reads each level's ``(h, w)`` from ``src.shape``. Kept:
 the call's form, the loop over levels and the division by ``valid_ratio * size``. Reduced: two levels
 pooled by 8 and 16 from the input stand in for the backbone, each level's ``(h, w)`` is passed as read from
 its shape (the original packs them with ``torch.as_tensor``, which the tracer keeps as constants), the
 valid ratios come from an all-valid mask, and one linear layer consumes the points. A level of one row (an
-image 16 to 31 pixels tall at stride 16) makes ``H_`` 1, and the exported ``linspace`` divides 0 by 0.
-Written here in our own words.
+image 16 to 31 pixels tall at stride 16, as the example is) makes ``H_`` 1, and the exported ``linspace``
+divides 0 by 0. Written here in our own words.
 """
 
 import torch

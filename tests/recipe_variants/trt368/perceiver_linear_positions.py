@@ -1,11 +1,11 @@
 """Perceiver's Fourier position encoding: linear positions from -1 to 1 over each index axis of the input.
 
 Reduced from transformers 4.46.3 (PyPI), transformers/models/perceiver/modeling_perceiver.py:
-``build_linear_positions`` (lines 2710-2731) defines ``_linspace(n_xels_per_dim)`` returning
+``build_linear_positions`` (lines 2710-2730) defines ``_linspace(n_xels_per_dim)`` returning
 ``torch.linspace(start=output_range[0], end=output_range[1], steps=n_xels_per_dim, dtype=torch.float32)``
 and maps it over ``index_dims``; ``generate_fourier_features`` (lines 2658-2707) multiplies the positions
 by bands and joins their sines and cosines to them; ``PerceiverImagePreprocessor._build_network_inputs``
-(lines 3195-3225) passes ``index_dims = inputs.shape[1:-1]`` of a channels-last input. Kept: the nested
+(lines 3192-3225) passes ``index_dims = inputs.shape[1:-1]`` of a channels-last input. Kept: the nested
 ``_linspace`` with every argument a keyword, the comprehension over the index axes and the features.
 Reduced: 3 bands, a channels-last input of 2 channels, and the flattening to ``(batch, -1, d)`` written
 with ``pos.shape[-1]`` (the original's ``np.prod(index_dims)`` is a number the trace keeps). An input of
