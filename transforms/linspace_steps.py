@@ -25,10 +25,12 @@ def _literal_int(node: cst.BaseExpression) -> bool:
     return type(node) is cst.Integer
 
 
-def _float_dtype(node: cst.BaseExpression) -> bool:
-    """``torch.float32`` and the other floating dtypes written as attributes of ``torch``."""
+def _not_float_dtype(node: cst.BaseExpression) -> bool:
+    """``torch.long`` and the other dtypes written as attributes of ``torch`` that are not floating ones. A dtype
+    held in a name or read from a tensor (``dtype=_dtype``, ``dtype=x.dtype``) is taken: the helper is
+    ``torch.linspace`` itself wherever the result is not a floating tensor."""
     return type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "torch" \
-        and node.attr.value in _FLOATS
+        and node.attr.value not in _FLOATS
 
 
 class LinspaceSteps(Rule):
@@ -41,11 +43,13 @@ class LinspaceSteps(Rule):
                 "while exporting",
         doc="""\
 What it finds: `torch.linspace(start, end, steps)` whose `steps` is not an integer literal (a size read
-from a tensor, or a number computed from one), with at most `dtype=` (a floating dtype), `device=` and
-`requires_grad=` besides. Real model code builds coordinate grids and relative positions this way:
-stereo_matching 0.2.0's S2M2 (`_s2m2_get_pe`, called with `H // 8, W // 8` of a feature map) takes
-`torch.linspace(0, h - 1, h)` and `torch.linspace(0, w - 1, w)`, meshes them, and indexes its positional
-table with the `.long()` differences.
+from a tensor, or a number computed from one), with at most `dtype=` (a floating dtype, or a dtype held in
+a name or read from a tensor: kornia's `dtype=_dtype`), `device=` and `requires_grad=` besides. Real model
+code builds coordinate grids and relative positions this way: stereo_matching 0.2.0's S2M2
+(`_s2m2_get_pe`, called with `H // 8, W // 8` of a feature map) takes `torch.linspace(0, h - 1, h)` and
+`torch.linspace(0, w - 1, w)`, meshes them, and indexes its positional table with the `.long()`
+differences; Deformable DETR's reference points, RIFE's backward-warp grid, kornia's illumination ramps
+and timm's Fourier position grid space one point per row or column of a map the same way.
 
 Why it hurts: the TorchScript exporter writes `linspace` as `Range(0, steps) * step + start` with
 `step = (end - start) / (steps - 1)`. Where `steps` is 1 at run time (a map of 8 rows pooled by 8), the
@@ -58,7 +62,8 @@ The rewrite: `torch.linspace(0, h - 1, h)` → `_trt_linspace(0, h - 1, h)`, an 
 pass through). Outside a TorchScript export, and where `steps` is a number the trace keeps as a
 constant, it is `torch.linspace` itself. While the exporter traces a run-time `steps`, it computes the
 exporter's own formula, `arange(steps) * ((end - start) / max(steps - 1, 1)) + start`, cast to the
-dtype `torch.linspace` gives: the same nodes for two or more steps, and `[start]` for one.
+dtype `torch.linspace` gives: the same nodes for two or more steps, and `[start]` for one. Where that dtype
+is not a floating one (a dtype held in a name), it is `torch.linspace` itself.
 
 Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile`, `torch.export` and the dynamo
 exporter run `torch.linspace` itself (same values, dtype, device, `requires_grad`, exceptions). While
@@ -97,7 +102,7 @@ TensorRT versions: all (the 0/0 is in the graph before TensorRT sees it).""",
         if len(positional) > 3 or not given <= (_KEYWORDS | set(_PARAMS)):
             return
         dtype = argument(node, None, "dtype")
-        if dtype is not None and not _float_dtype(dtype.value):
+        if dtype is not None and _not_float_dtype(dtype.value):
             return
         args = [a.with_changes(value=as_argument(a.value)) for a in node.args]
         self.report(node, "`torch.linspace` with a run-time number of steps exports as a range times "

@@ -84,7 +84,10 @@ graph fails to run. Real model code meets an empty axis in cost volumes built ov
 wider than the feature map: stereo_matching 0.2.0's IGEV++ (`_igevpp_groupwise_correlation`, called
 with `refimg_fea[:, :, :, idx:]` for every `idx` below the maximum disparity) reads
 `batch, channels, height, width = fea1.shape` and views the product as `(batch, num_groups,
-channels // num_groups, height, width)`, and `width` is 0 wherever `idx` passes the width.
+channels // num_groups, height, width)`, and `width` is 0 wherever `idx` passes the width. GwcNet's and
+FoundationStereo's volumes do the same; kornia's illumination ramps view `.view(1, 1, height, 1)` over an
+image of no rows, and BART's cross-attention views its weights as `(bsz, heads, tgt_len, src_len)` over a
+memory of no tokens.
 
 Why it hurts: the TorchScript exporter writes the call as an ONNX `Reshape` fed by the sizes it
 computed in the graph, with `allowzero` at its default 0, which makes a 0 in the target mean "copy

@@ -28,6 +28,8 @@ def _trt_linspace_eager(start, end, steps, dtype=None, device=None, requires_gra
     result = torch.linspace(start, end, steps, dtype=dtype, device=device, requires_grad=requires_grad)
     if not (isinstance(steps, torch.Tensor) and torch.jit.is_tracing() and torch.onnx.is_in_onnx_export()):
         return result
+    if not result.is_floating_point():
+        return result  # a dtype held in a name that is not a floating one: torch's own rounding, as before
     index = torch.arange(steps, device=result.device).to(torch.float32)
     step = (end - start) / torch.clamp(steps - 1, min=1)
     return (index * step + start).to(result.dtype)

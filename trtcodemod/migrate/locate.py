@@ -429,6 +429,8 @@ FAILS_TO_RUN = "(graph fails to run)"
 #: The op of an ``unfaithful`` problem whose failing input sets eager float32 cannot judge (its own
 #: float64 run is far from it at much of the output) and no set of their shapes could: not judged.
 NO_REFERENCE = "(no float32 reference)"
+#: The op of an ``unfaithful`` problem whose graph runs and gives other values than eager mode.
+WRONG_VALUES = "(wrong values)"
 
 
 def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> list[Problem]:
@@ -448,7 +450,7 @@ def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> l
         refused = check.failed_node or None
         # ONNX Runtime refused the graph at load, or ran it and refused it on one input set.
         op = FAILS_TO_RUN if "failed" in check.detail or refused else \
-            NO_REFERENCE if check.no_reference_sets else "(wrong values)"
+            NO_REFERENCE if check.no_reference_sets else WRONG_VALUES
         path, line, message = *_split(None), check.detail
         found = check.divergence or None
         if refused and refused.source:

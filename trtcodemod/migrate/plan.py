@@ -17,7 +17,7 @@ from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
-                     INPUT_FREE_NOTE, STEADY, WARN_GUARD_NOTE, Problem)
+                     INPUT_FREE_NOTE, STEADY, WARN_GUARD_NOTE, WRONG_VALUES, Problem)
 from trtcodemod.evidence.proofs import Observation, prove, prover_of
 from .retrace import RETRACED_GRAPH
 
@@ -324,12 +324,17 @@ def matches(problem: Problem, finding: Any) -> bool:
     if finding.rule in NARROW_RULES:
         # Their rewrites fix one kind of refused node only; matched to anything else at the line or in the file they
         # would be applied beside every other rule's fix there (a linspace or a view that was never the problem).
-        if problem.kind != "unfaithful" or problem.op != FAILS_TO_RUN or problem.path is None:
+        if problem.kind != "unfaithful" or problem.path is None:
             return False
         if finding.rule in ZERO_SIZE_RULES:
-            return _at(problem, finding) and _zero_size_refusal(problem.message or "")
-        # A linspace's NaN reaches a Gather lines below as the index NaN casts to (int64's least value).
-        return _at(problem, finding) or (_span(finding).path == problem.path and _NAN_INDEX in (problem.message or ""))
+            return problem.op == FAILS_TO_RUN and _at(problem, finding) and _zero_size_refusal(problem.message or "")
+        message = problem.message or ""
+        if problem.op == FAILS_TO_RUN:
+            # A linspace's NaN reaches a Gather lines below as the index NaN casts to (int64's least value).
+            return _at(problem, finding) or (_span(finding).path == problem.path and _NAN_INDEX in message)
+        # Or it reaches the output as values: NaN where eager mode is finite (Deformable DETR's reference points on a
+        # level of one row, timm's Fourier grid on a map of one row), at the line where the values first differ.
+        return problem.op == WRONG_VALUES and _span(finding).path == problem.path and _NAN_WHERE_FINITE in message
     if finding.rule in SIZE_ERASING_RULES and (problem.op == RETRACED_GRAPH or problem.op == FAILS_TO_RUN):
         return True
     if problem.kind == "unfaithful":
@@ -381,10 +386,13 @@ _ZERO_REQUESTED = re.compile(r"requested shape:\s*\{[^}]*(?<![0-9])0(?![0-9])")
 #: Rules whose rewrite fixes only a ``Reshape`` given a size that is 0 at run time (TRT367).
 ZERO_SIZE_RULES = frozenset({"TRT367"})
 #: Rules matched only to a node ONNX Runtime refuses: TRT367's zero-size Reshape, TRT368's linspace of one step (NaN
-#: cast to an index that a Gather some lines below refuses: S2M2's relative positions).
+#: cast to an index that a Gather some lines below refuses: S2M2's relative positions; or, for TRT368, values that are
+#: NaN where eager mode's are finite, in the same file: Deformable DETR's reference points).
 NARROW_RULES = ZERO_SIZE_RULES | {"TRT368"}
 #: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
 _NAN_INDEX = "-9223372036854775808"
+#: The verifier's words where the graph's output is NaN and eager mode's is not (``verify/compare.py``).
+_NAN_WHERE_FINITE = "position(s) where the original is finite"
 
 
 def _zero_size_refusal(message: str) -> bool:
