@@ -19,11 +19,17 @@ branch and is wrong on inputs that take another one; the rewrite's export follow
 other sizes too; eager mode gives the same outputs on every input set (zeros, negatives, inf/NaN,
 empty), and ``migrate`` applies the rewrite, verified, and ends equivalent.
 
-Not taken, and not counted: a tensor test whose branch's nested ``if`` tests configuration but whose
-branch calls something with effects (diffusers' EasyAnimate ``if (mask_video == 255).all():`` encodes
-with noise in its other branch), and k-diffusion's ``sample_dpmpp_2m_sde`` (``if sigmas[i + 1] == 0:``
-whose else branch holds ``if old_denoised is not None:``), whose ``h_last`` is None before the `if` on
-the first step: torch.where cannot select None, and the rule says so.
+MONAI's form was refused before: `grad` is assigned in one branch only and changed in place after
+the `if` (`grad /= grad_max`), which the rule took for a change an alias of the old tensor might
+see; the tensor is now recognised as `grad`'s own (a computed value read only as an operand since),
+so both tests are rewritten.
+
+Searched and not reduced here (not counted): tensor tests outside from other authors whose branches
+do more than assign: k-diffusion's ``sample_dpmpp_2m_sde`` (``if sigmas[i + 1] == 0:``, whose other
+branch unpacks a tuple, assigns ``x`` three times and draws noise under ``if eta:``), diffusers'
+EasyAnimate inpainting (``if (mask_video == 255).all():``, whose other branch encodes with the VAE and
+noise augmentation) and MONAI's VISTA3D (``if mapping_index.any():``, which selects rows by the mask
+and fills it in place).
 """
 
 from __future__ import annotations
