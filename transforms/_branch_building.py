@@ -230,7 +230,7 @@ def _unshared_before(func: cst.FunctionDef, node: cst.If, name: str) -> bool:
             continue
         statements = list(block.body)
         for statement in reversed(statements[:statements.index(inner)]):
-            if not any(type(n) in (cst.Name,) and n.value == name for n in walk(statement)):
+            if not any(type(n) is cst.Name and n.value == name for n in walk(statement)):
                 continue
             if _only_changes_in_place(statement, name):
                 continue
@@ -246,6 +246,7 @@ def _unshared_before(func: cst.FunctionDef, node: cst.If, name: str) -> bool:
         return False
     # Every read of `name` from the binding to `node`, in the order the code runs.
     parents: dict[int, cst.CSTNode] = {}
+    own = {id(n) for n in walk(binding)}
     started = False
     for current in walk(func):
         for child in children(current):
@@ -257,7 +258,7 @@ def _unshared_before(func: cst.FunctionDef, node: cst.If, name: str) -> bool:
             continue
         if not started or type(current) is not cst.Name or current.value != name:
             continue
-        if any(id(current) == id(n) for n in walk(binding)):
+        if id(current) in own:
             continue
         if not _operand_read(current, parents):
             return False
@@ -265,19 +266,15 @@ def _unshared_before(func: cst.FunctionDef, node: cst.If, name: str) -> bool:
 
 
 def _only_changes_in_place(statement: cst.CSTNode, name: str) -> bool:
-    """Whether ``statement`` binds ``name`` only by ``name op= e`` (a tensor stays the same object)."""
-    binds = [n for n in walk(statement) if type(n) in (cst.Assign, cst.AnnAssign, cst.AugAssign, cst.For,
-                                                         cst.With, cst.NamedExpr)]
-    for n in binds:
-        if type(n) is cst.AugAssign:
-            continue
-        if type(n) is cst.Assign and not any(name in bound_names(t.target) for t in n.targets):
-            continue
-        if type(n) is cst.AnnAssign and not (type(n.target) is cst.Name and n.target.value == name):
-            continue
-        if type(n) in (cst.For, cst.With, cst.NamedExpr):
+    """Whether ``statement`` binds ``name`` only by ``name op= e`` (a tensor stays the same object); a loop,
+    ``with`` or ``:=`` in it counts as a binding (the caller then refuses)."""
+    for n in walk(statement):
+        if type(n) is cst.Assign and any(name in bound_names(t.target) for t in n.targets):
             return False
-        return False
+        if type(n) is cst.AnnAssign and type(n.target) is cst.Name and n.target.value == name:
+            return False
+        if type(n) in (cst.For, cst.While, cst.With, cst.NamedExpr):
+            return False
     return True
 
 

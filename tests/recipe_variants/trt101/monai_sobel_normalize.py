@@ -1,14 +1,15 @@
 """MONAI's Sobel gradients: two `if`s on tensor values inside an `if` on configuration, in a loop over axes.
 
 Reduced from Project-MONAI/MONAI at commit d388d1c6fec8cb3a0eebee5b5a0b9776ca59ca83,
-monai/transforms/post/array.py:947-991 (``SobelGradients.__call__``): for each spatial axis the gradient
+monai/transforms/post/array.py:947-993 (``SobelGradients.__call__``): for each spatial axis the gradient
 is a separable filtering (the difference kernel on that axis, the smoothing kernel on the others); with
 ``self.normalize_gradients`` (configuration) it is shifted by its minimum where it is not constant
 (``if grad_min != grad.max(): grad -= grad_min``) and divided by its maximum where that is positive
 (``if grad_max > 0: grad /= grad_max``); the gradients are concatenated. The nesting is the other way
 round from UniMatch's: configuration outer, the tensor tests inner. Kept: the loop, the flag, both
 in-place updates of a fresh tensor, the concatenation. Left out: MONAI's tensor conversions and
-`separable_filtering` (two depthwise `conv2d`s with reflect padding here, 2-D images of two channels). Written in our own words.
+`separable_filtering` (two depthwise `conv2d`s with reflect padding here, 2-D images of two
+channels). Written in our own words.
 """
 
 import torch

@@ -1,6 +1,6 @@
 """torchmetrics' binary stat scores: an `if` on tensor values inside an `if` on configuration.
 
-Reduced from Lightning-AI/torchmetrics v1.2.0, src/torchmetrics/functional/classification/stat_scores.py:90-120
+Reduced from Lightning-AI/torchmetrics v1.2.0, src/torchmetrics/functional/classification/stat_scores.py:90-117
 (``_binary_stat_scores_format``, which ``binary_stat_scores`` and the binary accuracy/F1/precision metrics
 call): float predictions are taken for logits unless they all lie in [0, 1] (``if preds.is_floating_point():``
 on the dtype, then ``if not torch.all((preds >= 0) * (preds <= 1)): preds = preds.sigmoid()``), then

@@ -101,7 +101,8 @@ VARIANTS = {
         ["        if image.min() < 0:"],
         "        _trt_cond = torch.as_tensor(image.min() < 0)\n"
         "        _trt_cond_2 = torch.as_tensor(image.max() <= 1.0)\n"
-        "        image = torch.where(_trt_cond, (image + 1.0) * 127.5, torch.where(_trt_cond_2, image * 255.0, image))\n",
+        "        image = torch.where(_trt_cond, (image + 1.0) * 127.5, "
+        "torch.where(_trt_cond_2, image * 255.0, image))\n",
         _image_sets),
     "monai_sobel_normalize": (
         ["if grad_min != grad.max():", "if grad_max > 0:"],
