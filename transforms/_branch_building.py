@@ -172,9 +172,11 @@ def _aliasing_mutated(func: cst.FunctionDef | None, node: cst.If, branches: list
             tracked.setdefault(source, how)
     assigned = list(dict.fromkeys(name for branch in branches for name in branch))  # source order
     for target in assigned:
-        if any(target not in branch for branch in branches):
-            # Not assigned on some path: there eager keeps the very tensor the name had.
-            tracked.setdefault(target, f"`{target}` keeps its own tensor where a branch does not assign it")
+        if any(target not in branch for branch in branches) and target not in tracked \
+                and not _unshared_before(func, node, target):
+            # Not assigned on some path: there eager keeps the very tensor the name had, which another
+            # name may hold too (a change through `target` later reaches it there, not after the rewrite).
+            tracked[target] = f"`{target}` keeps its own tensor where a branch does not assign it"
     if not tracked:
         return None
     loop = _outermost_loop(func, node)
@@ -193,6 +195,101 @@ def _aliasing_mutated(func: cst.FunctionDef | None, node: cst.If, branches: list
                     return (f"{how}, and `{change}` later changes it in place; torch.where would give a new "
                             "tensor the change does not reach")
     return None
+
+
+def _unshared_before(func: cst.FunctionDef, node: cst.If, name: str) -> bool:
+    """Whether the tensor ``name`` holds when ``node`` starts is visibly its own: bound by a plain
+    ``name = value`` in a block around ``node`` (the same pass of any loop: no loop, function or class
+    between them), ``value`` a computed tensor (no name, attribute or view of one; a called function's
+    result counts as its own), and read between that binding and ``node`` only as an operand, a method's
+    receiver (no view) or the target of ``name op= e`` (which changes that very tensor): no other name,
+    container or call received it, so an in-place change through ``name`` after the ``if`` reaches no one
+    else in eager mode either (MONAI's ``grad = separable_filtering(...)``, then ``if grad_min !=
+    grad.max(): grad -= grad_min`` and ``if grad_max > 0: grad /= grad_max``)."""
+    path: list[cst.CSTNode] = []
+
+    def find(current: cst.CSTNode) -> bool:
+        path.append(current)
+        if current is node:
+            return True
+        if not (type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not func):
+            for child in children(current):
+                if find(child):
+                    return True
+        path.pop()
+        return False
+
+    if not find(func):
+        return False
+    binding = None
+    for depth in range(len(path) - 2, 0, -1):
+        block, inner = path[depth], path[depth + 1]
+        if type(block) in (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda) and block is not func:
+            return False
+        if type(block) is not cst.IndentedBlock:
+            continue
+        statements = list(block.body)
+        for statement in reversed(statements[:statements.index(inner)]):
+            if not any(type(n) is cst.Name and n.value == name for n in walk(statement)):
+                continue
+            if _only_changes_in_place(statement, name):
+                continue
+            binding = statement
+            break
+        if binding is not None:
+            break
+    if binding is None or type(binding) is not cst.SimpleStatementLine or len(binding.body) != 1:
+        return False
+    assign = binding.body[0]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name \
+            or assign.targets[0].target.value != name or _storage_root(strip_parens(assign.value)) is not None:
+        return False
+    # Every read of `name` from the binding to `node`, in the order the code runs.
+    parents: dict[int, cst.CSTNode] = {}
+    own = {id(n) for n in walk(binding)}
+    started = False
+    for current in walk(func):
+        for child in children(current):
+            parents[id(child)] = current
+        if current is node:
+            break
+        if current is binding:
+            started = True
+            continue
+        if not started or type(current) is not cst.Name or current.value != name:
+            continue
+        if id(current) in own:
+            continue
+        if not _operand_read(current, parents):
+            return False
+    return started
+
+
+def _only_changes_in_place(statement: cst.CSTNode, name: str) -> bool:
+    """Whether ``statement`` binds ``name`` only by ``name op= e`` (a tensor stays the same object); a loop,
+    ``with`` or ``:=`` in it counts as a binding (the caller then refuses)."""
+    for n in walk(statement):
+        if type(n) is cst.Assign and any(name in bound_names(t.target) for t in n.targets):
+            return False
+        if type(n) is cst.AnnAssign and type(n.target) is cst.Name and n.target.value == name:
+            return False
+        if type(n) in (cst.For, cst.While, cst.With, cst.NamedExpr):
+            return False
+    return True
+
+
+def _operand_read(name: cst.Name, parents: dict[int, cst.CSTNode]) -> bool:
+    """Whether this read of a tensor name passes it on to nothing that may keep it: an operand of
+    arithmetic or a comparison, the receiver of a method that is no view, or ``name op= e``'s target."""
+    parent = parents.get(id(name))
+    if type(parent) in (cst.BinaryOperation, cst.UnaryOperation, cst.Comparison, cst.ComparisonTarget):
+        return True
+    if type(parent) is cst.AugAssign and parent.target is name:
+        return True
+    if type(parent) is cst.Attribute and parent.value is name:
+        call = parents.get(id(parent))
+        return type(call) is cst.Call and call.func is parent and parent.attr.value not in _ALIASING_METHODS
+    return False
 
 
 def _outermost_loop(func: cst.FunctionDef, target: cst.CSTNode) -> cst.CSTNode | None:

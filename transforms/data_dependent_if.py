@@ -200,7 +200,13 @@ that no alias of a branch value is changed in place later. In the contract's ter
   rewrite can see such a change after the `if` (`out = x` or a view such as `x[0]`, or a
   name only some branches assign, then an in-place method, item assignment or augmented
   assignment on one of them), it reports instead of rewriting; a change made through
-  another name or inside a called function is not seen. `a += e` in a branch is in place
+  another name or inside a called function is not seen. A name only some branches assign
+  may be changed in place after the `if` when the tensor it holds there is visibly its own:
+  bound by a plain `name = value` in a block around the `if` (in the same pass of any loop)
+  to a computed value (no name, attribute or view of one: a called function's result counts
+  as its own), then read only as an operand or a method's receiver (MONAI's
+  `SobelGradients`: `grad = separable_filtering(...)`, then `if grad_min != grad.max():
+  grad -= grad_min` and `if grad_max > 0: grad /= grad_max`, both rewritten). `a += e` in a branch is in place
   on a tensor in eager: other references to that tensor saw the change, after the rewrite
   they do not.
 - Exceptions: an exception a branch raises (a shape mismatch, an index out of range, an

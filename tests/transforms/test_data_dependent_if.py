@@ -785,6 +785,40 @@ ALIASED = {
                 out = x
         return out
     """,
+    # `t` is its own tensor only until another name holds it: then `t /= 2` reaches that name too
+    "kept_after_an_alias": """
+        t = x * 2
+        keep = t
+        if x.sum() > 0:
+            t = t - 1
+        t /= 2
+        return t, keep
+    """,
+    "kept_after_a_view": """
+        t = x * 2
+        flat = t.view(-1)
+        if x.sum() > 0:
+            t = t - 1
+        t /= 2
+        return t, flat
+    """,
+    "kept_after_a_container": """
+        t = x * 2
+        seen = []
+        seen.append(t)
+        if x.sum() > 0:
+            t = t - 1
+        t /= 2
+        return t, seen[0]
+    """,
+    "kept_bound_outside_the_loop": """
+        t = x * 2
+        for _ in range(2):
+            if t.sum() > 0:
+                t = t - 1
+            t /= 2
+        return t
+    """,
     "attribute": """
         if x.sum() > 0:
             out = self.state
@@ -809,6 +843,26 @@ def test_alias_changed_in_place_later_is_reported_not_fixed(case: str) -> None:
 
     (finding,) = check_source(code.encode(), "s.py", Options(select=("TRT101",), unsafe=True))
     assert "later changes it in place" in finding.message and finding.edit is None
+
+
+def test_own_tensor_changed_in_place_later_is_fixed() -> None:
+    """MONAI's SobelGradients: `grad` is a computed tensor no other name holds, so `grad -= grad_min` (one
+    branch) and the later `grad /= grad_max` change only what `grad` names, in eager mode and after the rewrite."""
+    code = _aliased_module("""
+        grad = x * 2
+        grad_min = grad.min()
+        if grad_min != grad.max():
+            grad -= grad_min
+        grad_max = grad.max()
+        if grad_max > 0:
+            grad /= grad_max
+        return grad
+    """)
+    after = rewrite(code, unsafe=True, select=("TRT101",))
+    assert "grad = torch.where(_trt_cond, grad - grad_min, grad)" in after, after
+    assert "grad = torch.where(_trt_cond, grad / grad_max, grad)" in after, after
+    for x in (torch.tensor([1.0, -0.5, 3.0]), torch.zeros(3), torch.full((3,), -2.0), torch.tensor([2.0, 2.0])):
+        assert torch.equal(load(code, "M")()(x.clone(), x), load(after, "M")()(x.clone(), x))
 
 
 def test_why_the_alias_check_exists() -> None:
