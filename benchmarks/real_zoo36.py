@@ -42,7 +42,7 @@ class and cell by integer division, or by ``nonzero`` over a threshold). Video o
 random weights, MobileNetV2 encoder, the reference mask drawn from the first frame's first channel (two objects, three
 for the split variants): DeAOT-T, -S and -B on a reference and one frame (id logits at the frame's size), DeAOT-T's
 probabilities over the ids in use, DeAOT-T over a clip, DeAOT-S over a clip with a long-term memory gap of 2, DeAOT-T
-over a clip with short-term memory skip 2, DeAOT-T with three objects over two engines (one frame and a clip), DeAOT-B
+over a clip with short-term memory skip 2, DeAOT-T with three objects over two engines (one frame and a clip), DeAOT-S
 with one object per engine, and DeAOT-T's image encoder with its sine position embedding. Centre heatmaps, from
 centernet-ilvo, random weights, BatchNorm statistics from a calibration pass (``Spec.calibrate``): ResNet-18 and
 EfficientNet-B4 heatmaps, ResNet-34, EfficientNet-V2-S and ResNet-50 with the user's top-20 decode, ResNet-50 and
@@ -53,7 +53,15 @@ frame and for the encoder (with batch), frames, height and width for the clips; 
 (multiples of 32). Machinery, table and counts are real_zoo2.py's. The wrappers were checked only for building and
 running eagerly (deterministic over two forwards, finite outputs) at two sizes (the spec's, and one 32 px larger on
 each dynamic image axis and one more frame or image where that axis is dynamic) before the first migrate run: with one
-thread on the shared two cores, each in its own process, timings follow in the next commit (eager checks still running)."""
+thread on the shared two cores (loaded by other sessions: times moved by up to 2x between
+runs), each in its own process, a forward at the spec's size took 0.04 to 0.40 s (DeAOT-T's encoder the fastest, the
+clips and the two-engine splits 0.37 to 0.40 s, the CenterNets 0.21 to 0.40 s) and at most 1.08 s at the larger size
+(DeAOT-T over five frames of 96 x 128, before its size was cut); builds (imports included) took 5.9 to 19.6 s. Changed
+after the first eager runs, before any migrate run: deaotpy's AOT was dropped (above); DeAOT-B on one frame went from
+96 x 64 to 64 x 64 (0.29 s), DeAOT-T's short-term skip clip from 64 x 96 to 64 x 64 (0.40 s), the two-engine splits
+from 64 x 64 to 48 x 64 (0.48 and 0.49 s), and the split with one object per engine from DeAOT-B (0.46 s at 48 x 64)
+to DeAOT-S (0.22 s); three models were added to the first fifteen while the first eager runs went on (ResNet-18 by a
+threshold, ResNet-50 by top-20, DeAOT-T's clip over two engines)."""
 
 from __future__ import annotations
 
@@ -158,9 +166,9 @@ MODELS36 = [
          "separated over two engines built in the forward, their logits merged by soft aggregation", _DA,
          'deaot("deaott", max_aot_obj_num=2)',
          _da_ref(3) + "self.m.match_propogate_one_frame(x[1:])\n        "
-         "return self.m.decode_current_logits((x.shape[2], x.shape[3]))", "2, 3, 64, 64", _DA_HW),
-    Spec("da_deaotb_split", "deaotpy DeAOT-B with one object per engine and two objects (two engines, soft "
-         "aggregation)", _DA, 'deaot("deaotb", max_aot_obj_num=1)', _DA_ONE, "2, 3, 64, 64", _DA_HW),
+         "return self.m.decode_current_logits((x.shape[2], x.shape[3]))", "2, 3, 48, 64", _DA_HW),
+    Spec("da_deaots_split", "deaotpy DeAOT-S with one object per engine and two objects (two engines, soft "
+         "aggregation)", _DA, 'deaot("deaots", max_aot_obj_num=1)', _DA_ONE, "2, 3, 48, 64", _DA_HW),
     Spec("da_deaott_encode", "deaotpy DeAOT-T's encode_image (MobileNetV2 features at four strides, the last "
          "projected) and its sine position embedding built for the map's size", _DA, 'deaot("deaott")',
          "feats = self.m.AOT.encode_image(x)\n        return feats[-1], self.m.AOT.get_pos_emb(feats[-1])",
@@ -189,7 +197,7 @@ MODELS36 = [
     # deaotpy again: a clip whose three objects are split over two engines, every frame's ids written back.
     Spec("da_deaott_video_split", "deaotpy DeAOT-T over a clip with three objects and at most two per engine: the "
          "predicted ids separated per engine (one-hot slices and sums) before each memory update", _DA,
-         'deaot("deaott", max_aot_obj_num=2)', _DA_VIDEO.replace(_da_ref(2), _da_ref(3)), "3, 3, 64, 64", _DA_THW),
+         'deaot("deaott", max_aot_obj_num=2)', _DA_VIDEO.replace(_da_ref(2), _da_ref(3)), "3, 3, 48, 64", _DA_THW),
 ]
 
 if __name__ == "__main__":
