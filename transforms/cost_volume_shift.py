@@ -270,12 +270,14 @@ parser).""",
                 "        else:\n"
                 "            volume[:, :, i, :, :] = groupwise_correlation(ref, tgt, groups)\n"
                 "    return volume\n",
+                unsafe=True,
             ),
             Example(
                 "for i in range(1, maxdisp):\n"
                 "    cost[:, i, :, i:] = (left[..., i:] * right[..., :-i]).mean(dim=1)\n",
                 "for i in range(1, maxdisp):\n"
                 "    cost[:, i, :, :] = _trt_where_from(cost[:, i, :, :], (left * _trt_shift_right(right, i, -1)).mean(dim=1), i, 2)\n",
+                unsafe=True,
             ),
         ),
         references=(

@@ -321,6 +321,12 @@ def _at(problem: Problem, finding: Any) -> bool:
 
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
+    if finding.rule in EMPTY_SLICE_RULES:
+        # The full-width planes fix a node ONNX Runtime refuses inside the loop (a zero-size Reshape or ScatterND of
+        # an empty slice); matched to a hostile ScatterND or to anything else at the loop it would rewrite a volume
+        # that is never empty.
+        return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
+            and _at(problem, finding)
     if finding.rule in NARROW_RULES:
         # Their rewrites fix one kind of refused node only; matched to anything else at the line or in the file they
         # would be applied beside every other rule's fix there (a linspace or a view that was never the problem).
@@ -383,6 +389,9 @@ ZERO_SIZE_RULES = frozenset({"TRT367"})
 #: Rules matched only to a node ONNX Runtime refuses: TRT367's zero-size Reshape, TRT368's linspace of one step (NaN
 #: cast to an index that a Gather some lines below refuses: S2M2's relative positions).
 NARROW_RULES = ZERO_SIZE_RULES | {"TRT368"}
+#: Rules whose rewrite fixes only a graph that fails to run on an empty slice in a loop over shifted columns
+#: (TRT369's cost volume: every plane at full width).
+EMPTY_SLICE_RULES = frozenset({"TRT369"})
 #: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
 _NAN_INDEX = "-9223372036854775808"
 
@@ -399,8 +408,8 @@ def _empty_axis(problems: list[Problem]) -> str:
     return ("; the refused node is a Reshape given a size that is 0 at run time, which ONNX reads as \"copy the "
             "input's size\" (allowzero=0): the tensor this line views or writes is empty at some input sizes (a "
             "slice past the end of an axis); do it so that nothing is empty there (compute each part at its full "
-            "size, zero what lies outside with a mask and `torch.stack`/`torch.cat` the parts), or declare the axis "
-            "static")
+            "size, zero what lies outside with a mask and `torch.stack`/`torch.cat` the parts; TRT369 does this for "
+            "a cost volume written over shifted columns), or declare the axis static")
 
 
 def describe(problems: list[Problem]) -> str:
