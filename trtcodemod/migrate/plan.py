@@ -54,10 +54,12 @@ CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357", "TRT727
 #: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more; nor
 #: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search, nor
 #: the `int()` reads, `if`s and writes of a loop TRT348 computes at once while tracing (eager code keeps the loop), nor
-#: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing.
+#: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing;
+#: the writes of shifted columns TRT369 made whole-plane writes are no empty ScatterND any more.
 SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
-              "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104")}
+              "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
+              "TRT369": ("TRT203",)}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT729": "a module-level cache rebuilt while tracing",
@@ -65,7 +67,8 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph",
                       "TRT348": "the loop it computes at once while tracing, kept for eager code only",
-                      "TRT364": "the list it computes at once while tracing, kept for eager code only"}
+                      "TRT364": "the list it computes at once while tracing, kept for eager code only",
+                      "TRT369": "the cost volume whose planes it writes whole, at full width"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges) or
 #: values of another type (TRT323: ``masks.gt_(0.5)`` exported as a bool comparison, YOLOv5's mask
