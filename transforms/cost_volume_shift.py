@@ -225,13 +225,16 @@ as written.
 Fix safety: unsafe. It holds only when the per-plane computation is column-local: output column `j`
 depends only on input column `j` of each map (elementwise arithmetic, means, sums and norms over channels,
 `torch.cat` over channels, a `view` that keeps the width last). Then the full-width value's column `j` is
-the original's column `j - i` and the volume holds the same numbers. Where the computation is visibly not
+the original's column `j - i` and the volume holds the same numbers (bit for bit for products, sums and
+means over channels; to rounding where torch reduces a strided slice and the whole map in another order, as
+`torch.norm` does). Where the computation is visibly not
 column-local the rule refuses and says why (a convolution, a pooling, a `matmul`/`@`/`einsum`, a `Linear`, a
 resize, `roll`/`flip`, a reduction over the last axis, a `self.`module call of one of those names): a
 convolution over the shifted columns would see the zeros brought in, not the original's edge. A module or
 function it cannot see is assumed column-local, and that is what `migrate`'s verification tests. Gradients
-also differ where the full-width computation divides by a norm of the zero columns (a NaN times the
-`where`'s zero gradient is NaN); values and shapes do not.
+also differ where the full-width computation makes an inf or NaN in the columns the write drops (a division
+by a norm of the zero columns without an epsilon: NaN times the `where`'s zero gradient is NaN). A name the
+block reads before assigning it (a value carried from the previous plane) is refused.
 
 In `migrate`: a graph that fails to run at a narrower width (ONNX Runtime refuses a zero-size node made at
 the loop's lines) plans this rule's finding there as a candidate: applied, and kept only if the rewritten
@@ -246,9 +249,11 @@ parser).""",
             "the computation mixes columns through something the rule cannot see (a module called as `self.f(x)` "
             "whose name does not say it convolves or pools, a function imported from another file)",
             "a slice cuts the columns of an axis that is not the written plane's last one",
-            "a name assigned in the block is read after the loop at its sliced width",
-            "gradients: a division by a norm of the zero-filled columns gives NaN gradients where the original had "
-            "none",
+            "gradients: where the full-width computation makes an inf or NaN in the columns the write drops (a "
+            "division by a norm of the zero-filled columns without an epsilon), the gradient through the "
+            "`torch.where` is NaN there where the original had none",
+            "a reduction over channels may round differently (a norm summed over a strided slice and over the "
+            "whole map in another order: a few units in the last place)",
         ),
         examples=(
             Example(
@@ -315,12 +320,19 @@ parser).""",
         block = _Block(var, positive)
         replacements: dict[cst.CSTNode, cst.CSTNode] = {}
         assigned: set[str] = set()
+        local = {s.body[0].targets[0].target.value for s in statements if type(s) is cst.SimpleStatementLine
+                 and len(s.body) == 1 and type(s.body[0]) is cst.Assign and len(s.body[0].targets) == 1
+                 and type(s.body[0].targets[0].target) is cst.Name}
         for statement in statements:
             if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
                     or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
                 return self._refuse(writes[0], message, "a statement other than one assignment in the block")
             assign = statement.body[0]
             target = assign.targets[0].target
+            carried = sorted(n.value for n in walk(assign.value) if type(n) is cst.Name and n.value in local - assigned)
+            if carried:
+                return self._refuse(writes[0], message, f"`{carried[0]}` is read before the block assigns it (a "
+                                                        "value from the previous plane)")
             if type(target) is cst.Name:
                 if target.value == var:
                     return self._refuse(writes[0], message, f"`{var}` is reassigned")
@@ -417,8 +429,8 @@ parser).""",
 
     def _read_elsewhere(self, owner: cst.CSTNode, statements: tuple[cst.BaseStatement, ...],
                         names: set[str]) -> str:
-        """A name assigned in the block that the function reads outside it, other than in the guard's ``else``
-        after assigning it there."""
+        """A name assigned in the block that the function reads outside it from the statement holding the loop on,
+        other than in the guard's ``else`` after assigning it there."""
         function = self.context.function
         if not names or function is None:
             return ""
@@ -439,9 +451,13 @@ parser).""",
                                 if type(t.target) is cst.Name:
                                     bound.add(t.target.value)
                                     covered.add(id(t.target))
-        for n in walk(function.body):
-            if type(n) is cst.Name and n.value in names and id(n) not in inside and id(n) not in covered:
-                return n.value
+        # What runs before the statement holding the loop reads the names before the loop writes them.
+        top = list(function.body.body) if type(function.body) is cst.IndentedBlock else [function.body]
+        holder = next((k for k, stmt in enumerate(top) if any(n is owner for n in walk(stmt))), 0)
+        for stmt in top[holder:]:
+            for n in walk(stmt):
+                if type(n) is cst.Name and n.value in names and id(n) not in inside and id(n) not in covered:
+                    return n.value
         return ""
 
 

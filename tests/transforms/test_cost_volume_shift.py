@@ -82,6 +82,9 @@ def _guarded(value: str, extra: str = "") -> str:
      "where `i` may be 0"),
     ("    for i in range(D):\n        if i > 0:\n            x = ref[:, :, :, i:] * tgt[:, :, :, :-i]\n"
      "            volume[:, :, i, :, i:] = x\n    return x\n", "`x`, assigned from shifted columns, is read outside"),
+    ("    x = ref\n    for i in range(D):\n        if i > 0:\n            y = x[:, :, :, i:] * tgt[:, :, :, :-i]\n"
+     "            x = y\n            volume[:, :, i, :, i:] = y\n",
+     "`x` is read before the block assigns it"),
     ("    for i in range(D):\n        if i > 0:\n            print(i)\n            volume[:, :, i, :, i:] = ref[..., i:]\n",
      "a statement other than one assignment"),
 ])
@@ -211,3 +214,11 @@ def test_the_export_runs_at_every_width_only_after(program: tuple[type, type]) -
         [got] = session.run(None, {"x": x.numpy()})
         want = before(x).numpy()
         assert got.shape == want.shape and np.allclose(got, want, atol=1e-6, equal_nan=True), label
+
+
+def test_a_name_read_before_the_loop_only_is_the_blocks_own() -> None:
+    """``x`` is read before the loop (the input) and assigned in the block: the loop's writes come later."""
+    body = ("    x = ref + 1\n    for i in range(D):\n        if i > 0:\n            x = ref[:, :, :, i:] * tgt[:, :, :, :-i]\n"
+            "            volume[:, :, i, :, i:] = x\n    return volume\n")
+    after = _fixed(body)
+    assert "            x = ref * _trt_shift_right(tgt, i, 3)\n" in after, after
