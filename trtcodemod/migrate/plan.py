@@ -54,10 +54,12 @@ CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357", "TRT727
 #: size test of a pad, crop or resize that TRT717 made one computation decides nothing any more; nor
 #: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search, nor
 #: the `int()` reads, `if`s and writes of a loop TRT348 computes at once while tracing (eager code keeps the loop), nor
-#: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing.
+#: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing;
+#: the writes of shifted columns TRT369 made whole-plane writes are no empty ScatterND any more.
 SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
-              "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104")}
+              "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
+              "TRT369": ("TRT203",)}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT729": "a module-level cache rebuilt while tracing",
@@ -65,7 +67,8 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph",
                       "TRT348": "the loop it computes at once while tracing, kept for eager code only",
-                      "TRT364": "the list it computes at once while tracing, kept for eager code only"}
+                      "TRT364": "the list it computes at once while tracing, kept for eager code only",
+                      "TRT369": "the cost volume whose planes it writes whole, at full width"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges) or
 #: values of another type (TRT323: ``masks.gt_(0.5)`` exported as a bool comparison, YOLOv5's mask
@@ -321,6 +324,12 @@ def _at(problem: Problem, finding: Any) -> bool:
 
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
+    if finding.rule in EMPTY_SLICE_RULES:
+        # The full-width planes fix a node ONNX Runtime refuses inside the loop (a zero-size Reshape or ScatterND of
+        # an empty slice); matched to a hostile ScatterND or to anything else at the loop it would rewrite a volume
+        # that is never empty.
+        return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
+            and _at(problem, finding)
     if finding.rule in NARROW_RULES:
         # Their rewrites fix one kind of refused node only; matched to anything else at the line or in the file they
         # would be applied beside every other rule's fix there (a linspace or a view that was never the problem).
@@ -389,6 +398,9 @@ ZERO_SIZE_RULES = frozenset({"TRT367"})
 #: cast to an index that a Gather some lines below refuses: S2M2's relative positions; or, for TRT368, values that are
 #: NaN where eager mode's are finite, in the same file: Deformable DETR's reference points).
 NARROW_RULES = ZERO_SIZE_RULES | {"TRT368"}
+#: Rules whose rewrite fixes only a graph that fails to run on an empty slice in a loop over shifted columns
+#: (TRT369's cost volume: every plane at full width).
+EMPTY_SLICE_RULES = frozenset({"TRT369"})
 #: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
 _NAN_INDEX = "-9223372036854775808"
 #: The verifier's words where the graph's output is NaN and eager mode's is not (``verify/compare.py``).
@@ -407,8 +419,8 @@ def _empty_axis(problems: list[Problem]) -> str:
     return ("; the refused node is a Reshape given a size that is 0 at run time, which ONNX reads as \"copy the "
             "input's size\" (allowzero=0): the tensor this line views or writes is empty at some input sizes (a "
             "slice past the end of an axis); do it so that nothing is empty there (compute each part at its full "
-            "size, zero what lies outside with a mask and `torch.stack`/`torch.cat` the parts), or declare the axis "
-            "static")
+            "size, zero what lies outside with a mask and `torch.stack`/`torch.cat` the parts; TRT369 does this for "
+            "a cost volume written over shifted columns), or declare the axis static")
 
 
 def describe(problems: list[Problem]) -> str:
