@@ -106,6 +106,7 @@ RULE_MODULES: tuple[str, ...] = (
     "per_element_map",
     "zero_size_reshape",
     "linspace_steps",
+    "promoted_operands",
 )
 
 

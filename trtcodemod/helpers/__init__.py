@@ -37,7 +37,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
     "convolution", "unpooling", "accumulation", "sorting", "whole_pooling", "comparisons", "numel", "rolling",
-    "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing",
+    "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "promotion",
 )
 
 RESERVED_PREFIX = "_trt_"
