@@ -32,7 +32,7 @@ class FrameRotary(nn.Module):
 
 
 def rotate_every_two(x):
-    pairs = x.reshape(*x.shape[:-1], -1, 2)
+    pairs = x.reshape(*x.shape[:-1], x.shape[-1] // 2, 2)
     x1, x2 = pairs.unbind(dim=-1)
     return torch.stack((-x2, x1), dim=-1).reshape(x.shape)
 
