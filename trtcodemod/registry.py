@@ -107,6 +107,7 @@ RULE_MODULES: tuple[str, ...] = (
     "zero_size_reshape",
     "linspace_steps",
     "cost_volume_shift",
+    "promoted_operands",
 )
 
 

@@ -37,7 +37,11 @@ HELPER_MODULES: tuple[str, ...] = (
     "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
     "convolution", "unpooling", "accumulation", "sorting", "whole_pooling", "comparisons", "numel", "rolling",
+<<<<<<< HEAD
     "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "shifting",
+=======
+    "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "promotion",
+>>>>>>> einsumtype
 )
 
 RESERVED_PREFIX = "_trt_"

@@ -99,6 +99,10 @@ MISSING_KERNEL_STEP = ("ONNX Runtime has no kernel for the operator it names (at
                        "None] == torch.arange(n)`), or cast around it (guidance: Data type support)")
 #: A graph holding an operator that is no ONNX operator: a custom op (guidance: "ONNX Custom Operators and
 #: TensorRT Plugins"). BiSeNet's `CustomArgMax.apply(logits, 1)`, a Function whose `symbolic` emits its own op.
+MIXED_TYPES_STEP = ("the exported node takes operands of two dtypes (an integer `torch.arange` and float frequencies "
+                    "in one `einsum`), which eager mode promotes and ONNX forbids: cast the operands to one dtype "
+                    "before the call (`torch.result_type(a, b)`, as eager mode computes it), or apply TRT370 "
+                    "(`trtcodemod explain TRT370`)")
 CUSTOM_OP_STEP = ("the graph holds an operator that is not in ONNX: a custom op, as the `symbolic` of a "
                   "`torch.autograd.Function` or a `register_custom_op_symbolic` emits one; TensorRT parses it only "
                   "with a plugin of that name loaded when the engine is built, and ONNX Runtime runs it only with a "
@@ -183,6 +187,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
             return MISSING_KERNEL_STEP
         if "No Op registered for" in message:  # an operator ONNX Runtime does not know: no shape problem
             return CUSTOM_OP_STEP
+        if "bound to different types" in message:  # a type check at load, not a shape that disagrees
+            return MIXED_TYPES_STEP
         if "Cannot split using values in 'split' attribute" in message:
             return SPLIT_STEP  # the example's count of pieces, not a size that meets another
         return EMPTY_INPUT_STEP if "has an empty string in the graph" in message else LOAD_STEP

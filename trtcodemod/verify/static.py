@@ -51,9 +51,15 @@ def _ops(model: Any) -> dict[str, int]:
 
 
 #: How ONNX Runtime names the node it refuses: at load (shape inference; the graph's own check, which
-#: quotes the node as ``In Node, ("/Add", Add, "", -1) : ...``) and at run time.
+#: quotes the node as ``In Node, ("/Add", Add, "", -1) : ...``; its type check, which binds an op's type
+#: parameter to its operands' types: ``Type parameter (T) of Optype (Einsum) bound to different types
+#: (tensor(int64) and tensor(float) in node (/m/rot/Einsum)``, or an input's type to what the op takes:
+#: ``Type 'tensor(int64)' of input parameter (/Einsum_output_0) of operator (Sin) in node (/Sin) is invalid``)
+#: and at run time.
 _FAILED_NODE = (re.compile(r"Node \((?P<name>[^)]*)\) Op \((?P<op>\w+)\)"),
                 re.compile(r'In Node, \("(?P<name>[^"]*)", (?P<op>\w+),'),
+                re.compile(r"Optype \((?P<op>\w+)\) bound to different types .*? in node \((?P<name>[^)]*)\)"),
+                re.compile(r"of operator \((?P<op>\w+)\) in node \((?P<name>[^)]*)\)"),
                 re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"))
 
 
