@@ -37,11 +37,8 @@ HELPER_MODULES: tuple[str, ...] = (
     "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
     "convolution", "unpooling", "accumulation", "sorting", "whole_pooling", "comparisons", "numel", "rolling",
-<<<<<<< HEAD
     "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "shifting",
-=======
-    "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "promotion",
->>>>>>> einsumtype
+    "promotion",
 )
 
 RESERVED_PREFIX = "_trt_"

@@ -324,21 +324,18 @@ def _at(problem: Problem, finding: Any) -> bool:
 
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
-<<<<<<< HEAD
     if finding.rule in EMPTY_SLICE_RULES:
         # The full-width planes fix a node ONNX Runtime refuses inside the loop (a zero-size Reshape or ScatterND of
         # an empty slice); matched to a hostile ScatterND or to anything else at the loop it would rewrite a volume
         # that is never empty.
         return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
             and _at(problem, finding)
-=======
     if finding.rule in PROMOTION_RULES:
         # Its rewrite casts the operands of an einsum or outer while exporting: it fixes an Einsum of two types that
         # ONNX Runtime refuses at load, or an outer whose values first differ, made at its own line, and nothing else.
         if problem.kind != "unfaithful" or problem.path is None or not _at(problem, finding):
             return False
         return (problem.op == FAILS_TO_RUN and _MIXED_TYPES in (problem.message or "")) or problem.op == WRONG_VALUES
->>>>>>> einsumtype
     if finding.rule in NARROW_RULES:
         # Their rewrites fix one kind of refused node only; matched to anything else at the line or in the file they
         # would be applied beside every other rule's fix there (a linspace or a view that was never the problem).
@@ -407,18 +404,15 @@ ZERO_SIZE_RULES = frozenset({"TRT367"})
 #: cast to an index that a Gather some lines below refuses: S2M2's relative positions; or, for TRT368, values that are
 #: NaN where eager mode's are finite, in the same file: Deformable DETR's reference points).
 NARROW_RULES = ZERO_SIZE_RULES | {"TRT368"}
-<<<<<<< HEAD
 #: Rules whose rewrite fixes only a graph that fails to run on an empty slice in a loop over shifted columns
 #: (TRT369's cost volume: every plane at full width).
 EMPTY_SLICE_RULES = frozenset({"TRT369"})
-=======
 #: Rules matched only to a node of operands of two dtypes made at their line (TRT370: an `Einsum` ONNX Runtime refuses
 #: to load, timesformer-pytorch's rotary `einsum` of an int64 range and float frequencies; an `outer` whose values
 #: first differ).
 PROMOTION_RULES = frozenset({"TRT370"})
 #: ONNX Runtime's words where one node's type parameter is bound to two of its operands' types.
 _MIXED_TYPES = "bound to different types"
->>>>>>> einsumtype
 #: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
 _NAN_INDEX = "-9223372036854775808"
 #: The verifier's words where the graph's output is NaN and eager mode's is not (``verify/compare.py``).
