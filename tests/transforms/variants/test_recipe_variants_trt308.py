@@ -141,12 +141,14 @@ VARIANTS: dict[str, Variant] = {
     }, 1e-5, dynamo=True),
     "monai_affine_transform_3d": Variant("TRT309", (
         "return _trt_affine_grid(theta=theta[:, :sr], size=list(dst_size), align_corners=self.align_corners)",), {
-        "larger": (torch.randn(3, 1, 9, 2, 8, generator=seeded(79)), _theta3d(3, 80, rows=4)),
-        "one-theta": (torch.randn(4, 2, 3, 3, 3, generator=seeded(81)), _theta3d(1, 82, rows=4)),
-        "one-voxel": (torch.randn(2, 1, 1, 1, 1, generator=seeded(83)), _theta3d(2, 84, rows=4)),
-        "zeros": (torch.zeros(2, 1, 4, 4, 4), torch.zeros(2, 4, 4)),
-        "eager-an-image": (torch.randn(2, 3, 6, 7, generator=seeded(85)), _theta(2, 86)),  # sr = 2: the 2-D grid
-        "raises-no-volumes": (torch.zeros(0, 1, 3, 3, 3), torch.zeros(0, 4, 4)),
+        "more": (torch.randn(5, 1, 9, 2, 8, generator=seeded(79)), _theta3d(5, 80)),
+        "one-voxel-input": (torch.randn(1, 2, 1, 1, 1, generator=seeded(81)), _theta3d(1, 82)),
+        "zeros": (torch.zeros(2, 1, 4, 4, 4), torch.zeros(2, 3, 4)),
+        "negatives": (-torch.rand(3, 2, 3, 3, 3, generator=seeded(83)), -_theta3d(3, 84)),
+        "inf-nan": (torch.zeros(1, 1, 2, 2, 2), torch.tensor([[[INF, 0.0, 0.0, 1.0], [0.0, NAN, 0.0, 0.0],
+                                                                [0.0, 0.0, 1.0, -INF]]])),
+        "raises-an-image": (torch.randn(2, 3, 6, 7, generator=seeded(85)), _theta3d(2, 86)),  # sr = 2, 3-D size
+        "raises-no-volumes": (torch.zeros(0, 1, 3, 3, 3), torch.zeros(0, 3, 4)),
     }, 1e-5, dynamo=True),
     "timm_naflexvit_interp1d": Variant("TRT309", (
         "grid = _trt_affine_grid(theta, (B, C, 1, out_length), align_corners=False)",), {
