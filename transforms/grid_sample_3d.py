@@ -45,9 +45,11 @@ inputs only, so there is no engine either way.
 The rewrite: `F.grid_sample(...)` → `_trt_grid_sample(...)` with the same arguments, an inserted
 helper that is `F.grid_sample` itself in eager mode, under `torch.jit.script`, `torch.fx`,
 `torch.compile` and `torch.export`, and for any input that is not 5-D. While `torch.onnx.export`
-runs on a volume with `mode="bilinear"` or `"nearest"` and `padding_mode="zeros"` or
-`"border"`, it computes what PyTorch's kernel computes: each grid point unnormalized to a voxel
-position (`align_corners` as given; clamped into the volume for `"border"`), its eight
+runs on a volume with `mode="bilinear"` or `"nearest"` and `padding_mode="zeros"`, `"border"`
+or `"reflection"`, it computes what PyTorch's kernel computes: each grid point unnormalized to a
+voxel position (`align_corners` as given; clamped into the volume for `"border"`; for
+`"reflection"` folded back and forth over the volume's extent, `fmod` and `floor` as the kernel's
+`reflect_coordinates`, then clamped, a NaN to the far edge as the kernel's clamp puts it), its eight
 neighbours gathered from the flattened volume with their trilinear weights and summed in the
 kernel's order (or the nearest voxel, rounding half to even), a neighbour outside the volume
 adding nothing. The graph holds `Floor`, `GatherElements`, `Where` and arithmetic, which every
@@ -57,8 +59,9 @@ Fix safety: safe. Outside an ONNX export nothing changes. While exporting, the r
 kernel's values (the same products summed in the same order: equal in float64 in the tests),
 shape and dtype; infinities in the volume stay where the kernel puts them (a neighbour outside
 the volume is skipped, never multiplied by 0); the helper calls `F.grid_sample` first and drops
-the result, so an input it refuses raises its own error. `mode="bicubic"`,
-`padding_mode="reflection"` and integer inputs keep `F.grid_sample` (and its export failure).
+the result, so an input it refuses raises its own error (`"reflection"` equal bit for bit too,
+infinite and NaN grid points included, in float32 and float64). `mode="bicubic"` and integer
+inputs keep `F.grid_sample` (and its export failure).
 A NaN grid coordinate adds nothing in the export's form; with `padding_mode="border"` the
 kernel may clamp it to the volume's edge instead. In the TorchScript exporter's graph ONNX
 Runtime folds the volume's reshape into a shape with -1, which it cannot resolve for an empty

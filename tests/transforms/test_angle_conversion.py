@@ -54,7 +54,7 @@ def test_rewrite_text_and_what_is_left() -> None:
             "def f(a, b, theta):\n"
             "    torch.rad2deg(a, out=b)\n"
             "    a.rad2deg_()\n"
-            "    return F.affine_grid(theta, [1, 1, 2, 3, 4], align_corners=True)\n")
+            "    return F.affine_grid(*theta, align_corners=True)\n")
     assert rules_found(left, select=("TRT308", "TRT309")) == ["TRT308", "TRT309"]  # reported, not rewritten
     assert rewrite(left, select=("TRT308", "TRT309")) == left
 

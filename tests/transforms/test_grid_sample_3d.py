@@ -3,8 +3,8 @@ outside an ONNX export, the kernel's trilinear (or nearest) sum written with gat
 
 The rewrite text where the code shows a volume's grid, and where only a recorded run does
 (``migrate`` on a monai-like warp whose grid is a reference grid plus a displacement field);
-what is left alone; the export formulation against ``F.grid_sample`` for both modes, both
-padding modes and both ``align_corners`` on volumes of several shapes (an empty batch, a
+what is left alone; the export formulation against ``F.grid_sample`` for both modes, the three
+padding modes (zeros, border, reflection) and both ``align_corners`` on volumes of several shapes (an empty batch, a
 one-voxel axis), with infinities in the volume and points outside it; eager runs and the
 toolchains before and after; and both exporters' graphs with a dynamic batch, depth, height and
 width against eager mode.
@@ -13,6 +13,7 @@ width against eager mode.
 from __future__ import annotations
 
 import itertools
+import math
 import re
 import warnings
 from pathlib import Path
@@ -59,7 +60,8 @@ def _volume(shape: tuple[int, ...], generator: torch.Generator) -> torch.Tensor:
 
 
 @pytest.mark.parametrize(("mode", "padding_mode", "align_corners"),
-                         list(itertools.product(["bilinear", "nearest"], ["zeros", "border"], [True, False])))
+                         list(itertools.product(["bilinear", "nearest"], ["zeros", "border", "reflection"],
+                                                           [True, False])))
 def test_the_export_form_is_the_kernels_sum(mode: str, padding_mode: str, align_corners: bool) -> None:
     generator = torch.Generator().manual_seed(0)
     for shape, points in [((2, 3, 4, 5, 6), (3, 4, 2)), ((1, 1, 1, 3, 2), (2, 2, 2)), ((0, 2, 3, 3, 3), (2, 1, 2))]:
@@ -82,6 +84,14 @@ def test_infinities_stay_where_the_kernel_puts_them_and_errors_are_the_kernels()
         torch.testing.assert_close(_trt_grid_sample_3d(x, grid, "bilinear", padding_mode, True),
                                    F.grid_sample(x, grid, "bilinear", padding_mode, True), rtol=0, atol=0,
                                    equal_nan=True)
+    # Reflection folds an infinite or NaN point into a NaN, which the kernel's clamp takes to the far edge.
+    grid[0, 0, 0, 0] = torch.tensor([math.inf, 0.0, 0.0])
+    grid[0, 0, 0, 1] = torch.tensor([0.0, math.nan, 0.0])
+    grid[0, 0, 1, 0] = torch.tensor([0.0, 0.0, -math.inf])
+    grid[0, 0, 1, 1] = torch.tensor([1e30, -1e30, 7.5])  # many spans away: flips counted by floor
+    for mode, align_corners in itertools.product(["bilinear", "nearest"], [True, False]):
+        assert torch.equal(_trt_grid_sample_3d(x.nan_to_num(posinf=2.0), grid, mode, "reflection", align_corners),
+                           F.grid_sample(x.nan_to_num(posinf=2.0), grid, mode, "reflection", align_corners))
     with pytest.raises(RuntimeError) as original:
         F.grid_sample(x, grid[..., :2], "bilinear", "zeros", True)
     with pytest.raises(RuntimeError, match=re.escape(str(original.value)[:20])):
@@ -216,7 +226,7 @@ class _Sampler(torch.nn.Module):
         return _trt_grid_sample(x, grid, padding_mode=self.padding_mode, align_corners=True)
 
 
-@pytest.mark.parametrize("padding_mode", ["zeros", "border"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
 def test_the_dynamo_graph_is_valid_with_a_symbolic_batch_and_runs_an_empty_one(padding_mode: str) -> None:
     """Clamping indices to a size the dynamo exporter holds as a symbol once made it write a graph
     ONNX Runtime refused to load; the original's 5-D GridSample exports there and runs every batch."""

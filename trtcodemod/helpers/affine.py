@@ -27,12 +27,14 @@ def _trt_affine_grid(theta, size: list[int], align_corners: bool | None = None):
     times ``theta`` transposed, as PyTorch computes it."""
     if torch.jit.is_scripting():
         return torch.nn.functional.affine_grid(theta, size, align_corners=align_corners)
-    if (_trt_onnx_exporting() and isinstance(theta, torch.Tensor)
-            and theta.is_floating_point() and theta.dim() == 3 and theta.shape[-2] == 2 and theta.shape[-1] == 3
-            and len(size) == 4):
-        if any(isinstance(s, int) and s <= 0 for s in size):
-            raise ValueError(f"Expected non-zero, positive output size. Got {size}")  # as F.affine_grid
-        return _trt_affine_grid_2d(theta, size, bool(align_corners))
+    if _trt_onnx_exporting() and isinstance(theta, torch.Tensor) and theta.is_floating_point() and theta.dim() == 3:
+        spatial = len(size) - 2  # the size's length is known here, when the call runs
+        if spatial in (2, 3) and theta.shape[-2] == spatial and theta.shape[-1] == spatial + 1:
+            if any(isinstance(s, int) and s <= 0 for s in size):
+                raise ValueError(f"Expected non-zero, positive output size. Got {size}")  # as F.affine_grid
+            if spatial == 2:
+                return _trt_affine_grid_2d(theta, size, bool(align_corners))
+            return _trt_affine_grid_3d(theta, size, bool(align_corners))
     return torch.nn.functional.affine_grid(theta, size, align_corners=align_corners)
 
 
@@ -46,6 +48,22 @@ def _trt_affine_grid_2d(theta, size, align_corners: bool):
                       ys.reshape(-1, 1, 1).expand(height, width, 1) * ones, ones], dim=-1)
     grid = base.reshape(1, height * width, 3).expand(n, height * width, 3).bmm(theta.transpose(1, 2))
     return grid.reshape(n, height, width, 2)
+
+
+def _trt_affine_grid_3d(theta, size, align_corners: bool):
+    """The ``(N, D, H, W, 3)`` grid of ``theta`` ``(N, 3, 4)`` for ``size`` ``(N, C, D, H, W)``: the base
+    grid of ``(x, y, z, 1)`` (``x`` along the width, ``z`` along the depth) times ``theta`` transposed."""
+    n, depth, height, width = size[0], size[2], size[3], size[4]
+    xs = _trt_linspace_from_neg_one(theta, width, align_corners)
+    ys = _trt_linspace_from_neg_one(theta, height, align_corners)
+    zs = _trt_linspace_from_neg_one(theta, depth, align_corners)
+    ones = torch.ones(depth, height, width, 1, dtype=theta.dtype, device=theta.device)
+    base = torch.cat([xs.reshape(1, 1, -1, 1).expand(depth, height, width, 1) * ones,
+                      ys.reshape(1, -1, 1, 1).expand(depth, height, width, 1) * ones,
+                      zs.reshape(-1, 1, 1, 1).expand(depth, height, width, 1) * ones, ones], dim=-1)
+    points = depth * height * width
+    grid = base.reshape(1, points, 4).expand(n, points, 4).bmm(theta.transpose(1, 2))
+    return grid.reshape(n, depth, height, width, 3)
 
 
 def _trt_linspace_from_neg_one(theta, steps, align_corners: bool):

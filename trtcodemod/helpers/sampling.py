@@ -5,8 +5,8 @@ volumetric input"), and TensorRT parses ONNX ``GridSample`` on 4-D inputs only. 
 networks warp volumes by a displacement field this way (monai's ``Warp``). Sampling is a
 weighted sum of the voxels around each grid point: PyTorch's kernel unnormalizes the point,
 takes its eight neighbours and their trilinear weights (or the nearest voxel), and counts a
-neighbour outside the volume as zero (``padding_mode="zeros"``) or clamps the point into the
-volume (``"border"``). ``_trt_grid_sample`` is ``F.grid_sample`` itself everywhere except inside
+neighbour outside the volume as zero (``padding_mode="zeros"``), clamps the point into the
+volume (``"border"``) or reflects it at the volume's edges first (``"reflection"``). ``_trt_grid_sample`` is ``F.grid_sample`` itself everywhere except inside
 ``torch.onnx.export`` on a 5-D input, where it computes that sum with ``Floor``, ``Gather``
 and ``Where`` nodes.
 """
@@ -21,29 +21,48 @@ def _trt_grid_sample(input, grid, mode: str = "bilinear", padding_mode: str = "z
     """``F.grid_sample(input, grid, mode, padding_mode, align_corners)``; while exporting a 5-D
     input, trilinear or nearest sampling by gathers.
 
-    Other ranks, ``mode="bicubic"``, ``padding_mode="reflection"`` and integer inputs keep
-    ``F.grid_sample`` while exporting too.
+    Other ranks, ``mode="bicubic"`` and integer inputs keep ``F.grid_sample`` while exporting too.
     """
     if torch.jit.is_scripting():
         return torch.nn.functional.grid_sample(input, grid, mode, padding_mode, align_corners)
     if (_trt_onnx_exporting() and isinstance(input, torch.Tensor) and isinstance(grid, torch.Tensor)
             and input.dim() == 5 and grid.dim() == 5 and mode in ("bilinear", "nearest")
-            and padding_mode in ("zeros", "border") and input.is_floating_point()):
+            and padding_mode in ("zeros", "border", "reflection") and input.is_floating_point()):
         return _trt_grid_sample_3d(input, grid, mode, padding_mode, bool(align_corners))
     return torch.nn.functional.grid_sample(input, grid, mode, padding_mode, align_corners)
 
 
 @torch.jit.unused
-def _trt_grid_unnormalize(coordinate, size, align_corners: bool, border: bool):
+def _trt_grid_unnormalize(coordinate, size, align_corners: bool, border: bool, reflection: bool = False):
     """A grid coordinate in [-1, 1] as a voxel position, as PyTorch's kernel computes it (never
-    runs when scripted); clamped into the volume for ``padding_mode="border"``."""
+    runs when scripted); clamped into the volume for ``padding_mode="border"``, reflected at its
+    edges and then clamped for ``"reflection"``."""
     if align_corners:
         position = (coordinate + 1) / 2 * (size - 1)
     else:
         position = ((coordinate + 1) * size - 1) / 2
-    if border:
+    if reflection:
+        position = _trt_reflect(position, size, align_corners)
+        # The kernel's clamp, min(size - 1, max(p, 0)), takes a NaN (an infinite or NaN point
+        # folded) to the far edge.
+        position = torch.where(position.isnan(), torch.full_like(position, 1.0) * (size - 1), position)
+    if border or reflection:
         position = torch.where(position > size - 1, torch.full_like(position, 1.0) * (size - 1), position.clamp(min=0))
     return position
+
+
+@torch.jit.unused
+def _trt_reflect(position, size, align_corners: bool):
+    """PyTorch's ``reflect_coordinates``: the position folded back and forth over the volume's
+    extent (voxel centres with ``align_corners``, voxel edges without), from its low end; a single
+    voxel with ``align_corners`` is position 0 (never runs when scripted)."""
+    low = position.new_zeros(()) if align_corners else position.new_full((), -0.5)
+    span = (position.new_ones(()) * size - 1) if align_corners else position.new_ones(()) * size
+    distance = (position - low).abs()
+    extra = torch.fmod(distance, span)
+    flips = torch.floor(distance / span)
+    folded = torch.where(torch.remainder(flips, 2) == 0, extra + low, span - extra + low)
+    return torch.where(span == 0, torch.zeros_like(folded), folded)
 
 
 @torch.jit.unused
@@ -54,10 +73,10 @@ def _trt_grid_sample_3d(input, grid, mode: str, padding_mode: str, align_corners
     torch.nn.functional.grid_sample(input, grid, mode, padding_mode, align_corners)
     batch, channels = input.shape[0], input.shape[1]
     depth, height, width = input.shape[2], input.shape[3], input.shape[4]
-    border = padding_mode == "border"
-    x = _trt_grid_unnormalize(grid[..., 0], width, align_corners, border)
-    y = _trt_grid_unnormalize(grid[..., 1], height, align_corners, border)
-    z = _trt_grid_unnormalize(grid[..., 2], depth, align_corners, border)
+    border, reflection = padding_mode == "border", padding_mode == "reflection"
+    x = _trt_grid_unnormalize(grid[..., 0], width, align_corners, border, reflection)
+    y = _trt_grid_unnormalize(grid[..., 1], height, align_corners, border, reflection)
+    z = _trt_grid_unnormalize(grid[..., 2], depth, align_corners, border, reflection)
     volume = input.reshape(batch, channels, depth * height * width)
     out_shape = (batch, channels, grid.shape[1], grid.shape[2], grid.shape[3])
 

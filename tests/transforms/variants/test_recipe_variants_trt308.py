@@ -46,6 +46,10 @@ def _theta(n: int, seed: int, rows: int = 3) -> torch.Tensor:
     return torch.eye(3)[:rows].repeat(n, 1, 1) + 0.2 * torch.randn(n, rows, 3, generator=seeded(seed))
 
 
+def _theta3d(n: int, seed: int, rows: int = 3) -> torch.Tensor:
+    return torch.eye(4)[:rows].repeat(n, 1, 1) + 0.2 * torch.randn(n, rows, 4, generator=seeded(seed))
+
+
 def _masks(rows: list[list[int]]) -> torch.Tensor:
     return torch.tensor(rows)
 
@@ -115,6 +119,36 @@ VARIANTS: dict[str, Variant] = {
         "zeros": (torch.zeros(2, 1, 5, 5), torch.zeros(2, 3, 3)),
         "negatives": (-torch.rand(1, 2, 8, 3, generator=seeded(19)), -_theta(1, 20)),
         "raises-no-images": (torch.zeros(0, 3, 6, 7), torch.zeros(0, 3, 3)),
+    }, 1e-5, dynamo=True),
+    "torchreg_affine_transform": Variant("TRT309", (
+        "return _trt_affine_grid(affine, [len(x), len(shape), *shape], align_corners)",
+        "return _trt_affine_grid(torch.eye(4, device=device)[None, :3], [1, 3, *shape], align_corners=True)"), {
+        "larger": (torch.randn(2, 1, 9, 3, 11, generator=seeded(70)),),
+        "one-voxel": (torch.randn(2, 1, 1, 1, 1, generator=seeded(71)),),
+        "one-slice": (torch.randn(2, 1, 1, 6, 5, generator=seeded(72)),),
+        "zeros": (torch.zeros(2, 1, 3, 3, 3),),
+        "raises-no-voxels": (torch.zeros(2, 1, 0, 4, 4),),
+        "raises-an-image": (torch.randn(2, 1, 4, 4, generator=seeded(73)),),  # a 2x3 grid of a 3x4 affine
+    }, 1e-5),
+    "kornia_warp_affine3d": Variant("TRT309", (
+        "grid = _trt_affine_grid(P_norm, dsize_out, align_corners=align_corners)",), {
+        "more": (torch.randn(5, 2, 3, 9, 4, generator=seeded(74)), _theta3d(5, 75)),
+        "one-volume": (torch.randn(1, 1, 2, 2, 2, generator=seeded(76)), _theta3d(1, 77)),
+        "zeros-and-negatives": (torch.zeros(2, 1, 4, 4, 4), -_theta3d(2, 78)),
+        "inf-nan": (torch.zeros(1, 1, 2, 2, 2), torch.tensor([[[INF, 0.0, 0.0, 1.0], [0.0, NAN, 0.0, 0.0],
+                                                                [0.0, 0.0, -INF, 0.0]]])),
+        "raises-a-2x3-theta": (torch.zeros(2, 1, 4, 4, 4), torch.eye(2, 3).repeat(2, 1, 1)),
+    }, 1e-5, dynamo=True),
+    "monai_affine_transform_3d": Variant("TRT309", (
+        "return _trt_affine_grid(theta=theta[:, :sr], size=list(dst_size), align_corners=self.align_corners)",), {
+        "more": (torch.randn(5, 1, 9, 2, 8, generator=seeded(79)), _theta3d(5, 80)),
+        "one-voxel-input": (torch.randn(1, 2, 1, 1, 1, generator=seeded(81)), _theta3d(1, 82)),
+        "zeros": (torch.zeros(2, 1, 4, 4, 4), torch.zeros(2, 3, 4)),
+        "negatives": (-torch.rand(3, 2, 3, 3, 3, generator=seeded(83)), -_theta3d(3, 84)),
+        "inf-nan": (torch.zeros(1, 1, 2, 2, 2), torch.tensor([[[INF, 0.0, 0.0, 1.0], [0.0, NAN, 0.0, 0.0],
+                                                                [0.0, 0.0, 1.0, -INF]]])),
+        "raises-an-image": (torch.randn(2, 3, 6, 7, generator=seeded(85)), _theta3d(2, 86)),  # sr = 2, 3-D size
+        "raises-no-volumes": (torch.zeros(0, 1, 3, 3, 3), torch.zeros(0, 3, 4)),
     }, 1e-5, dynamo=True),
     "timm_naflexvit_interp1d": Variant("TRT309", (
         "grid = _trt_affine_grid(theta, (B, C, 1, out_length), align_corners=False)",), {

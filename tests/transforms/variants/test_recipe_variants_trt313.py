@@ -6,7 +6,8 @@ original writes it: MONAI's scaling and squaring (a reference grid plus the fiel
 built from a list, the modes held on the module), XMorpher's inverse warp (the grid built in
 ``forward``, the alias ``nnf``, two calls through one line), learnsim's registration module (a
 grid given in normalized coordinates, permuted on a line of its own, two calls chosen by the
-tensor's type), VoxelMorph's half-resolution integration (a buffer grid, the alias ``nnf``) and
+tensor's type), VoxelMorph's half-resolution integration (a buffer grid, the alias ``nnf``),
+torchreg's scaling and squaring (``padding_mode='reflection'``, its grid from ``F.affine_grid``) and
 Convolutional Occupancy Networks' decoder (a feature volume read at 3-D query points next to a
 4-D plane read, the call chained with two squeezes). The volume's rank is a run-time fact: none
 is found from the code alone, and the TorchScript exporter refuses each original ("GridSample
@@ -51,6 +52,7 @@ MIGRATED = {
     "xmorpher_re_spatial_transformer": "return nnf.grid_sample(src, new_locs, mode=mode)",
     "learnsim_registration_module": 'return F.grid_sample(im_or_seg_moving, grid, mode="bilinear"',
     "voxelmorph_vecint_half_resolution": "return nnf.grid_sample(src, new_locs, mode=self.mode)",
+    "torchreg_syn_scaling_squaring": "return F.grid_sample(x, self._grid + v.permute(0, 2, 3, 4, 1)",
 }
 
 
