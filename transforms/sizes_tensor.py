@@ -430,7 +430,8 @@ Applies to every TensorRT version.""",
         of_sizes = self._nest(loop.iter) or self._handed_down(loop.iter)
         self._items.append((loop.target.value, of_sizes))
         try:
-            return self._leaf(expr.elt) or self._display(expr.elt)
+            with self.judging(expr):
+                return self._leaf(expr.elt) or self._display(expr.elt)
         finally:
             self._items.pop()
 
@@ -453,7 +454,11 @@ Applies to every TensorRT version.""",
         """How sure ``expr`` is one integer computed from a size (0: it is not), or one number computed
         from sizes with a true division or a float literal."""
         if self._items and any(self._item(n) is not None for n in _names(expr)):
-            return self._item_leaf(expr)
+            found = self._item_leaf(expr)
+            if found or not self.size_number(expr):
+                return found
+            # An item of a shape is one size: `[int(round(s / k)) for s in x.shape[2:]]` (torchreg's pyramid).
+            return SIZE
         if self.integer_size(expr) and self._sized(expr):
             return SIZE
         if self._fractional_size(expr) and self._sized(expr):
