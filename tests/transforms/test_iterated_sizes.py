@@ -19,7 +19,7 @@ import pytest
 import torch
 
 from snippets import export_checked_session as export_session, ort_matches
-from support import assert_same, load, rewrite
+from support import assert_same, load, migrate_json, rewrite
 from trtcodemod.engine import Options, check_source
 
 HEAD = "import math\nimport torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n"
@@ -155,3 +155,24 @@ def test_int_of_an_iterated_size_is_baked_and_the_rewrite_follows_the_input() ->
     assert ort_matches(export_session(after, (example,), ["x"], axes), after, other)
     for x in (other, torch.zeros(1, 3, 2, 3), -other, torch.rand(1, 3, 5, 7)):
         assert_same(before(x), after(x))
+
+
+def test_migrate_fixes_the_pyramid_that_stopped_the_export(tmp_path) -> None:
+    """First contact (zoo 35's reg_pyramid_smooth): the export stopped at `round` of the comprehension
+    target and nothing was applied. Now TRT712 takes the rounding and TRT716 the tensor of the new sizes:
+    exit 0, exports faithful and equivalent."""
+    path = tmp_path / "pyramid.py"
+    path.write_text(PYRAMID + '''
+
+def build():
+    return Pyramid().eval()
+
+
+def inputs(generator):
+    return (torch.rand(1, 2, 16, 20, 24, generator=generator),)
+''')
+    report = migrate_json(path, '{"x": {"0": "batch", "2": "depth", "3": "height", "4": "width"}}')
+    assert report["before"]["exported"] is False
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [("TRT712", 13), ("TRT716", 15)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True

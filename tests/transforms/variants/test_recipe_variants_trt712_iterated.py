@@ -6,10 +6,12 @@ test_iterated_sizes.py``), and in ``tests/recipe_variants/trt712/``, each reduce
 repository (cited in its docstring): DeepLab's multi-scale inputs (kazuto1011/deeplab-pytorch,
 ``[int(s * p) for s in x.shape[2:]]``) and jitfields' resize by a factor (balbasty/jitfields,
 ``[pymath.ceil(s*f) for s, f in zip(x.shape[-ndim:], factor)]``). The target is one size each turn
-(:meth:`~trtcodemod.transforms._size_facts.SizeRule.iterated_sizes`), so the rounding is TRT712's: the
-original exports not faithful (the example's sizes baked), ``migrate`` applies TRT712 at the line and
-ends with exit 0, equivalent; the rewritten graph equals eager mode at other sizes and on edge values,
-and eager mode is unchanged.
+(:meth:`~trtcodemod.transforms._size_facts.SizeRule.iterated_sizes`), so the rounding is TRT712's from the
+code alone: the rewrite test below fails without it (no finding). The original exports not faithful (the
+example's sizes baked); the rewritten graph equals eager mode at other sizes and on edge values, and eager
+mode is unchanged. ``migrate`` applies TRT712 at the line and ends with exit 0, equivalent (these two it
+took before too, from the export's TracerWarning at the line; torchreg's `round`, which raises instead of
+warning, it did not: that migrate test is in ``test_iterated_sizes.py``).
 """
 
 from __future__ import annotations
