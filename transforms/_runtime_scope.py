@@ -334,6 +334,13 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
         (``outside``: as seen from just outside that lambda or comprehension)."""
         return any(name in names for node, names in self._shadows if node is not outside)
 
+    def binder(self, name: str) -> cst.CSTNode | None:
+        """The innermost lambda or comprehension in scope here that binds ``name``; None where none does."""
+        for node, names in reversed(self._shadows):
+            if name in names:
+                return node
+        return None
+
     # --- the call graph ----------------------------------------------------------
     def visit_Call(self, node: cst.Call) -> None:
         if self.classes and not self.untraced:

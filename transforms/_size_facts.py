@@ -12,6 +12,9 @@
   tensor, the count of a shape (``t.shape[1:].numel()``, TRT346's ``_trt_size_numel(t.shape[1:])``),
   and locals assigned from them (``h, w = x.shape[2:]``, ``b, c, h, w = x.size()``),
   or indexing a local bound to a whole shape (``s = x.shape[2:]`` then ``s[1]``),
+  and names bound to one size each turn of a loop or comprehension over a shape (``for s in
+  x.shape[2:]``, ``[s // 2 for s in x.size()]``, ``for i, s in enumerate(shape)``, ``for s, f in
+  zip(x.shape[2:], factors)``, also through ``reversed``/``list``/``tuple``: :meth:`SizeRule.iterated_sizes`),
   and arithmetic on sizes with non-tensors (``w - 1``, ``h * scale``);
 - 0-d values computed from tensor data: reductions without a dim (``m.sum()``,
   ``torch.count_nonzero(m)``), their ``.long()``/``.clamp()``, arithmetic on them;
@@ -30,7 +33,9 @@ rule and is not registered.
 
 from __future__ import annotations
 
+from contextlib import contextmanager
 from dataclasses import dataclass, field
+from typing import Iterator
 
 import libcst as cst
 
@@ -87,6 +92,11 @@ _DATA_DEPENDENT_METHODS = frozenset({"nonzero", "masked_select", "argwhere", "un
 #: Operators that keep integers integers (``%`` of a size by a positive number is the ONNX ``Mod``
 #: TensorRT takes, with Python's sign rule in both).
 INTEGER_OPERATORS = (cst.Add, cst.Subtract, cst.Multiply, cst.FloorDivide, cst.Modulo)
+#: What rounds a number to an integer: ``round`` of one argument, ``int``, ``math.ceil``/``floor``/``trunc``,
+#: and TRT712's helpers that keep them traced.
+_ROUNDING_BUILTINS = frozenset({"int", "round"})
+_ROUNDING_MATH = frozenset({"math.ceil", "math.floor", "math.trunc"})
+_ROUNDING_HELPERS = frozenset({"_trt_size_int", "_trt_size_round", "_trt_size_ceil", "_trt_size_floor"})
 _FACTORY_MATH = frozenset({"ceil", "floor", "trunc", "sqrt", "log", "log2", "log10", "exp", "pow", "prod",
                            "isqrt", "gcd", "lcm", "fabs", "copysign", "fmod", "hypot", "dist", "comb", "perm"})
 
@@ -151,6 +161,11 @@ class SizeFacts(Provider):
         self.frames: list[_Frame] = []
         #: (node id, hook) last handled: the hooks of one node run back to back.
         self.last: tuple[int, str] | None = None
+        #: Comprehension (node id) → its targets bound to one size of a tensor each turn → whether a count.
+        self.iterated: dict[int, dict[str, bool]] = {}
+        #: Comprehensions judged from outside (a rule reading a display's items at the call), innermost
+        #: last: the names each binds → its targets that are sizes.
+        self.judged: list[tuple[set[str], dict[str, bool]]] = []
 
 
 class SizeRule(RuntimeScopeRule):
@@ -298,12 +313,96 @@ class SizeRule(RuntimeScopeRule):
 
     def visit_For(self, node: cst.For) -> None:
         if self._first(node, "visit_For"):
+            # The iterable is read before the target is bound (`for s in s.shape`).
+            sizes = self.iterated_sizes(node.target, node.iter)
             self._bind(node.target, None)
             self._written_in_loop(node)
             frame = self._frame()
-            if frame is not None and type(node.target) is cst.Name and self._is_shape_tuple(node.iter):
+            if frame is not None:
                 # `for size in x.shape[-1:1:-1]:` (pixseg's ENet): each turn's name is one of the sizes
-                frame.derived.add(node.target.value)
+                frame.sizes.update(sizes)
+
+    def visit_ListComp(self, node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> None:
+        if self._first(node, "visit_comprehension"):
+            self.comprehension_sizes(node)
+
+    visit_SetComp = visit_DictComp = visit_GeneratorExp = visit_ListComp
+
+    def comprehension_sizes(self, node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp
+                            ) -> dict[str, bool]:
+        """The targets of comprehension ``node`` bound to one size each turn (→ whether a count), judged
+        once, where the comprehension is first met: `[int(round(s / k)) for s in x.shape[2:]]` (torchreg's
+        pyramid). Its element is visited before its `for`, so each `for` is judged after those before it."""
+        known = self._shared.iterated.get(id(node))
+        if known is not None:
+            return known
+        sizes: dict[str, bool] = {}
+        self._shared.iterated[id(node)] = sizes
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            found = self.iterated_sizes(comp.target, comp.iter) if comp.asynchronous is None else {}
+            for name in bound_names(comp.target):
+                sizes.pop(name, None)  # a later `for` rebinding a name
+            sizes.update(found)
+            comp = comp.inner_for_in
+        return sizes
+
+    @contextmanager
+    def judging(self, node: cst.ListComp | cst.SetComp | cst.DictComp | cst.GeneratorExp) -> Iterator[None]:
+        """While a rule reads comprehension ``node``'s element from outside it (at the call that takes the
+        list): its targets stand for what each turn binds, not for the enclosing function's names."""
+        names: set[str] = set()
+        comp: cst.CompFor | None = node.for_in
+        while comp is not None:
+            names.update(bound_names(comp.target))
+            comp = comp.inner_for_in
+        self._shared.judged.append((names, self.comprehension_sizes(node)))
+        try:
+            yield
+        finally:
+            self._shared.judged.pop()
+
+    def iterated_sizes(self, target: cst.BaseExpression, iterable: cst.BaseExpression) -> dict[str, bool]:
+        """The names ``for target in iterable`` binds to one size of a tensor each turn (→ whether a count):
+        a plain name over a tensor's shape or a slice of it (``x.shape[2:]``, ``x.size()``, a local bound
+        to one), or an element of a tuple target over ``zip`` of such shapes with anything, or the second
+        of ``enumerate(shape)``, also through ``reversed``/``list``/``tuple`` of a shape. Traced, each is
+        a 0-d tensor as ``x.shape[i]`` is (``round`` of it raises), in eager mode an ``int``."""
+        frame = self._frame()
+        if frame is None:
+            return {}
+        names = bound_names(target)
+        if len(names) != len(set(names)):
+            return {}  # `for s, s in ...`: the later one wins; not followed
+        owner = self._shape_owner(iterable)
+        if owner is not None or type(iterable) is cst.Name and iterable.value in frame.shapes \
+                and self._local(iterable.value):
+            if type(target) is not cst.Name:
+                return {}
+            count = self._is_count_tensor(owner) if owner is not None else frame.shapes[iterable.value]  # type: ignore[union-attr]
+            return {target.value: count}
+        if type(iterable) is not cst.Call or type(iterable.func) is not cst.Name or has_star_args(iterable):
+            return {}
+        builtin = iterable.func.value
+        if self.context.resolver.binds(builtin):
+            return {}
+        allowed = {"enumerate": {"start"}, "zip": {"strict"}}.get(builtin, set())
+        if any(a.keyword is not None and a.keyword.value not in allowed for a in iterable.args):
+            return {}
+        args = [a.value for a in iterable.args if a.keyword is None]
+        if builtin in ("reversed", "list", "tuple") and len(args) == 1:
+            return self.iterated_sizes(target, args[0])
+        if type(target) not in (cst.Tuple, cst.List) or any(
+                type(e) is cst.StarredElement for e in target.elements):  # type: ignore[union-attr]
+            return {}
+        elements = [e.value for e in target.elements]  # type: ignore[union-attr]
+        if builtin == "enumerate" and len(args) == 1 and len(elements) == 2:
+            return self.iterated_sizes(elements[1], args[0])
+        found: dict[str, bool] = {}
+        if builtin == "zip" and len(args) == len(elements):
+            for element, arg in zip(elements, args):
+                found.update(self.iterated_sizes(element, arg))
+        return found
 
     def visit_While(self, node: cst.While) -> None:
         if self._first(node, "visit_While"):
@@ -447,9 +546,13 @@ class SizeRule(RuntimeScopeRule):
         if frame is None:
             return None
         if type(expr) is cst.Name:
-            if expr.value in frame.sizes and self._local(expr.value):
-                return frame.sizes[expr.value]
-            return None
+            for names, sizes in reversed(self._shared.judged):
+                if expr.value in names:
+                    return sizes.get(expr.value)
+            binder = self.runtime.binder(expr.value)
+            if binder is not None:  # a comprehension's target (or a lambda's parameter)
+                return self._shared.iterated.get(id(binder), {}).get(expr.value)
+            return frame.sizes.get(expr.value)
         if type(expr) is cst.Subscript:
             if len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index:
                 owner = self._shape_owner(expr.value)
@@ -570,6 +673,27 @@ class SizeRule(RuntimeScopeRule):
             return False
         if type(expr) is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
             return self.size_derived(expr.expression)
+        return False
+
+    def size_number(self, expr: cst.BaseExpression) -> bool:
+        """A number computed from sizes: :meth:`size_derived`, or a rounding of one (``int(s / k)``,
+        ``round(s / k)`` with one argument, ``math.ceil``/``floor``/``trunc``, or TRT712's helpers for
+        them), also in arithmetic with non-tensors (``int(round(s / self.scale)) * 2``)."""
+        if self.size_derived(expr):
+            return True
+        if type(expr) is cst.Call:
+            if len(expr.args) != 1 or expr.args[0].keyword is not None or expr.args[0].star:
+                return False
+            func = expr.func
+            rounding = type(func) is cst.Name and (
+                func.value in _ROUNDING_BUILTINS and not self.context.resolver.binds(func.value)
+                or func.value in _ROUNDING_HELPERS) or bool(_ROUNDING_MATH & set(self.context.qualified_names(func)))
+            return rounding and self.size_number(expr.args[0].value)
+        if type(expr) is cst.BinaryOperation:
+            left, right = self.size_number(expr.left), self.size_number(expr.right)
+            return left and right or left and not self.is_tensor(expr.right) or right and not self.is_tensor(expr.left)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) in (cst.Minus, cst.Plus):
+            return self.size_number(expr.expression)
         return False
 
     def size_decision(self, expr: cst.BaseExpression) -> bool:

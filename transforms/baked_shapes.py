@@ -1044,9 +1044,12 @@ class PythonMathOnSize(_SizeRule):
 What it finds, in forward code: the built-ins `min(...)`, `max(...)`, `int(...)`,
 `float(...)`, `round(...)` and `math.*` functions (`math.ceil`, `math.floor`,
 `math.sqrt`...) applied to a tensor size: `x.shape[i]`, `x.size(i)`, `x.numel()`,
-`len(x)` of a tensor, a local assigned from one (`h, w = x.shape[2:]`), or arithmetic on
-those with numbers (`int(h * scale)`, `math.ceil(w / stride)`, `min(k, x.shape[1])`).
-Inside `migrate` or with `--facts`, a name the recorded run saw holding a tensor at a torch
+`len(x)` of a tensor, a local assigned from one (`h, w = x.shape[2:]`), a name a loop or
+comprehension binds to one size each turn (`[int(round(s / self.scale)) for s in x.shape[2:]]`,
+torchreg's pyramid; `[int(s * p) for s in x.shape[2:]]`, DeepLab's multi-scale inputs; `[math.ceil(s * f)
+for s, f in zip(x.shape[-3:], factor)]`, jitfields' resize; also `x.size()[2:]`, `enumerate(...)`,
+`reversed(...)`, a generator in `tuple(...)`), or arithmetic on those with numbers (`int(h * scale)`,
+`math.ceil(w / stride)`, `min(k, x.shape[1])`). Inside `migrate` or with `--facts`, a name the recorded run saw holding a tensor at a torch
 call on its line is a tensor too (an unannotated helper's `scores` in
 `min(scores.size(1), 10)`). Built-ins on tensor *values* (`int(t)`) are TRT702's.
 

@@ -54,7 +54,9 @@ sizes (`[[s[1], s[0]] for s in shapes]`, with `+ - * //` and integer literals) o
 of any other list (`[f.shape[-2:] for f in feats]`, `[(f.size(2), f.size(3)) for f in feats]`,
 `[list(f.shape[-2:]) for f in feats]`) or of a parameter not rebound in the function (a list
 of sizes a caller hands down: `[[shape[1], shape[0]] for shape in spatial_shapes_list]` in
-Mask2Former's deformable attention), the latter two loose sizes as below. What a size is is
+Mask2Former's deformable attention), the latter two loose sizes as below. A comprehension over a tensor's shape
+itself gives one size per item, also rounded (`[int(round(s / self.scale)) for s in x.shape[2:]]`, then
+`torch.tensor(shape)`: torchreg's pyramid, its sigmas divided by the new sizes). What a size is is
 decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
 unpacked from `x.shape`, arithmetic on those). In a display, a size may also be divided or
 scaled: `+ - * / // %` of sizes with integer and float literals (`w / 2.0`, `h * 0.8`, `(h - 1) / 2`),
@@ -430,7 +432,8 @@ Applies to every TensorRT version.""",
         of_sizes = self._nest(loop.iter) or self._handed_down(loop.iter)
         self._items.append((loop.target.value, of_sizes))
         try:
-            return self._leaf(expr.elt) or self._display(expr.elt)
+            with self.judging(expr):
+                return self._leaf(expr.elt) or self._display(expr.elt)
         finally:
             self._items.pop()
 
@@ -453,7 +456,11 @@ Applies to every TensorRT version.""",
         """How sure ``expr`` is one integer computed from a size (0: it is not), or one number computed
         from sizes with a true division or a float literal."""
         if self._items and any(self._item(n) is not None for n in _names(expr)):
-            return self._item_leaf(expr)
+            found = self._item_leaf(expr)
+            if found or not self.size_number(expr):
+                return found
+            # An item of a shape is one size: `[int(round(s / k)) for s in x.shape[2:]]` (torchreg's pyramid).
+            return SIZE
         if self.integer_size(expr) and self._sized(expr):
             return SIZE
         if self._fractional_size(expr) and self._sized(expr):
