@@ -97,12 +97,14 @@ MISSING_KERNEL_STEP = ("ONNX Runtime has no kernel for the operator it names (at
                        "cannot be checked there: find the torch call that exports it (`torch.eye(n, dtype=torch.bool)` "
                        "gives a boolean EyeLike) and write it with operators both runtimes take (`torch.arange(n)[:, "
                        "None] == torch.arange(n)`), or cast around it (guidance: Data type support)")
-#: A graph holding an operator that is no ONNX operator: a custom op (guidance: "ONNX Custom Operators and
-#: TensorRT Plugins"). BiSeNet's `CustomArgMax.apply(logits, 1)`, a Function whose `symbolic` emits its own op.
+#: A node whose operands have two dtypes, which eager mode promotes and ONNX's type check refuses at load:
+#: TimeSformer's rotary `einsum('i, j -> i j', torch.arange(n), inv_freqs)`.
 MIXED_TYPES_STEP = ("the exported node takes operands of two dtypes (an integer `torch.arange` and float frequencies "
                     "in one `einsum`), which eager mode promotes and ONNX forbids: cast the operands to one dtype "
-                    "before the call (`torch.result_type(a, b)`, as eager mode computes it), or apply TRT370 "
-                    "(`trtcodemod explain TRT370`)")
+                    "before the call (`torch.promote_types(a.dtype, b.dtype)`, as eager `einsum` promotes them), or "
+                    "apply TRT370 (`trtcodemod explain TRT370`)")
+#: A graph holding an operator that is no ONNX operator: a custom op (guidance: "ONNX Custom Operators and
+#: TensorRT Plugins"). BiSeNet's `CustomArgMax.apply(logits, 1)`, a Function whose `symbolic` emits its own op.
 CUSTOM_OP_STEP = ("the graph holds an operator that is not in ONNX: a custom op, as the `symbolic` of a "
                   "`torch.autograd.Function` or a `register_custom_op_symbolic` emits one; TensorRT parses it only "
                   "with a plugin of that name loaded when the engine is built, and ONNX Runtime runs it only with a "
