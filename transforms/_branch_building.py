@@ -206,21 +206,25 @@ def _unshared_before(func: cst.FunctionDef, node: cst.If, name: str) -> bool:
     container or call received it, so an in-place change through ``name`` after the ``if`` reaches no one
     else in eager mode either (MONAI's ``grad = separable_filtering(...)``, then ``if grad_min !=
     grad.max(): grad -= grad_min`` and ``if grad_max > 0: grad /= grad_max``)."""
-    path: list[cst.CSTNode] = []
-
-    def find(current: cst.CSTNode) -> bool:
-        path.append(current)
+    # The chain from ``func`` down to ``node``, not into nested definitions: an explicit stack and a
+    # parent map, since a recursive closure would hold itself (and the nodes) in a reference cycle.
+    parent_of: dict[int, cst.CSTNode] = {}
+    stack: list[cst.CSTNode] = [func]
+    while stack:
+        current = stack.pop()
         if current is node:
-            return True
-        if not (type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not func):
-            for child in children(current):
-                if find(child):
-                    return True
-        path.pop()
+            break
+        if type(current) in (cst.FunctionDef, cst.ClassDef, cst.Lambda) and current is not func:
+            continue
+        for child in children(current):
+            parent_of[id(child)] = current
+            stack.append(child)
+    else:
         return False
-
-    if not find(func):
-        return False
+    path: list[cst.CSTNode] = [node]
+    while path[-1] is not func:
+        path.append(parent_of[id(path[-1])])
+    path.reverse()
     binding = None
     for depth in range(len(path) - 2, 0, -1):
         block, inner = path[depth], path[depth + 1]
