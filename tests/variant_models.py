@@ -251,6 +251,19 @@ def seeded(seed: int) -> torch.Generator:
     return torch.Generator().manual_seed(seed)
 
 
+def seeded_rand(*shape: int, seed: int = 1, scale: float = 1.0) -> torch.Tensor:
+    """Uniform values in ``[0, scale)`` drawn from ``seeded(seed)``."""
+    return torch.rand(*shape, generator=seeded(seed)) * scale
+
+
+def seeded_specials(*shape: int, seed: int) -> torch.Tensor:
+    """``seeded_rand`` with inf, -inf and NaN written at fixed strides (every 7th, 11th from 3, 13th from 5)."""
+    x = seeded_rand(*shape, seed=seed)
+    flat = x.view(-1)
+    flat[::7], flat[3::11], flat[5::13] = float("inf"), -float("inf"), float("nan")
+    return x
+
+
 def with_specials(shape: tuple[int, ...], seed: int) -> torch.Tensor:
     """Random values with +inf, NaN and -inf in the first three places."""
     x = torch.randn(shape, generator=seeded(seed)).flatten()

@@ -32,23 +32,12 @@ import torch
 from torch import nn
 from support import migrate_json, rules_found
 from variant_models import (assert_eager_unchanged, axes_json, built_variant, input_names, line_of, load_variant,
-                            seeded)
+                            seeded, seeded_rand, seeded_specials)
 
 from trtcodemod.engine import Options, check_source, fix_source
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt367"
 INF, NAN = float("inf"), float("nan")
-
-
-def _rand(*shape: int, seed: int = 1, scale: float = 1.0) -> torch.Tensor:
-    return torch.rand(*shape, generator=seeded(seed)) * scale
-
-
-def _specials(*shape: int, seed: int) -> torch.Tensor:
-    x = _rand(*shape, seed=seed)
-    flat = x.view(-1)
-    flat[::7], flat[3::11], flat[5::13] = INF, -INF, NAN
-    return x
 
 
 class Shifted(nn.Module):
@@ -67,12 +56,12 @@ class Shifted(nn.Module):
 
 
 _STEREO_SETS = {
-    "wider-than-the-range": (_rand(1, 6, 3, 14),),
-    "narrower": (_rand(1, 6, 4, 5, seed=2),),
-    "one-column": (_rand(1, 6, 6, 1, seed=3),),
+    "wider-than-the-range": (seeded_rand(1, 6, 3, 14),),
+    "narrower": (seeded_rand(1, 6, 4, 5, seed=2),),
+    "one-column": (seeded_rand(1, 6, 6, 1, seed=3),),
     "zeros": (torch.zeros(1, 6, 2, 9),),
-    "negatives": (-_rand(1, 6, 5, 11, seed=4, scale=3),),
-    "inf-nan": (_specials(1, 6, 5, 9, seed=5),),
+    "negatives": (-seeded_rand(1, 6, 5, 11, seed=4, scale=3),),
+    "inf-nan": (seeded_specials(1, 6, 5, 9, seed=5),),
 }
 #: variant -> (the calls the rule finds, one line each; the correlation to export one by one (stereo) or None;
 #: input sets; the sets where some size is 0 at the reshape)
@@ -86,12 +75,12 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str | None, dict[str, tuple[torch.Ten
     "kornia_illumination_ramp_view": (
         ("ramp_h = torch.linspace(0, 1, height,", "ramp_h_rev = torch.linspace(1, 0, height,",
          "ramp_w = torch.linspace(0, 1, width,", "ramp_w_rev = torch.linspace(1, 0, width,"), None, {
-            "larger": (_rand(2, 3, 17, 9),),
+            "larger": (seeded_rand(2, 3, 17, 9),),
             "no-rows": (torch.zeros(2, 3, 0, 6),),
-            "no-columns": (_rand(2, 3, 4, 0, seed=2),),
+            "no-columns": (seeded_rand(2, 3, 4, 0, seed=2),),
             "empty": (torch.zeros(2, 3, 0, 0),),
             "zeros": (torch.zeros(2, 3, 3, 3),),
-            "negatives": (-_rand(2, 3, 4, 7, seed=3),),
+            "negatives": (-seeded_rand(2, 3, 4, 7, seed=3),),
             "inf": (torch.tensor([INF, -INF, 0.5]).repeat(2, 3, 3, 2),),
         }, ("no-rows", "no-columns", "empty")),
     "bart_cross_attention_empty_memory": (
@@ -100,13 +89,13 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str | None, dict[str, tuple[torch.Ten
          "attn_weights = attn_weights.view(bsz * self.num_heads, tgt_len, src_len)",
          "attn_output = attn_output.view(bsz, self.num_heads, tgt_len, self.head_dim)",
          "return self.out_proj(attn_output.reshape(bsz, tgt_len, self.embed_dim))"), None, {
-            "longer": (_rand(1, 6, 8), _rand(1, 9, 8, seed=2)),
-            "empty-memory": (_rand(1, 3, 8, seed=3), torch.zeros(1, 0, 8)),
-            "one-target-empty-memory": (_rand(1, 1, 8, seed=4), torch.zeros(1, 0, 8)),
-            "no-targets": (torch.zeros(1, 0, 8), _rand(1, 4, 8, seed=5)),
+            "longer": (seeded_rand(1, 6, 8), seeded_rand(1, 9, 8, seed=2)),
+            "empty-memory": (seeded_rand(1, 3, 8, seed=3), torch.zeros(1, 0, 8)),
+            "one-target-empty-memory": (seeded_rand(1, 1, 8, seed=4), torch.zeros(1, 0, 8)),
+            "no-targets": (torch.zeros(1, 0, 8), seeded_rand(1, 4, 8, seed=5)),
             "zeros": (torch.zeros(1, 2, 8), torch.zeros(1, 5, 8)),
-            "negatives": (-_rand(1, 4, 8, seed=6, scale=5), -_rand(1, 3, 8, seed=7)),
-            "inf-nan": (_specials(1, 3, 8, seed=8), _rand(1, 4, 8, seed=9)),
+            "negatives": (-seeded_rand(1, 4, 8, seed=6, scale=5), -seeded_rand(1, 3, 8, seed=7)),
+            "inf-nan": (seeded_specials(1, 3, 8, seed=8), seeded_rand(1, 4, 8, seed=9)),
         }, ("empty-memory", "one-target-empty-memory", "no-targets")),
 }
 

@@ -33,7 +33,7 @@ import pytest
 import torch
 from support import migrate_json, rules_found
 from variant_models import (assert_eager_unchanged, axes_json, built_variant, export_variant, input_names, line_of,
-                            load_variant, seeded)
+                            load_variant, seeded, seeded_rand, seeded_specials)
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.findings import Finding
@@ -45,53 +45,42 @@ HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt368"
 INF, NAN = float("inf"), float("nan")
 
 
-def _rand(*shape: int, seed: int = 1, scale: float = 1.0) -> torch.Tensor:
-    return torch.rand(*shape, generator=seeded(seed)) * scale
-
-
-def _specials(*shape: int, seed: int) -> torch.Tensor:
-    x = _rand(*shape, seed=seed)
-    flat = x.view(-1)
-    flat[::7], flat[3::11], flat[5::13] = INF, -INF, NAN
-    return x
-
-
 #: variant -> (the calls the rule finds, one line each; input sets; the sets with a count of 1 somewhere)
 VARIANTS: dict[str, tuple[tuple[str, ...], dict[str, tuple[torch.Tensor, ...]], tuple[str, ...]]] = {
     "deformable_detr_reference_points": (
         ("ref_y, ref_x = torch.meshgrid(torch.linspace(0.5, H_ - 0.5, H_",
          "torch.linspace(0.5, W_ - 0.5, W_, dtype=torch.float32, device=device),"), {
-            "larger": (_rand(2, 3, 48, 64),),
-            "one-row-level": (_rand(1, 3, 31, 40, seed=2),),
-            "one-column-level": (_rand(2, 3, 40, 16, seed=3),),
-            "one-cell-level": (_rand(1, 3, 16, 16, seed=4),),
+            "larger": (seeded_rand(2, 3, 48, 64),),
+            "one-row-level": (seeded_rand(1, 3, 31, 40, seed=2),),
+            "one-column-level": (seeded_rand(2, 3, 40, 16, seed=3),),
+            "one-cell-level": (seeded_rand(1, 3, 16, 16, seed=4),),
             "zeros": (torch.zeros(1, 3, 32, 32),),
-            "negatives": (-_rand(1, 3, 33, 47, seed=5, scale=9),),
-            "inf-nan": (_specials(1, 3, 32, 48, seed=6),),
+            "negatives": (-seeded_rand(1, 3, 33, 47, seed=5, scale=9),),
+            "inf-nan": (seeded_specials(1, 3, 32, 48, seed=6),),
             # No empty batch: `ref.flatten(2)` exports as a Reshape to (0, n, -1), which ONNX Runtime refuses for
             # an empty tensor, before and after the rewrite (not this recipe's).
         }, ("example", "one-row-level", "one-column-level", "one-cell-level")),
     "kornia_linear_illumination_ramps": (
         ("ramp_h = torch.linspace(0, 1, height,", "ramp_h_rev = torch.linspace(1, 0, height,",
          "ramp_w = torch.linspace(0, 1, width,", "ramp_w_rev = torch.linspace(1, 0, width,"), {
-            "larger": (_rand(2, 3, 20, 33),),
-            "one-row": (_rand(2, 3, 1, 7, seed=2),),
-            "one-column": (_rand(2, 3, 9, 1, seed=3),),
-            "one-pixel": (_rand(2, 3, 1, 1, seed=4),),
+            "larger": (seeded_rand(2, 3, 20, 33),),
+            "one-row": (seeded_rand(2, 3, 1, 7, seed=2),),
+            "one-column": (seeded_rand(2, 3, 9, 1, seed=3),),
+            "one-pixel": (seeded_rand(2, 3, 1, 1, seed=4),),
             "zeros": (torch.zeros(2, 3, 4, 4),),
-            "negatives": (-_rand(2, 3, 5, 8, seed=5),),
+            "negatives": (-seeded_rand(2, 3, 5, 8, seed=5),),
             "inf": (torch.tensor([INF, -INF, 0.5]).repeat(2, 3, 4, 2),),
             # No empty image here: the ramp's `.view(1, 1, height, 1)` at height 0 is a Reshape whose 0 ONNX reads
             # as "copy" (TRT367's recipe: tests/recipe_variants/trt367/kornia_illumination_ramp_view.py).
         }, ("one-row", "one-column", "one-pixel")),
     "timm_fourier_embed_grid": (
         ("return torch.linspace(1.0, max_freq / 2, num_bands", "t = [torch.linspace(-1., 1., steps=s,"), {
-            "larger": (_rand(1, 3, 12, 9),),
-            "one-row": (_rand(1, 3, 1, 6, seed=2),),
-            "one-column": (_rand(3, 3, 4, 1, seed=3),),
+            "larger": (seeded_rand(1, 3, 12, 9),),
+            "one-row": (seeded_rand(1, 3, 1, 6, seed=2),),
+            "one-column": (seeded_rand(3, 3, 4, 1, seed=3),),
             "zeros": (torch.zeros(2, 3, 3, 3),),
-            "negatives": (-_rand(2, 3, 6, 2, seed=5, scale=4),),
-            "inf-nan": (_specials(2, 3, 5, 6, seed=6),),
+            "negatives": (-seeded_rand(2, 3, 6, 2, seed=5, scale=4),),
+            "inf-nan": (seeded_specials(2, 3, 5, 6, seed=6),),
             "no-images": (torch.zeros(0, 3, 4, 4),),
             # No map of 0 rows: the grid's `flatten(2)` is a Reshape to (0, w, -1), refused by ONNX Runtime for an
             # empty tensor before and after (not this recipe's).
@@ -99,12 +88,12 @@ VARIANTS: dict[str, tuple[tuple[str, ...], dict[str, tuple[torch.Tensor, ...]], 
     "perceiver_linear_positions": (
         ("return torch.linspace(start=output_range[0], end=output_range[1], steps=n_xels_per_dim",
          "bands = torch.stack([torch.linspace(start=1.0, end=res / 2, steps=num_bands)"), {
-            "larger": (_rand(3, 9, 11, 2),),
-            "one-row": (_rand(2, 1, 5, 2, seed=2),),
-            "one-column": (_rand(1, 7, 1, 2, seed=3),),
+            "larger": (seeded_rand(3, 9, 11, 2),),
+            "one-row": (seeded_rand(2, 1, 5, 2, seed=2),),
+            "one-column": (seeded_rand(1, 7, 1, 2, seed=3),),
             "zeros": (torch.zeros(1, 3, 3, 2),),
-            "negatives": (-_rand(2, 4, 4, 2, seed=5, scale=3),),
-            "inf-nan": (_specials(1, 5, 6, 2, seed=6),),
+            "negatives": (-seeded_rand(2, 4, 4, 2, seed=5, scale=3),),
+            "inf-nan": (seeded_specials(1, 5, 6, 2, seed=6),),
             "no-rows": (torch.zeros(1, 0, 4, 2),),
         }, ("one-row", "one-column")),
 }

@@ -29,23 +29,12 @@ import pytest
 import torch
 from support import migrate_json, rules_found
 from variant_models import (assert_eager_unchanged, axes_json, built_variant, export_variant, input_names, line_of,
-                            load_variant, seeded)
+                            load_variant, seeded, seeded_rand, seeded_specials)
 
 from trtcodemod.engine import Options, check_source, fix_source
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt370"
 INF, NAN = float("inf"), float("nan")
-
-
-def _rand(*shape: int, seed: int = 1, scale: float = 1.0) -> torch.Tensor:
-    return torch.rand(*shape, generator=seeded(seed)) * scale
-
-
-def _specials(*shape: int, seed: int) -> torch.Tensor:
-    x = _rand(*shape, seed=seed)
-    flat = x.view(-1)
-    flat[::7], flat[3::11], flat[5::13] = INF, -INF, NAN
-    return x
 
 
 #: variant -> the line of the einsum the rule finds
@@ -55,11 +44,11 @@ VARIANTS = {
     "stable_audio_scaled_sinusoidal": "emb = einsum('i, j -> i j', pos, self.inv_freq)",
 }
 SETS = {
-    "one-token": (_rand(2, 1, 8, seed=2),),
-    "many-tokens": (_rand(1, 257, 8, seed=3),),
+    "one-token": (seeded_rand(2, 1, 8, seed=2),),
+    "many-tokens": (seeded_rand(1, 257, 8, seed=3),),
     "zeros": (torch.zeros(3, 4, 8),),
-    "negatives": (-_rand(2, 5, 8, seed=5, scale=7),),
-    "inf-nan": (_specials(2, 6, 8, seed=6),),
+    "negatives": (-seeded_rand(2, 5, 8, seed=5, scale=7),),
+    "inf-nan": (seeded_specials(2, 6, 8, seed=6),),
     "no-batch": (torch.zeros(0, 5, 8),),
 }
 
