@@ -34,7 +34,6 @@ from variant_models import (assert_eager_unchanged, axes_json, built_variant, ex
 from trtcodemod.engine import Options, check_source, fix_source
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt370"
-INF, NAN = float("inf"), float("nan")
 
 
 #: variant -> the line of the einsum the rule finds
