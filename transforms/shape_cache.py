@@ -403,8 +403,8 @@ else:
 That is an `if` with an `else` whose test compares a key read from `self` with a value that is not (a
 hit, `key == v` joined by `and`, or a miss, `key != v` joined by `or`), where `self.c is not None`
 (in a hit) or `self.c is None` (in a miss) may join as an emptiness test; the hit branch reads values
-on `self` and writes none, the miss branch writes those same values, and some method of the class
-writes the key. Not reported: a key nothing writes (a configured size: the form above), a hit branch
+on `self` and writes none, the miss branch writes those same values, and forward code (the `if`'s
+method or another one forward reaches) writes the key. Not reported: a key forward code does not write (a configured size: the form above), a hit branch
 that writes to `self`, a miss branch that does not fill what the hit reads, a cache forward also
 writes outside such an `if` (per-call state), an emptiness test alone, and an `elif`.
 
@@ -527,8 +527,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
                 # A key forward also writes elsewhere is state, not a memo; a write inside another cache
                 # `if` on the same key is that cache's fill (YOLOv7's `forward` and `fuseforward` share a grid).
                 fills = {id(other.node) for other in candidates if other.attr == c.attr}
-                if c.keys and not c.keys <= {attr for _, attr, _ in writes}:
-                    continue  # a key nothing writes: a configured size, not a memo's key
+                if c.keys and not c.keys <= {attr for m, attr, _ in writes if m in forward}:
+                    continue  # a key forward code never records (only `__init__`): a configured size, not a memo's key
                 if c.filled_after or not any(m in forward and attr == c.attr and not inside & fills
                                              for m, attr, inside in writes):
                     # Reported at the whole `if`: its span (the body's writes too) is what migrate matches.

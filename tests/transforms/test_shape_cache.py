@@ -820,9 +820,12 @@ def test_other_hit_or_fill_caches_are_refreshed(body: str, after: str) -> None:
 
 
 @pytest.mark.parametrize("code", [
-    # the key is written nowhere: a configured size (only the precomputed form takes it)
+    # the key is written nowhere, or only by `__init__`: a configured size (only the precomputed form takes it)
     method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelse:\n"
            "    m = torch.arange(x.shape[-1])\n    self.m = m\nreturn x + m"),
+    method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelse:\n"
+           "    m = torch.arange(x.shape[-1])\n    self.m = m\nreturn x + m",
+           "    def __init__(self):\n        super().__init__()\n        self.n = 4\n        self.m = None\n\n"),
     # the miss does not fill what the hit reads
     method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelse:\n"
            "    m = torch.arange(x.shape[-1])\n    self.other = m\n    self.n = x.shape[-1]\nreturn x + m"),
