@@ -313,6 +313,17 @@ def _hit_first(test: cst.BaseExpression) -> cst.BaseExpression:
     return replacement.with_changes(lpar=test.lpar, rpar=test.rpar) if bare is not test else replacement
 
 
+def _refreshed_test(test: cst.BaseExpression, miss: bool) -> cst.BaseExpression:
+    """The test of an `if` with an `else` that takes its recomputing branch while tracing: a miss chain
+    ``a != s or b != t`` → ``_trt_tracing() or a != s or b != t`` (its parentheses around the new chain),
+    a hit chain → ``not _trt_tracing() and ...``."""
+    if not miss:
+        return _hit_first(test)
+    bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test
+    replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
+    return replacement.with_changes(lpar=test.lpar, rpar=test.rpar) if bare is not test else replacement
+
+
 def _returned_read(body: cst.BaseSuite) -> cst.BaseExpression | None:
     """The value of a body that is one ``return <read of self>`` (``return self.cache[device]``)."""
     statements = body.body if type(body) is cst.IndentedBlock else ()
@@ -663,14 +674,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
                    "export decides the comparison once on the example, and at the configured size the graph keeps "
                    f"the precomputed values for every input size; {HELPER}() takes the recomputing branch while "
                    "tracing")
-        if miss:  # `a != s or b != t` → `_trt_tracing() or a != s or b != t`
-            bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test  # its parentheses go around the chain
-            replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
-            if bare is not test:
-                replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
-        else:
-            replacement = _hit_first(test)
-        fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        fix = Fix({test: _refreshed_test(test, miss)}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, method, sorted(key_attrs)[0], message, fix)
 
     def _filled_else(self, node: cst.If, method: cst.FunctionDef) -> _Candidate | None:
@@ -698,14 +702,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
                    f"`{short_code(keys[0], 40)}`: a traced export decides the comparison once on the example, "
                    "and a hit bakes the cached values into the graph for every input size; "
                    f"{HELPER}() takes the branch that recomputes them while tracing")
-        if miss:
-            bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test
-            replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
-            if bare is not test:
-                replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
-        else:
-            replacement = _hit_first(test)
-        fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        fix = Fix({test: _refreshed_test(test, miss)}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, method, cached[0], message, fix, keys=frozenset(key_attrs))
 
 
