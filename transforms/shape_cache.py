@@ -176,12 +176,25 @@ def _self_attr(node: cst.BaseExpression) -> str | None:
     return None
 
 
-def _size_comparisons(test: cst.BaseExpression) -> tuple[bool, list[cst.BaseExpression]] | None:
+def _none_guard(part: cst.BaseExpression, miss: bool) -> bool:
+    """``self.c is None`` (in a miss chain) or ``self.c is not None`` (in a hit chain): an empty cache."""
+    if type(part) is not cst.Comparison or len(part.comparisons) != 1:
+        return False
+    operator, right = type(part.comparisons[0].operator), part.comparisons[0].comparator
+    return operator is (cst.Is if miss else cst.IsNot) and type(right) is cst.Name and right.value == "None" \
+        and bool(_chain(part.left))
+
+
+def _size_comparisons(test: cst.BaseExpression,
+                      guards: bool = False) -> tuple[bool, list[cst.BaseExpression]] | None:
     """Whether ``test`` is a miss (``key != size``, ``or`` chain) or a hit (``key == size``, ``and`` chain) of
-    configured keys, and the keys: each comparison has one operand read from ``self`` and one that is not."""
+    configured keys, and the keys: each comparison has one operand read from ``self`` and one that is not.
+    ``guards``: a test of an empty cache on ``self`` (``self.c is None`` / ``self.c is not None``) may join."""
     for miss, parts in ((True, _disjuncts(_bare(test))), (False, _conjuncts(_bare(test)))):
         keys: list[cst.BaseExpression] = []
         for part in parts:
+            if guards and _none_guard(part, miss):
+                continue
             if miss:
                 operands = _miss_operands(part)
                 if operands is None or operands[1]:
@@ -265,6 +278,8 @@ class _Candidate:
     fix: Fix
     #: The hit-return form: its cache is filled after the `if`, by forward itself.
     filled_after: bool = False
+    #: The hit-or-fill form (an `else`): the attributes its key reads, which the class must write somewhere.
+    keys: frozenset[str] = frozenset()
 
 
 def _hit_keys(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -295,6 +310,17 @@ def _hit_first(test: cst.BaseExpression) -> cst.BaseExpression:
     replacement = cst.BooleanOperation(
         left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
         operator=cst.And(), right=bare)
+    return replacement.with_changes(lpar=test.lpar, rpar=test.rpar) if bare is not test else replacement
+
+
+def _refreshed_test(test: cst.BaseExpression, miss: bool) -> cst.BaseExpression:
+    """The test of an `if` with an `else` that takes its recomputing branch while tracing: a miss chain
+    ``a != s or b != t`` → ``_trt_tracing() or a != s or b != t`` (its parentheses around the new chain),
+    a hit chain → ``not _trt_tracing() and ...``."""
+    if not miss:
+        return _hit_first(test)
+    bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test
+    replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
     return replacement.with_changes(lpar=test.lpar, rpar=test.rpar) if bare is not test else replacement
 
 
@@ -374,6 +400,24 @@ writes to `self` (state, or the cache form above), a stored value `__init__` did
 with what the miss branch calls (a constant, another function), a miss branch that reads the
 stored value too (it adapts the value rather than replacing it), both or neither side of the
 comparison on `self`, and a key forward writes.
+
+It also finds the memo written as a hit branch and a fill branch, its key recorded by the fill or
+anywhere else in the class (DeAOT's local attention, deaotpy 1.11.0 `aot/networks/layers/attention.py`:
+`forward` ends with `self.last_size_2d = (h, w)`, and `local2global` keeps `self.local_mask` the same way):
+```
+if self.qk_mask is not None and (h, w) == self.last_size_2d:
+    qk_mask = self.qk_mask
+else:
+    qk_mask = 1 - unfold(torch.ones((1, 1, h, w)))
+    self.qk_mask = qk_mask
+```
+That is an `if` with an `else` whose test compares a key read from `self` with a value that is not (a
+hit, `key == v` joined by `and`, or a miss, `key != v` joined by `or`), where `self.c is not None`
+(in a hit) or `self.c is None` (in a miss) may join as an emptiness test; the hit branch reads values
+on `self` and writes none, the miss branch writes those same values, and forward code (the `if`'s
+method or another one forward reaches) writes the key. Not reported: a key forward code does not write (a configured size: the form above), a hit branch
+that writes to `self`, a miss branch that does not fill what the hit reads, a cache forward also
+writes outside such an `if` (per-call state), an emptiness test alone, and an `elif`.
 
 Why it hurts: both exporters trace. The comparison is a traced size turned into a Python
 bool (a TracerWarning at the `if`), decided once on the example call. When the cache already
@@ -494,6 +538,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
                 # A key forward also writes elsewhere is state, not a memo; a write inside another cache
                 # `if` on the same key is that cache's fill (YOLOv7's `forward` and `fuseforward` share a grid).
                 fills = {id(other.node) for other in candidates if other.attr == c.attr}
+                if c.keys and not c.keys <= {attr for m, attr, _ in writes if m in forward}:
+                    continue  # a key forward code never records (only `__init__`): a configured size, not a memo's key
                 if c.filled_after or not any(m in forward and attr == c.attr and not inside & fills
                                              for m, attr, inside in writes):
                     # Reported at the whole `if`: its span (the body's writes too) is what migrate matches.
@@ -539,7 +585,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         if any(type(n) is cst.NamedExpr for n in walk(test)):
             return None  # skipped while tracing, the name would be unbound after the `if`
         if node.orelse is not None:
-            return self._precomputed(node, where[0], where[1])
+            return self._precomputed(node, where[0], where[1]) or self._filled_else(node, where[1])
         returned = _returned_read(node.body)
         if returned is not None:
             return self._hit_return(node, where[1], returned)
@@ -628,15 +674,36 @@ equivalent on every input set. Applies to every TensorRT version and both export
                    "export decides the comparison once on the example, and at the configured size the graph keeps "
                    f"the precomputed values for every input size; {HELPER}() takes the recomputing branch while "
                    "tracing")
-        if miss:  # `a != s or b != t` → `_trt_tracing() or a != s or b != t`
-            bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test  # its parentheses go around the chain
-            replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
-            if bare is not test:
-                replacement = replacement.with_changes(lpar=test.lpar, rpar=test.rpar)
-        else:
-            replacement = _hit_first(test)
-        fix = Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        fix = Fix({test: _refreshed_test(test, miss)}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, method, sorted(key_attrs)[0], message, fix)
+
+    def _filled_else(self, node: cst.If, method: cst.FunctionDef) -> _Candidate | None:
+        """``if self.c is not None and size == self.key: c = self.c else: c = make(size); self.c = c``
+        (or the miss test first: ``if self.c is None or self.key != size: <fill> else: <read>``), the key
+        written by the fill or anywhere else in the class (DeAOT's ``self.last_size_2d = (h, w)`` at the
+        end of ``forward``)."""
+        if type(node.orelse) is not cst.Else:
+            return None
+        compared = _size_comparisons(node.test, guards=True)
+        if compared is None or _refreshed(node.test):
+            return None
+        miss, keys = compared
+        fill, hit = (node.body, node.orelse.body) if miss else (node.orelse.body, node.body)
+        if _writes_self(hit):
+            return None  # the hit branch changes state: not a plain read of the cache
+        filled = {state_attr(t) for t in _written(fill)}
+        cached = sorted(_self_reads(hit) & filled)
+        key_attrs = {state_attr(k) for k in keys}
+        if not cached or key_attrs & set(cached):
+            return None
+        test = node.test
+        names = ", ".join(f"`self.{a}`" for a in cached[:3])
+        message = (f"`{short_code(test, 60)}` reads {names}, cached on self by an earlier call and keyed by "
+                   f"`{short_code(keys[0], 40)}`: a traced export decides the comparison once on the example, "
+                   "and a hit bakes the cached values into the graph for every input size; "
+                   f"{HELPER}() takes the branch that recomputes them while tracing")
+        fix = Fix({test: _refreshed_test(test, miss)}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        return _Candidate(node, method, cached[0], message, fix, keys=frozenset(key_attrs))
 
 
 RULES = (ShapeKeyedCache,)

@@ -143,6 +143,56 @@ class Model(nn.Module):
 '''
 
 
+#: DeAOT's local attention (deaotpy 1.11.0, ``aot/networks/layers/attention.py``: ``LocalGatedPropagation``,
+#: the ``qk_mask`` test at :797, ``self.last_size_2d = (h, w)`` at :852, ``local2global``'s ``local_mask`` at
+#: :861-881), reduced in our own words: the masks of a local window are kept on ``self`` and reused while the
+#: feature size equals the size of the previous call, which ``forward`` records only at its end.
+LOCAL = HEADER + '''
+import torch.nn.functional as F
+
+
+class Local(nn.Module):
+    def __init__(self, max_dis=1):
+        super().__init__()
+        self.max_dis = max_dis
+        self.qk_mask = None
+        self.local_mask = None
+        self.last_size_2d = None
+
+    def forward(self, x):
+        n, c, h, w = x.size()
+        k = 2 * self.max_dis + 1
+        if self.qk_mask is not None and (h, w) == self.last_size_2d:
+            qk_mask = self.qk_mask
+        else:
+            ones = torch.ones((1, 1, h, w), dtype=x.dtype)
+            qk_mask = 1 - F.unfold(ones, k, padding=self.max_dis).view(1, k * k, h * w)
+            self.qk_mask = qk_mask
+        qk = F.unfold(x, k, padding=self.max_dis).view(n, c, k * k, h * w).sum(1) - qk_mask * 1e4
+        attn = qk.softmax(1)
+        spread = self.local2global(attn, h, w)
+        out = spread @ x.flatten(2).transpose(1, 2)
+        self.last_size_2d = (h, w)
+        return out.transpose(1, 2).reshape(n, c, h, w)
+
+    def local2global(self, attn, height, width):
+        d = self.max_dis
+        if self.local_mask is not None and (height,
+                                            width) == self.last_size_2d:
+            local_mask = self.local_mask
+        else:
+            ky, kx = torch.meshgrid(torch.arange(height + 2 * d), torch.arange(width + 2 * d), indexing="ij")
+            qy, qx = torch.meshgrid(torch.arange(height), torch.arange(width), indexing="ij")
+            dy = qy.reshape(-1, 1) - ky.reshape(1, -1) + d
+            dx = qx.reshape(-1, 1) - kx.reshape(1, -1) + d
+            local_mask = ((dy.abs() <= d) & (dx.abs() <= d)).view(1, height * width, height + 2 * d, width + 2 * d)
+            self.local_mask = local_mask
+        n = attn.shape[0]
+        spread = torch.zeros((n, height * width, height + 2 * d, width + 2 * d), dtype=attn.dtype)
+        spread[local_mask.expand(n, -1, -1, -1)] = attn.transpose(-1, -2).reshape(-1)
+        return spread[:, :, d:-d, d:-d].reshape(n, height * width, height * width)
+'''
+
 def fixed(code: str) -> str:
     return rewrite(code, unsafe=True, select=("TRT726",))
 
@@ -253,7 +303,8 @@ def test_eager_is_bit_for_bit_the_same_over_hits_and_misses(tmp_path: Path, code
         assert a.__class__ is b.__class__ and str(a) == str(b), attr
 
 
-@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net")])
+@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net"),
+                                       (LOCAL, "Local")])
 def test_every_toolchain_does_what_it_did(tmp_path: Path, code: str, name: str) -> None:
     x = _input((1, 3, 6, 4), 0)
     old = toolchain_outcomes(import_source(code, tmp_path)[name], [x], tmp_path)
@@ -730,3 +781,86 @@ def test_a_cache_hit_that_returns_early_misses_while_tracing() -> None:
     assert code_lines(after) == [line.replace("if image_shape ==", "if not _trt_tracing() and image_shape ==")
                                  for line in code_lines(ANCHORS)]
     assert fixed(after) == after
+
+
+# --- a cache read on a hit, filled on a miss, its key written elsewhere in the class ---------------------
+
+LOCAL_TESTS = (("if self.qk_mask is not None and (h, w) == self.last_size_2d:",
+                "if not _trt_tracing() and self.qk_mask is not None and (h, w) == self.last_size_2d:"),
+               ("if self.local_mask is not None and (height,",
+                "if not _trt_tracing() and self.local_mask is not None and (height,"))
+
+
+def local_fixed(code: str = LOCAL) -> str:
+    for old, new in LOCAL_TESTS:
+        code = code.replace(old, new)
+    return code
+
+
+def test_a_cache_read_on_a_hit_and_filled_on_a_miss_misses_while_tracing() -> None:
+    assert code_lines(fixed(LOCAL)) == code_lines(local_fixed())
+    assert fixed(fixed(LOCAL)) == fixed(LOCAL)
+
+
+@pytest.mark.parametrize("body,after", [
+    # the miss written first: `is None or !=`, the key filled with the cache
+    ("if self.m is None or self.size != x.shape[-1]:\n    m = torch.arange(x.shape[-1])\n    self.m = m\n"
+     "    self.size = x.shape[-1]\nelse:\n    m = self.m\nreturn x + m",
+     "if _trt_tracing() or self.m is None or self.size != x.shape[-1]:"),
+    # no `is not None` guard, the key on the right, a tuple of sizes (a graph-construction cache)
+    ("s = (x.shape[-2], x.shape[-1])\nif self.cached_shape == s:\n    a = self.cached_a\nelse:\n"
+     "    a = x.new_ones(s)\n    self.cached_a = a\n    self.cached_shape = s\nreturn x * a",
+     "if not _trt_tracing() and self.cached_shape == s:"),
+    # two caches read on the hit, both filled on the miss
+    ("if self.p is not None and x.shape[-1] == self.n:\n    p, q = self.p, self.q\nelse:\n"
+     "    p = torch.arange(x.shape[-1])\n    q = p * 2\n    self.p, self.q = p, q\n    self.n = x.shape[-1]\n"
+     "return x + p + q", "if not _trt_tracing() and self.p is not None and x.shape[-1] == self.n:"),
+])
+def test_other_hit_or_fill_caches_are_refreshed(body: str, after: str) -> None:
+    assert after in fixed(method(body))
+
+
+@pytest.mark.parametrize("code", [
+    # the key is written nowhere, or only by `__init__`: a configured size (only the precomputed form takes it)
+    method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelse:\n"
+           "    m = torch.arange(x.shape[-1])\n    self.m = m\nreturn x + m"),
+    method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelse:\n"
+           "    m = torch.arange(x.shape[-1])\n    self.m = m\nreturn x + m",
+           "    def __init__(self):\n        super().__init__()\n        self.n = 4\n        self.m = None\n\n"),
+    # the miss does not fill what the hit reads
+    method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelse:\n"
+           "    m = torch.arange(x.shape[-1])\n    self.other = m\n    self.n = x.shape[-1]\nreturn x + m"),
+    # the hit writes state of its own
+    method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\n    self.hits = 1\nelse:\n"
+           "    m = torch.arange(x.shape[-1])\n    self.m = m\n    self.n = x.shape[-1]\nreturn x + m"),
+    # the cache is written outside its `if` too: per-call state, not a memo
+    method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelse:\n"
+           "    m = torch.arange(x.shape[-1])\n    self.m = m\n    self.n = x.shape[-1]\nself.m = None\nreturn x + m"),
+    # only an emptiness test, no key compared
+    method("if self.m is not None:\n    m = self.m\nelse:\n    m = torch.arange(x.shape[-1])\n    self.m = m\nreturn x + m"),
+    # an `elif` chain decides more than a hit or a miss
+    method("if self.m is not None and x.shape[-1] == self.n:\n    m = self.m\nelif x.dim() > 2:\n    m = x\nelse:\n"
+           "    m = torch.arange(x.shape[-1])\n    self.m = m\n    self.n = x.shape[-1]\nreturn x + m"),
+])
+def test_not_a_hit_or_fill_cache(code: str) -> None:
+    assert "TRT726" not in rules_found(code, select=("TRT726",))
+
+
+def test_eager_is_bit_for_bit_the_same_with_the_local_attention_masks(tmp_path: Path) -> None:
+    assert fixed(LOCAL) != LOCAL
+    before = import_source(LOCAL, tmp_path)["Local"]()
+    after = import_source(fixed(LOCAL), tmp_path)["Local"]()
+    for step, shape in enumerate(SIZES):
+        x = _input(shape, step)
+        assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} {shape}")
+        for attr in ("qk_mask", "local_mask", "last_size_2d"):
+            assert str(getattr(before, attr)) == str(getattr(after, attr)), (step, attr)
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_local_attention_graph_is_faithful_at_another_size_only_after_the_fix(tmp_path: Path,
+                                                                                  dynamo: bool) -> None:
+    before, _ = _faithful(LOCAL, "Local", tmp_path, dynamo)
+    after, warned = _faithful(fixed(LOCAL), "Local", tmp_path, dynamo)
+    assert not before and after
+    assert not [w for w in warned if "Python boolean" in w]

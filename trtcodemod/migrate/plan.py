@@ -60,6 +60,11 @@ SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
               "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
               "TRT369": ("TRT203",)}
+#: rule -> the rules whose findings at the first line of its applied fix (the `if` it rewrote) stop being
+#: problems: the `self.cache is not None` TRT721 reports at the test of a cache TRT726 makes miss while
+#: tracing is not even evaluated then (`not _trt_tracing() and ...` short-circuits; DeAOT's local attention).
+#: Only that line: a test of state nested in the cache's fill still runs while tracing.
+SUPERSEDES_AT_TEST = {"TRT726": ("TRT721",)}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT729": "a module-level cache rebuilt while tracing",
@@ -623,7 +628,9 @@ def _safe_fixes_at(problem: Problem, fixes: list[Decision]) -> set[str]:
 def _superseding(finding: Any, fixes: list[Decision]) -> Decision | None:
     """The fix of ``fixes`` whose span holds ``finding`` and makes it no problem (:data:`SUPERSEDES`)."""
     return next((d for d in fixes if finding.rule in SUPERSEDES.get(d.finding.rule, ())
-                 and _span(d.finding).has_line(norm(finding.path), finding.line)), None)
+                 and _span(d.finding).has_line(norm(finding.path), finding.line)
+                 or finding.rule in SUPERSEDES_AT_TEST.get(d.finding.rule, ())
+                 and norm(finding.path) == norm(d.finding.path) and finding.line == d.finding.line), None)
 
 
 @dataclass

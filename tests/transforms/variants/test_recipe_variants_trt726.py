@@ -39,6 +39,12 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "yolov7_fuseforward": ("if _trt_tracing() or self.grid[i].shape[2:4] != x.shape[2:4]:", "grid"),
     "ultralytics_format_guard": (
         'if self.format != "imx" and (_trt_tracing() or self.dynamic or self.shape != shape):', "anchors"),
+    # Not taken before: the cache read on a hit and filled on a miss (an `else`), its key written at the
+    # end of forward (DeAOT's local attention), or by forward for a helper method's two caches.
+    "deaot_local_attention": ("if not _trt_tracing() and self.qk_mask is not None and (h, w) == self.last_size_2d:",
+                              "qk_mask"),
+    "deaot_padded_masks": ("if not _trt_tracing() and self.padded_local_mask is not None and (height,",
+                           "padded_local_mask"),
 }
 
 
@@ -74,7 +80,8 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     new_source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
     assert fragment in new_source, new_source
     source = path.read_text()
-    if_line = source[:source.rindex(fragment.replace("_trt_tracing() or ", ""))].count("\n") + 1
+    original_test = fragment.replace("not _trt_tracing() and ", "").replace("_trt_tracing() or ", "")
+    if_line = source[:source.rindex(original_test)].count("\n") + 1
     assert any(Path(f).resolve() == path.resolve() and line == if_line for f, line, _ in traced), traced
     new_path = tmp_path / f"{name}_rewritten.py"
     new_path.write_text(new_source)
@@ -100,3 +107,31 @@ def test_variant_migrates(name: str, tmp_path: Path) -> None:
     for index, inputs in enumerate([example, example, *sets, (odd,), sets[0], empty, example]):
         assert_same_run(run_once(original, list(inputs)), run_once(rewritten, list(inputs)), context=str(index))
         assert_same(getattr(original, cache), getattr(rewritten, cache))
+
+
+def test_migrate_refreshes_the_deaot_masks_and_the_emptiness_tests_are_no_problem() -> None:
+    """``migrate`` end to end on DeAOT's local attention: the eager run fills both masks, the export takes
+    the hits (TracerWarnings at both ``if``s, where TRT721 also names ``self.qk_mask is not None``); both
+    TRT726 fixes are kept, verified, and the emptiness tests they short-circuit while tracing are no
+    problem any more (before: two TRT721 warnings left at the ``if`` lines)."""
+    import json
+
+    from typer.testing import CliRunner
+
+    from trtcodemod.cli import app
+
+    path = HERE / "deaot_local_attention.py"
+    result = CliRunner().invoke(app, [
+        "migrate", str(path), "--model", "build", "--inputs", "inputs", "--dynamic-axes",
+        '{"x": {"2": "h", "3": "w"}}', "--format", "json", "--runs", "1", "--warmup", "0",
+        "--backends", "torch-cpu,onnxruntime-cpu", "-j", "1"])
+    [report] = json.loads(result.stdout)["models"]
+    lines = path.read_text().splitlines()
+    ifs = [i for i, line in enumerate(lines, 1) if line.startswith("        if self.") and "self.last_size_2d" in line]
+    assert len(ifs) == 2
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT726", line) for line in ifs]
+    assert all(a["proof"].startswith("verified") and a["landed"] for a in report["applied"])
+    assert report["after"]["faithful"] is True and report["equivalent"] is True and report["exit_code"] == 0
+    assert not [r for r in report["remaining"] if r["rule"] == "TRT721"]
+    assert {(i["rule"], i["line"]) for i in report["info"] if "TRT726 fix" in i["reason"]} >= {
+        ("TRT721", line) for line in ifs}
