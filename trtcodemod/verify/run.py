@@ -23,7 +23,7 @@ from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, Backe
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
 from .diverge import Divergence
-from .inconclusive import none_judged, set_aside, unreferenced
+from .inconclusive import no_reference, none_judged, set_aside, unreferenced
 from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputSets, LatencyFigure, ModelSettings,
                       ModelSummary, OriginalRun, VerifyReport)
 from .rewrite import Fix, Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
@@ -381,6 +381,7 @@ def _take_tied_picks(ctx: _Ctx, side: SideResult, exporter: str, names: list[str
         return
     labels = names or [f"output.{i}" for i in range(len(reference.outputs[wanted[0]]))]
     exact = _exact(ctx, owner or side)
+    unjudged = False
     for k, found in zip(wanted, replayed):
         if not found or not found.get("outputs"):
             continue
@@ -388,12 +389,20 @@ def _take_tied_picks(ctx: _Ctx, side: SideResult, exporter: str, names: list[str
         again = compare_outputs(labels, _ordered(ctx, labels, reference.outputs[k]),
                                 _ordered(ctx, labels, found["outputs"]), ctx.spec.atol, ctx.spec.rtol,
                                 _ordered(ctx, labels, exact_k) if exact_k is not None else None)
-        if not all(c.passed for c in again):
+        if not all(c.passed for c in again) and not no_reference(again):
             continue
+        # Passed, or failing only where eager mode misses its own float64 run at much of an output (a
+        # saturated detector's set, its top rows picked among ties): that set is then judged as any
+        # such set is (``inconclusive``), on the graph with eager mode's tied picks.
         for c, before in zip(again, per_set[k]):
             if not before.passed:
                 c.picks_tied = int(found["picks"])
+            if c.problem:
+                c.problem = f"set {k + 1}: {c.problem}"
         per_set[k] = again
+        unjudged = unjudged or not all(c.passed for c in again)
+    if unjudged:
+        set_aside(per_set, list(range(len(per_set))), ctx.input_sets)
 
 
 def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResult, after: SideResult,
