@@ -29,7 +29,8 @@ A ``TopK`` is replayed the same way: its indices (output 1) are its picks, compa
 A comparison of two floating values (``Equal``, ``Greater``, ``Less`` and their ``OrEqual`` forms) is
 replayed likewise, paired with the element-wise comparison eager mode made at the node's line
 (``diverge.eager_values`` keeps its result and operands): where the two results differ, the operands
-must tie in the graph's run and in eager mode's (:func:`tied_comparison`). A peak test
+must tie in the graph's run and in eager mode's (:func:`tied_comparison`), else the node is left as
+the graph computed it (nothing is then taken from eager mode there). A peak test
 ``max_pool2d(heat, 3, 1, 1) == heat`` keeps a cell in one run and its neighbour in the other where the
 two are a float32 step apart, and every row of a top-k after it moves (centernet_ilvo's decode,
 thirty-sixth zoo: 24 of 160 elements); a threshold ``masks > 0`` flips cells a few thousandths from
@@ -198,7 +199,7 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
     seen: dict[tuple[str, str, int], int] = {}
     replaced: dict[str, np.ndarray] = {}
     kept: dict[str, np.ndarray] | None = None
-    flips, lines = 0, []
+    flips, lines, refused = 0, [], ""
     for node in nodes:
         where = node_line(node, user)
         if where is None:
@@ -227,9 +228,10 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
             if differ == 0:
                 continue
             if tied < differ:
-                return {"picks": 0, "why": f"{node.op_type} at {where[0]}:{where[1]} decides otherwise than eager "
-                                           f"mode at {differ} element(s), {differ - tied} of them where its operands "
-                                           f"do not tie"}
+                # Left as the graph computed it: what it changes after it is then compared as it stands.
+                refused = refused or (f"{node.op_type} at {where[0]}:{where[1]} decides otherwise than eager mode at "
+                                      f"{differ} element(s), {differ - tied} of them where its operands do not tie")
+                continue
             replaced[node.output[0]] = want
         else:
             values = kept.get(node.input[0])
@@ -253,7 +255,7 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
         flips += differ
         lines.append(f"{where[0]}:{where[1]}")
     if not replaced:
-        return {"picks": 0, "why": "every arg-max picks and every comparison decides as eager mode does"}
+        return {"picks": 0, "why": refused or "every arg-max picks and every comparison decides as eager mode does"}
     final = _with_constants(proto, replaced)
     session = ort.InferenceSession(final.SerializeToString(), providers=["CPUExecutionProvider"])
     taken = {i.name for i in session.get_inputs()}
