@@ -254,3 +254,5 @@ def test_a_replayed_set_failing_only_where_eager_float32_is_no_reference_is_judg
     assert not take_replayed(ctx, ["output"], sets, 1, [calm], {"picks": 1, "outputs": [wrong]},
                              [calm.astype(np.float64)])
     assert not sets[1][0].passed and sets[1][0].picks_tied == 0
+    assert sets[1][0].problem.endswith("; with eager mode's 1 tied pick(s) put back, output: 1 of 4 element(s) "
+                                       "outside atol/rtol")

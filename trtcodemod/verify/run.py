@@ -398,6 +398,12 @@ def take_replayed(ctx: Any, labels: list[str], per_set: list[list[OutputComparis
     again = compare_outputs(labels, _ordered(ctx, labels, expected), _ordered(ctx, labels, found["outputs"]),
                             ctx.spec.atol, ctx.spec.rtol, _ordered(ctx, labels, exact) if exact is not None else None)
     if not all(c.passed for c in again) and not no_reference(again):
+        # The plain comparison stands; it says what is left once eager mode's picks are put back.
+        left = next(c for c in again if not c.passed)
+        shown = next((c for c in per_set[k] if not c.passed), None)
+        if shown is not None:
+            shown.problem += (f"; with eager mode's {int(found['picks'])} tied pick(s) put back, {left.name}: "
+                              f"{left.problem}")
         return False
     for c, before in zip(again, per_set[k]):
         if not before.passed:
