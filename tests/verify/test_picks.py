@@ -137,7 +137,7 @@ def test_a_graph_that_picks_as_eager_mode_replays_nothing(tmp_path: Path) -> Non
     x = torch.rand(1, 3, 4, 5, generator=torch.Generator().manual_seed(3))
     _, model = _model(tmp_path, -TIE)  # channel 1 lowered: the graph picks channel 0, as eager mode does
     found = replay_picks(model, (x,), ["x"], _graph(tmp_path, model, x), (str(tmp_path),), 1e-5, 1e-5)
-    assert found == {"picks": 0, "why": "every arg-max picks as eager mode does"}
+    assert found == {"picks": 0, "why": "every arg-max picks and every comparison decides as eager mode does"}
 
 
 # --- what verify and migrate say -------------------------------------------------------------------
@@ -224,7 +224,7 @@ def test_a_top_k_among_tied_zeros_is_replayed_and_one_between_other_values_is_no
     # Scores that are not tied: a graph that picked them otherwise would be wrong; here it picks as eager.
     y = torch.randn(1, 8, 9, generator=torch.Generator().manual_seed(4)) + 3.0
     assert replay_picks(model, (y,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5) == \
-        {"picks": 0, "why": "every arg-max picks as eager mode does"}
+        {"picks": 0, "why": "every arg-max picks and every comparison decides as eager mode does"}
 
 
 # --- tied top-k picks on every input set of a dynamic axis ---------------------------------------------
@@ -301,3 +301,146 @@ def test_tied_top_k_picks_on_every_input_set_are_replayed_and_migrate_exits_0(tm
     assert report["before"]["faithful"] is True and report["before"]["picks_tied"] > 0
     assert len(report["facts"]["inputs"]["x"]["shapes"]) > 3  # more sets than the three once replayed
     assert [r for r in report["remaining"] if r["severity"] == "error"] == []
+
+
+# --- a comparison between near-tied values: a peak test's mask ------------------------------------------
+
+PEAK_MODEL = '''\
+import torch
+from torch import nn
+from torch.nn import functional as F
+
+NUDGE = {nudge}
+
+
+class Nudge(torch.autograd.Function):
+    """Eager: the identity. Graph: cell (2, 3) raised by NUDGE (another backend's rounding)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def symbolic(g, x):
+        bump = torch.zeros(1, 1, 6, 6)
+        bump[0, 0, 2, 3] = NUDGE
+        return g.op("Add", x, g.op("Constant", value_t=bump))
+
+
+class Decode(nn.Module):
+    def forward(self, x):
+        heat = Nudge.apply(torch.sigmoid(x))
+        keep = F.max_pool2d(heat, kernel_size=3, stride=1, padding=1) == heat
+        peaks = heat * keep
+        n, c, h, w = peaks.shape
+        score, index = peaks.reshape(n, -1).topk(5)
+        cell = index % (h * w)
+        return torch.stack([score, (cell // w).float(), (cell % w).float()], -1)
+
+
+def build():
+    return Decode()
+
+
+def inputs(generator):
+    x = torch.rand(1, 1, 6, 6, generator=generator)
+    x[0, 0, 2, 2] = x[0, 0, 2, 3] = 2.0  # two neighbours that tie: both peaks in eager mode
+    return (x,)
+'''
+
+
+def _peak_model(tmp_path: Path, nudge: float) -> tuple[Path, torch.nn.Module]:
+    path = tmp_path / "peaks_decode.py"
+    path.write_text(PEAK_MODEL.format(nudge=nudge))
+    return path, import_file(path, f"picks_peaks_{str(nudge).replace('.', '_').replace('-', '_')}").build().eval()
+
+
+def test_a_comparison_flips_only_where_its_operands_tie_in_both_runs() -> None:
+    from trtcodemod.verify.picks import tied_comparison
+
+    heat = np.array([[0.5, 0.5 + 1e-7, 0.3, 0.9]])
+    pooled_graph = np.array([[0.5 + 1e-7, 0.5 + 1e-7, 0.9, 0.9]])
+    pooled_eager = np.array([[0.5, 0.5, 0.9, 0.9]])
+    graph_mask, eager_mask = pooled_graph == heat, pooled_eager == heat  # F T F T and T F F T: a near-tie
+    assert tied_comparison(graph_mask, eager_mask, (pooled_graph, heat), (pooled_eager, heat), 1e-5, 1e-5) == (2, 2)
+    assert tied_comparison(graph_mask, graph_mask, (pooled_graph, heat), (pooled_eager, heat), 1e-5, 1e-5) == (0, 0)
+    # Place 2 kept by the graph: 0.9 against 0.3 is no tie.
+    wrong = np.array([[False, True, True, True]])
+    assert tied_comparison(wrong, eager_mask, (pooled_graph, heat), (pooled_eager, heat), 1e-5, 1e-5) == (3, 2)
+    # A pooling exported as the identity: the graph's operands are equal everywhere, eager mode's are not at 2.
+    assert tied_comparison(np.ones((1, 4), bool), eager_mask, (heat, heat), (pooled_eager, heat), 1e-5, 1e-5) == (2, 1)
+    # inf against inf is no number within any tolerance; a scalar operand broadcasts.
+    inf = np.array([np.inf, 1.0])
+    both = (inf, np.array([np.inf, 2.0]))
+    assert tied_comparison(np.array([True, False]), np.array([False, False]), both, both, 1e-5, 1e-5) == (1, 0)
+    assert tied_comparison(np.array([False, True]), np.array([False, False]), (inf, 1.0), (inf, 1.0), 1e-5, 1e-5) \
+        == (1, 1)
+
+
+def test_a_value_compared_with_zero_ties_at_its_tensors_scale() -> None:
+    """lucid_yolo 0.x (thirty-fourth zoo) thresholds mask logits whose root mean square is some tens at zero:
+    the graph within 0.016 of eager mode everywhere, five cells a few thousandths either side of zero. A tie is
+    measured at the operands' scale, so a cell 0.003 from zero among values of 100 ties, and one among values
+    of 1 does not; a cell 5.0 from zero is no tie at either scale."""
+    from trtcodemod.verify.picks import tied_comparison
+
+    for scale, near, far in ((100.0, 1, 0), (1.0, 0, 0)):
+        logits_graph = np.array([0.003, -5.0, scale, -scale])
+        logits_eager = np.array([-0.002, 5.0, scale, -scale])
+        got = tied_comparison(logits_graph > 0, logits_eager > 0, (logits_graph, 0.0), (logits_eager, 0.0),
+                              1e-4, 1e-3)
+        assert got == (2, near + far), scale
+
+
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_a_peak_test_that_rounding_decided_is_replayed_and_gives_eager_outputs(tmp_path: Path, seed: int) -> None:
+    """centernet_ilvo 0.0.1.post1 (thirty-sixth zoo, ``cn_resnet34_topk``): the user's decode keeps a cell as a
+    peak where ``max_pool2d(heat, 3, 1, 1) == heat``, then takes the top 20 of ``heat * peak``. A cell and its
+    neighbour 1.2e-6 apart in eager mode (0.68215674 against 0.68215793) came out 3.9e-6 apart the other way
+    round in the graph: the graph kept the cell as a peak, eager mode did not, and every row of the top 20
+    after it moved down one place (24 of 160 elements). Here two neighbours tie exactly in eager mode (both
+    peaks) and the graph raises one by a float32 step: the replay puts back eager mode's mask, then its top-k
+    picks, and the outputs are eager mode's. The reduced model is written in this project's own words."""
+    import onnxruntime as ort
+
+    path, model = _peak_model(tmp_path, TIE)
+    module = import_file(path, f"picks_peaks_inputs_{seed}")
+    (x,) = module.inputs(torch.Generator().manual_seed(seed))
+    onnx_path = tmp_path / "peaks.onnx"
+    result = export_model(model, (x,), onnx_path, exporter="torchscript", input_names=["x"], output_names=["out"],
+                          dynamic_axes={}, opset=17, user_roots=(str(tmp_path),))
+    assert result.error is None and has_arg_nodes(str(onnx_path))
+    with torch.no_grad():
+        want = model(x).numpy()
+    plain = ort.InferenceSession(str(onnx_path), providers=["CPUExecutionProvider"]).run(None, {"x": x.numpy()})[0]
+    assert not np.allclose(plain, want, atol=1e-5, rtol=1e-5)  # the graph lost a peak: rows moved
+    found = replay_picks(model, (x,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5)
+    assert f"{path.resolve()}:25" in found["lines"] and found["picks"] > 0
+    np.testing.assert_allclose(found["outputs"][0], want, atol=1e-5, rtol=1e-5)
+
+
+def test_a_peak_test_that_a_wrong_graph_decided_is_not_replayed(tmp_path: Path) -> None:
+    path, model = _peak_model(tmp_path, 0.05)
+    (x,) = import_file(path, "picks_peaks_wrong_inputs").inputs(torch.Generator().manual_seed(0))
+    onnx_path = tmp_path / "peaks.onnx"
+    assert export_model(model, (x,), onnx_path, exporter="torchscript", input_names=["x"], output_names=["out"],
+                        dynamic_axes={}, opset=17, user_roots=(str(tmp_path),)).error is None
+    found = replay_picks(model, (x,), ["x"], str(onnx_path), (str(tmp_path),), 1e-5, 1e-5)
+    assert found["picks"] == 0 and "outputs" not in found
+    # The mask is left as the graph computed it, and the top-k after it then picks other values.
+    assert found["why"].startswith("TopK at ") and "where its values do not tie" in found["why"]
+
+
+@pytest.mark.parametrize("nudge", [TIE, 0.05])
+def test_migrate_takes_a_peak_test_decided_by_rounding_as_faithful_and_a_wrong_one_not(tmp_path: Path,
+                                                                                       nudge: float) -> None:
+    from support import migrate_json
+
+    path, _ = _peak_model(tmp_path, nudge)
+    report = migrate_json(path, "{}")
+    if nudge == TIE:
+        assert report["exit_code"] == 0, report["remaining"]
+        assert report["before"]["faithful"] is True and report["before"]["picks_tied"] > 0
+    else:
+        assert report["exit_code"] == 1 and report["before"]["faithful"] is False
+        assert "picks_tied" not in report["before"]

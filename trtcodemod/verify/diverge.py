@@ -63,8 +63,19 @@ class Divergence:
                    data.get("lines_agreeing", 0), data.get("lines_compared", 0), list(data.get("dropped", [])))
 
 
-def eager_values(model: Any, args: tuple[Any, ...], user: UserFiles) -> dict[tuple[str, int], list[Any]]:
-    """``(file, line) -> tensor outputs`` (NumPy) of each torch call made at that user line."""
+#: The torch functions (and ``Tensor`` methods and operators) that compare two values element by element.
+COMPARISONS = frozenset({"eq", "ne", "gt", "ge", "lt", "le", "greater", "less", "greater_equal", "less_equal",
+                         "not_equal", "__eq__", "__ne__", "__gt__", "__ge__", "__lt__", "__le__"})
+
+
+def eager_values(model: Any, args: tuple[Any, ...], user: UserFiles,
+                 compared: dict[tuple[str, int], list[tuple[Any, Any, Any]]] | None = None,
+                 ) -> dict[tuple[str, int], list[Any]]:
+    """``(file, line) -> tensor outputs`` (NumPy) of each torch call made at that user line.
+
+    With ``compared``, each element-wise comparison made at a user line (``a == b``, ``torch.gt``)
+    is also kept there as ``(result, a, b)``, its operands as float64 arrays (``verify.picks``).
+    """
     import torch
     from torch.overrides import TorchFunctionMode
 
@@ -79,11 +90,29 @@ def eager_values(model: Any, args: tuple[Any, ...], user: UserFiles) -> dict[tup
                 for tensor in _tensors(out, torch):
                     if len(values) < _PER_LINE and tensor.numel() <= _MAX_ELEMENTS and not tensor.is_complex():
                         values.append(tensor.detach().cpu().numpy().copy())
+                if compared is not None and getattr(func, "__name__", "") in COMPARISONS and len(args) >= 2:
+                    _keep_comparison(compared.setdefault(where, []), out, args[0], args[1], torch)
             return out
 
     with torch.no_grad(), Record():
         model(*args)
     return kept
+
+
+def _keep_comparison(into: list[tuple[Any, Any, Any]], out: Any, a: Any, b: Any, torch: Any) -> None:
+    """``(out, a, b)`` into ``into`` when ``out`` is a boolean tensor and both operands are real numbers."""
+    if not isinstance(out, torch.Tensor) or out.dtype != torch.bool or len(into) >= _PER_LINE \
+            or out.numel() > _MAX_ELEMENTS:
+        return
+    operands = []
+    for value in (a, b):
+        if isinstance(value, torch.Tensor) and not value.is_complex():
+            operands.append(value.detach().cpu().to(torch.float64).numpy().copy())
+        elif isinstance(value, (bool, int, float)):
+            operands.append(float(value))
+        else:
+            return
+    into.append((out.detach().cpu().numpy().copy(), *operands))
 
 
 def _tensors(value: Any, torch: Any) -> list[Any]:
@@ -94,14 +123,19 @@ def _tensors(value: Any, torch: Any) -> list[Any]:
     return []
 
 
-def graph_values(onnx_path: str, feeds: dict[str, Any],
+def graph_values(onnx_path: Any, feeds: dict[str, Any],
                  names: set[str] | None = None) -> list[tuple[Any, list[Any]]]:
     """``(node, its output values)`` for every node of the main graph, in graph order; with
-    ``names``, only those tensors are kept (a node's others read None)."""
+    ``names``, only those tensors are kept (a node's others read None). ``onnx_path`` is a file, or
+    a ``ModelProto`` (left as it is)."""
     import onnx
     import onnxruntime as ort
 
-    model = onnx.load(onnx_path)
+    if isinstance(onnx_path, onnx.ModelProto):
+        model = onnx.ModelProto()
+        model.CopyFrom(onnx_path)
+    else:
+        model = onnx.load(onnx_path)
     graph = model.graph
     declared = {o.name for o in graph.output}
     wanted = [name for node in graph.node for name in node.output if name and (names is None or name in names)]

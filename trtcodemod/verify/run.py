@@ -23,7 +23,7 @@ from .backends import EAGER_BACKENDS, FAILED, GRAPH_BACKENDS, OK, SKIPPED, Backe
 from .compare import OutputComparison, compare_outputs, finite_or_none, worst
 from .culprits import find_culprits
 from .diverge import Divergence
-from .inconclusive import none_judged, set_aside, unreferenced
+from .inconclusive import no_reference, none_judged, set_aside, unreferenced
 from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputSets, LatencyFigure, ModelSettings,
                       ModelSummary, OriginalRun, VerifyReport)
 from .rewrite import Fix, Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
@@ -382,18 +382,38 @@ def _take_tied_picks(ctx: _Ctx, side: SideResult, exporter: str, names: list[str
     labels = names or [f"output.{i}" for i in range(len(reference.outputs[wanted[0]]))]
     exact = _exact(ctx, owner or side)
     for k, found in zip(wanted, replayed):
-        if not found or not found.get("outputs"):
-            continue
-        exact_k = exact[k] if exact is not None and k < len(exact) and exact[k] is not None else None
-        again = compare_outputs(labels, _ordered(ctx, labels, reference.outputs[k]),
-                                _ordered(ctx, labels, found["outputs"]), ctx.spec.atol, ctx.spec.rtol,
-                                _ordered(ctx, labels, exact_k) if exact_k is not None else None)
-        if not all(c.passed for c in again):
-            continue
-        for c, before in zip(again, per_set[k]):
-            if not before.passed:
-                c.picks_tied = int(found["picks"])
-        per_set[k] = again
+        if found and found.get("outputs"):
+            exact_k = exact[k] if exact is not None and k < len(exact) and exact[k] is not None else None
+            take_replayed(ctx, labels, per_set, k, reference.outputs[k], found, exact_k)
+
+
+def take_replayed(ctx: Any, labels: list[str], per_set: list[list[OutputComparison]], k: int,
+                  expected: list[Any], found: dict[str, Any], exact: list[Any] | None) -> bool:
+    """Set ``k``'s comparisons from the graph's outputs with eager mode's tied picks put back
+    (``found``, :func:`verify.picks.replay_picks`), when they pass, or fail only where eager mode misses
+    its own float64 run at much of an output (a saturated detector's set, its top rows picked among
+    ties: :func:`inconclusive.no_reference`); that set is then judged as any such set is, set aside
+    where a set of its shapes judges, else failing with nothing proved. Otherwise the plain comparison
+    stands. Whether they were taken."""
+    again = compare_outputs(labels, _ordered(ctx, labels, expected), _ordered(ctx, labels, found["outputs"]),
+                            ctx.spec.atol, ctx.spec.rtol, _ordered(ctx, labels, exact) if exact is not None else None)
+    if not all(c.passed for c in again) and not no_reference(again):
+        # The plain comparison stands; it says what is left once eager mode's picks are put back.
+        left = next(c for c in again if not c.passed)
+        shown = next((c for c in per_set[k] if not c.passed), None)
+        if shown is not None:
+            shown.problem += (f"; with eager mode's {int(found['picks'])} tied pick(s) put back, {left.name}: "
+                              f"{left.problem}")
+        return False
+    for c, before in zip(again, per_set[k]):
+        if not before.passed:
+            c.picks_tied = int(found["picks"])
+        if c.problem:
+            c.problem = f"set {k + 1}: {c.problem}"
+    per_set[k] = again
+    if not all(c.passed for c in again):
+        set_aside(per_set, list(range(len(per_set))), ctx.input_sets)
+    return True
 
 
 def _backend_row(ctx: _Ctx, backend: str, exporter: str | None, before: SideResult, after: SideResult,
