@@ -65,12 +65,14 @@ depth models, 16 more voxels or points for the others) before the first migrate 
 cores (loaded by other sessions: times moved by up to 2x between runs), each in its own process, a forward at the spec's
 size took 0.23 to 0.30 s for the Depth Anything models, 0.26 to 0.45 s for MoGe-2 (its fp16 autocast on CPU), 0.01 to
 0.10 s for the cpd models and 0.001 to 0.13 s for the pyniftireg models; at most 0.68 s at the larger size (MoGe-2
-through its forward on two 62 x 78 images); builds (imports included) took 3.8 to 16.3 s. Changed after the first eager
-runs, before any migrate run: Depth Anything v2 ViT-B and v3 base were dropped (0.47 to 0.63 s and 0.40 to 0.46 s at 70
-x 84), so were a v2 min-max display normalisation and pyniftireg's Jacobian determinant (to keep 20); MoGe-2 went from
-48 to 96 tokens with a normal head (0.7 to 3.5 s in a first trial) to 24 tokens without it (0.37 to 0.47 s) and then 12
-(0.26 to 0.45 s); MoGe's ``infer`` with a field of view passes ``apply_mask=False`` (its masked depth is ``inf`` outside
-the mask); the pair models' dynamic axis was corrected from 2 to 1 (the points axis)."""
+through its forward on two 62 x 78 images); builds (imports included) took 3.8 to 16.3 s. The cpd wrappers were also run
+on the zoo's own inputs (uniform, so two unrelated point sets: more EM iterations): deterministic and finite, 0.04 to
+0.22 s a forward. Changed after the first eager runs, before any migrate run: Depth Anything v2 ViT-B and v3 base were
+dropped (0.47 to 0.63 s and 0.40 to 0.46 s at 70 x 84), so were a v2 min-max display normalisation and pyniftireg's
+Jacobian determinant (to keep 20); MoGe-2 went from 48 to 96 tokens with a normal head (0.7 to 3.5 s in a first trial)
+to 24 tokens without it (0.37 to 0.47 s) and then 12 (0.26 to 0.45 s); MoGe's ``infer`` with a field of view passes
+``apply_mask=False`` (its masked depth is ``inf`` outside the mask); the pair models' dynamic axis was corrected from 2
+to 1 (the points axis)."""
 
 from __future__ import annotations
 
