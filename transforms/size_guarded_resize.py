@@ -148,6 +148,13 @@ order, along the axis the amount is at), or `return F.pad(x, (...))` whose amoun
 kept`. The `if` goes and each amount becomes `_trt_size_where(kept < max_det, max_det - kept, 0)`: 0
 exactly where the `if` returned early, where the pad adds no row and the result holds `x`'s values
 (a new tensor, not `x` itself), so the traced graph pads to the count at every number of rows.
+The same pad written as the `if`'s own assignment, done only below the count (effdet's
+`generate_detections`: `if num_det < max_det_per_image: detections = torch.cat([detections,
+torch.zeros((max_det_per_image - num_det, 6), device=detections.device, dtype=detections.dtype)],
+dim=0)`; also `<=`, `max_det > num_det`): a `torch.cat` of the name and a fill of a written shape in its
+dtype and device, whose element at the `cat`'s axis is the amount and whose others do not read the
+name. The `if` goes, its assignment stays with the amount chosen the same way; where the test was
+false the fill has no row (its other sizes are assumed the tensor's own, as where the test holds).
 
 And a `while` loop (no `else`) that steps a size by one until a divisibility test passes: a round
 up (or down) to a multiple. Its body is one step, `v += 1`, `v -= 1` or `v = v + 1`, and its test
@@ -447,7 +454,7 @@ sizes (where it has others the write raises where the test holds too), and the w
             return
         if self._repeats(node):
             return
-        if node.orelse is None and (self._padded_to_count(node) or self._shortcut(node) or self._choice(node)
+        if node.orelse is None and (self._padded_to_count(node) or self._padded_up_to_count(node) or self._shortcut(node) or self._choice(node)
                                     or self._filled(node)) \
                 or type(node.orelse) is cst.Else and self._either(node):
             return
@@ -713,6 +720,47 @@ sizes (where it has others the write raises where the test holds too), and the w
                    f"`{short_code(count)} - {short_code(size)}` where it is positive and by 0 (the tensor's values "
                    "as they are) where the `if` returned early",
                    Fix(fixes, safety=Safety.UNSAFE, helpers=(SIZE_WHERE_HELPER,)))
+        return True
+
+    def _padded_up_to_count(self, node: cst.If) -> bool:
+        """``if num_det < max_det: x = torch.cat([x, torch.zeros((max_det - num_det, 6), dtype=x.dtype,
+        device=x.device)], dim=0)`` (effdet's ``generate_detections``): the pad done only below the count. The
+        ``if`` goes, its assignment stays, the amount ``_trt_size_where(num_det < max_det, max_det - num_det, 0)``.
+        True when found (reported)."""
+        body = node.body
+        test = node.test
+        if type(body) is not cst.IndentedBlock or len(body.body) != 1 or type(body.body[0]) is not cst.SimpleStatementLine \
+                or len(body.body[0].body) != 1 or type(body.body[0].body[0]) is not cst.Assign \
+                or type(test) is not cst.Comparison or len(test.comparisons) != 1:
+            return False
+        assign = body.body[0].body[0]
+        if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return False
+        source = assign.targets[0].target.value
+        operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        if type(operator) in (cst.LessThan, cst.LessThanEqual):
+            size, count = test.left, right
+        elif type(operator) in (cst.GreaterThan, cst.GreaterThanEqual):
+            size, count = right, test.left
+        else:
+            return False
+        if any(self.is_tensor(o) or self.is_value(o) for o in (size, count)) \
+                or not (self.size_derived(size) or self.traced_at(test)):
+            return False
+        amount = _filled_cat(assign.value, source, code_of(count).strip(), code_of(size).strip())
+        if amount is None:
+            return False
+        where = helper_call(SIZE_WHERE_HELPER, cst.Comparison(
+            size.deep_clone(), [cst.ComparisonTarget(cst.LessThan(), count.deep_clone())]),
+            amount.deep_clone(), cst.Integer("0"))
+        kept = body.body[0].with_changes(body=[assign.with_changes(value=assign.value.deep_replace(amount, where))],
+                                         leading_lines=node.leading_lines)
+        self.found(test, f"`if {short_code(test)}:` pads `{source}` to `{short_code(count)}` rows only below it: a "
+                   "traced export keeps the branch the example took (at a count on the other side it pads by "
+                   "the example's amount, or by none); pad every time, by "
+                   f"`{short_code(count)} - {short_code(size)}` where it is positive and by 0 (the tensor's values "
+                   "as they are) elsewhere",
+                   Fix({node: kept}, safety=Safety.UNSAFE, helpers=(SIZE_WHERE_HELPER,)))
         return True
 
     # -- a shortcut when the sizes already match -----------------------------------------
@@ -1616,6 +1664,47 @@ def _pad_to_count(after: list[cst.CSTNode], source: str, count: str, size: str) 
             continue
         return []
     return []
+
+
+def _filled_cat(value: cst.BaseExpression, source: str, count: str, size: str) -> cst.BaseExpression | None:
+    """The amount ``count - size`` of ``torch.cat([source, fill], dim=a)`` (either order), the fill of a written
+    shape (a tuple or list whose element ``a`` is the amount, no other reading ``source``) in ``source``'s dtype
+    and device (``source.new_zeros(shape)`` and its kin, or ``torch.zeros(shape, dtype=source.dtype,
+    device=source.device)`` and its kin); else None."""
+    if type(value) is not cst.Call or code_of(value.func).strip() not in ("torch.cat", "torch.concat") \
+            or not value.args or value.args[0].keyword is not None \
+            or type(value.args[0].value) not in (cst.Tuple, cst.List):
+        return None
+    parts = value.args[0].value.elements
+    if len(parts) != 2 or any(type(e) is not cst.Element for e in parts):
+        return None
+    texts = [code_of(e.value).strip() for e in parts]
+    if source not in texts:
+        return None
+    fill = parts[1].value if texts[0] == source else parts[0].value
+    axis = int_value(_axis_value(value))
+    if type(fill) is not cst.Call or not fill.args or axis is None \
+            or type(fill.args[0].value) not in (cst.Tuple, cst.List) or fill.args[0].keyword is not None:
+        return None
+    func = fill.func
+    keywords = {a.keyword.value: code_of(a.value).strip() for a in fill.args if a.keyword is not None}
+    method = type(func) is cst.Attribute and code_of(func.value).strip() == source and func.attr.value in _NEW_FILLS \
+        and not keywords.keys() - {"fill_value"}
+    made = code_of(func).strip() in _TORCH_FILLS and keywords.get("dtype") == f"{source}.dtype" \
+        and keywords.get("device") == f"{source}.device" and not keywords.keys() - {"dtype", "device", "fill_value"}
+    if not (method or made):
+        return None
+    shape = [e.value for e in fill.args[0].value.elements]
+    index = axis if axis >= 0 else len(shape) + axis
+    if not 0 <= index < len(shape) or not _is_amount(shape[index], count, size) \
+            or any(mentions_name(e, source) for at, e in enumerate(shape) if at != index):
+        return None
+    return shape[index]
+
+
+def _axis_value(call: cst.Call) -> cst.BaseExpression:
+    given = argument(call, 1, "dim")
+    return given.value if given is not None else cst.Integer("0")
 
 
 def _early_returns(body: cst.BaseSuite, inner: set[cst.If]) -> list[cst.BaseExpression] | None:

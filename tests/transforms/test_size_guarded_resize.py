@@ -1997,6 +1997,19 @@ def f(x: torch.Tensor, max_det: int):
         return x
     return F.pad(x, (0, 0, 0, max_det - kept), value=-2.0)
 ''', "    return F.pad(x, (0, 0, 0, _trt_size_where(kept < max_det, max_det - kept, 0)), value=-2.0)\n"),
+    # effdet 0.4.1's `generate_detections` (effdet/anchors.py:154-161): the pad is the `if`'s own assignment,
+    # done only below the count (there `num_det = len(top_detection_idx)`, which TRT704 makes a traced size).
+    "cat_of_zeros_only_below_the_count": ('''
+def f(x: torch.Tensor, max_det: int):
+    num_det = x.shape[0]
+    if num_det < max_det:
+        x = torch.cat([
+            x,
+            torch.zeros((max_det - num_det, 6), device=x.device, dtype=x.dtype)
+        ], dim=0)
+    return x
+''', "        torch.zeros((_trt_size_where(num_det < max_det, max_det - num_det, 0), 6), device=x.device, "
+    "dtype=x.dtype)\n    ], dim=0)\n"),
 }
 
 PAD_TO_COUNT_LEFT_ALONE = {
@@ -2021,6 +2034,14 @@ def f(x: torch.Tensor, max_det: int):
     pad_shape[0] = max_det - kept
     padding = x.new_zeros(pad_shape)
     return torch.cat((x, padding), dim=1)
+''',
+    # A pad below the count whose fill is in another dtype than the rows'.
+    "a pad below the count in the default dtype": '''
+def f(x: torch.Tensor, max_det: int):
+    num_det = x.shape[0]
+    if num_det < max_det:
+        x = torch.cat([x, torch.zeros((max_det - num_det, 6))], dim=0)
+    return x
 ''',
     # More work after the `if` than the pad: done every time, it would change what the early return gave.
     "other work after the if": '''
