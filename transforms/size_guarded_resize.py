@@ -454,8 +454,8 @@ sizes (where it has others the write raises where the test holds too), and the w
             return
         if self._repeats(node):
             return
-        if node.orelse is None and (self._padded_to_count(node) or self._padded_up_to_count(node) or self._shortcut(node) or self._choice(node)
-                                    or self._filled(node)) \
+        if node.orelse is None and (self._padded_to_count(node) or self._padded_up_to_count(node)
+                                    or self._shortcut(node) or self._choice(node) or self._filled(node)) \
                 or type(node.orelse) is cst.Else and self._either(node):
             return
         flag = self._flag(node) if node.orelse is None else None
@@ -695,16 +695,10 @@ sizes (where it has others the write raises where the test holds too), and the w
         test = node.test
         if type(returned) is not cst.Name or type(test) is not cst.Comparison or len(test.comparisons) != 1:
             return False
-        operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
-        if type(operator) in (cst.GreaterThanEqual, cst.GreaterThan):
-            size, count = test.left, right
-        elif type(operator) in (cst.LessThanEqual, cst.LessThan):
-            size, count = right, test.left
-        else:
+        compared = self._size_and_count(test, reached=True)
+        if compared is None:
             return False
-        if any(self.is_tensor(o) or self.is_value(o) for o in (size, count)) \
-                or not (self.size_derived(size) or self.traced_at(test)):
-            return False
+        size, count = compared
         amounts = _pad_to_count(_statements_after(function, node), returned.value, code_of(count).strip(),
                                 code_of(size).strip())
         if not amounts:
@@ -737,16 +731,10 @@ sizes (where it has others the write raises where the test holds too), and the w
         if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
             return False
         source = assign.targets[0].target.value
-        operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
-        if type(operator) in (cst.LessThan, cst.LessThanEqual):
-            size, count = test.left, right
-        elif type(operator) in (cst.GreaterThan, cst.GreaterThanEqual):
-            size, count = right, test.left
-        else:
+        compared = self._size_and_count(test, reached=False)
+        if compared is None:
             return False
-        if any(self.is_tensor(o) or self.is_value(o) for o in (size, count)) \
-                or not (self.size_derived(size) or self.traced_at(test)):
-            return False
+        size, count = compared
         amount = _filled_cat(assign.value, source, code_of(count).strip(), code_of(size).strip())
         if amount is None:
             return False
@@ -762,6 +750,24 @@ sizes (where it has others the write raises where the test holds too), and the w
                    "as they are) elsewhere",
                    Fix({node: kept}, safety=Safety.UNSAFE, helpers=(SIZE_WHERE_HELPER,)))
         return True
+
+    def _size_and_count(self, test: cst.Comparison, reached: bool
+                        ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        """``(size, count)`` of ``size >= count`` (``>``, or written the other way round) where ``reached``, of
+        ``size < count`` (``<=``, or the other way round) otherwise: a size (or a test the export warned at)
+        against a number, no tensor's values."""
+        operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        at_least, below = (cst.GreaterThanEqual, cst.GreaterThan), (cst.LessThanEqual, cst.LessThan)
+        if type(operator) in (at_least if reached else below):
+            size, count = test.left, right
+        elif type(operator) in (below if reached else at_least):
+            size, count = right, test.left
+        else:
+            return None
+        if any(self.is_tensor(o) or self.is_value(o) for o in (size, count)) \
+                or not (self.size_derived(size) or self.traced_at(test)):
+            return None
+        return size, count
 
     # -- a shortcut when the sizes already match -----------------------------------------
 
@@ -1592,6 +1598,19 @@ _NEW_FILLS = frozenset({"new_zeros", "new_ones", "new_full", "new_empty"})
 _TORCH_FILLS = ("torch.zeros", "torch.ones", "torch.full", "torch.empty")
 
 
+def _same_kind_fill(fill: cst.Call, source: str) -> bool:
+    """Is ``fill`` a fill in ``source``'s dtype and device: ``source.new_zeros(shape)`` (``new_ones``/``new_full``/
+    ``new_empty``), or ``torch.zeros(shape, dtype=source.dtype, device=source.device)`` and its kin?"""
+    func = fill.func
+    keywords = {a.keyword.value: code_of(a.value).strip() for a in fill.args if a.keyword is not None}
+    if keywords.keys() - {"dtype", "device", "fill_value"}:
+        return False
+    if type(func) is cst.Attribute and code_of(func.value).strip() == source and func.attr.value in _NEW_FILLS:
+        return not keywords.keys() & {"dtype", "device"}
+    return code_of(func).strip() in _TORCH_FILLS and keywords.get("dtype") == f"{source}.dtype" \
+        and keywords.get("device") == f"{source}.device"
+
+
 def _pad_to_count(after: list[cst.CSTNode], source: str, count: str, size: str) -> list[cst.BaseExpression]:
     """The amounts ``count - size`` in ``after`` where it only pads ``source`` by them and returns it, else ``[]``.
 
@@ -1645,14 +1664,7 @@ def _pad_to_count(after: list[cst.CSTNode], source: str, count: str, size: str) 
                 shapes[name] = None
                 continue
             if type(value) is cst.Call and value.args and code_of(value.args[0].value).strip() in shapes:
-                func = value.func
-                method = type(func) is cst.Attribute and type(func.value) is cst.Name \
-                    and func.value.value == source and func.attr.value in _NEW_FILLS
-                keywords = {a.keyword.value: code_of(a.value).strip() for a in value.args if a.keyword is not None}
-                made = code_of(func).strip() in _TORCH_FILLS and keywords.get("dtype") == f"{source}.dtype" \
-                    and keywords.get("device") == f"{source}.device"
-                if (method or made) and not keywords.keys() - {"dtype", "device", "fill_value"} \
-                        and not (method and keywords.keys() & {"dtype", "device"}):
+                if _same_kind_fill(value, source):
                     fills[name] = code_of(value.args[0].value).strip()
                     continue
             return []
@@ -1686,13 +1698,7 @@ def _filled_cat(value: cst.BaseExpression, source: str, count: str, size: str) -
     if type(fill) is not cst.Call or not fill.args or axis is None \
             or type(fill.args[0].value) not in (cst.Tuple, cst.List) or fill.args[0].keyword is not None:
         return None
-    func = fill.func
-    keywords = {a.keyword.value: code_of(a.value).strip() for a in fill.args if a.keyword is not None}
-    method = type(func) is cst.Attribute and code_of(func.value).strip() == source and func.attr.value in _NEW_FILLS \
-        and not keywords.keys() - {"fill_value"}
-    made = code_of(func).strip() in _TORCH_FILLS and keywords.get("dtype") == f"{source}.dtype" \
-        and keywords.get("device") == f"{source}.device" and not keywords.keys() - {"dtype", "device", "fill_value"}
-    if not (method or made):
+    if not _same_kind_fill(fill, source):
         return None
     shape = [e.value for e in fill.args[0].value.elements]
     index = axis if axis >= 0 else len(shape) + axis
