@@ -185,3 +185,15 @@ def test_migrate_applies_trt370_where_the_einsum_is_refused() -> None:
     applied = [(fix["rule"], fix["line"]) for fix in report["applied"]]
     assert applied == [("TRT370", line_of(path, VARIANTS["x_transformers_scaled_sinusoidal"][0]))], applied
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+
+
+def test_migrate_applies_trt370_where_the_integer_outer_reaches_a_cosine() -> None:
+    """TRELLIS's ``outer`` is refused a line below it (the ``Cos`` of its int32 product): the plan ties the refusal
+    to the line that made the refused input."""
+    path = HERE / "trellis_voxel_positions.py"
+    module = load_variant(path, "trt370_m_trellis")
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["faithful"] is False, report["before"]
+    applied = [(fix["rule"], fix["line"]) for fix in report["applied"]]
+    assert applied == [("TRT370", line_of(path, VARIANTS["trellis_voxel_positions"][0]))], applied
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
