@@ -43,7 +43,8 @@ Runtime refuses an `Einsum` of two types made at the line, or a node whose integ
 display) of two operands or more, and `torch.outer(a, b)` / `torch.ger(a, b)`, without keywords. Rotary and
 sinusoidal position embeddings write it this way: timesformer-pytorch 0.4.1's `RotaryEmbedding`
 (`seq = torch.arange(n, device=device)`, then `einsum('i, j -> i j', seq, self.inv_freqs)`), and the many
-`torch.einsum('i,j->ij', t, inv_freq)` / `torch.outer(t, freqs)` of a range left `int64`.
+`torch.einsum('i,j->ij', t, inv_freq)` / `torch.outer(t, freqs)` of a range left `int64`, or of float32
+positions and float64 frequencies (FLUX.1's first `rope`, an `Einsum` of float and double).
 
 Why it hurts: eager mode promotes the operands of `einsum` and `outer` to one dtype (`torch.promote_types` of
 all of them: an `int64` range and `float32` frequencies give `float32`). Both exporters write `einsum` as one ONNX

@@ -8,15 +8,18 @@ x-transformers' scaled sinusoidal embedding (``arange`` itself imported from tor
 stable-audio-tools' copy of it (positions under ``if pos is None``, starts subtracted under another test), V-JEPA
 2's 3D rotary attention (int64 token indices split into frame, row and column by floor division, an ellipsis
 equation in a module-level function), perceiver-io's rotary frequency encoding (batched int64 positions shifted
-by left padding and clamped, a spaced two-operand equation) and TRELLIS's voxel position embedder (``torch.outer``
-of int32 sparse-voxel coordinates, whose integer product the TorchScript export hands to ``Sin``/``Cos``).
+by left padding and clamped, a spaced two-operand equation), TRELLIS's voxel position embedder (``torch.outer``
+of int32 sparse-voxel coordinates, whose integer product the TorchScript export hands to ``Sin``/``Cos``) and
+FLUX.1's first N-d rotary embedding (float32 ids times float64 frequencies: two float types, not an integer).
 
 For each: the rule finds the call from the code alone and rewrites it; eager mode is unchanged (outputs,
 gradients, exceptions) on the example and on edge sets of its inputs (one and many tokens, zeros, negatives,
-inf/NaN, an empty batch, and each variant's own: a row all padding, coordinates at 0 and far out); the original's
-TorchScript graph is refused by ONNX Runtime at load (an ``Einsum`` of int64 and float, or an int32 product at a
-``Sin``/``Cos``); the rewritten graph equals eager mode (values, dtype, shape) on every set. ``migrate`` applies
-TRT370 at the x-transformers line, verifies it and ends with exit 0.
+inf/NaN, an empty batch, and each variant's own: a row all padding, coordinates at 0 and far out, far and
+negative ids); the original's
+TorchScript graph is refused by ONNX Runtime at load (an ``Einsum`` of int64 and float, or of float and double, or
+an int32 product at a ``Sin``/``Cos``); the rewritten graph equals eager mode (values, dtype, shape) on every set.
+``migrate`` applies TRT370 at the x-transformers line and at TRELLIS's ``outer`` (refused at the ``Cos`` below
+it), verifies it and ends with exit 0.
 
 Not counted: Meta's llama (``llama/model.py:101-102``), gpt-fast (``model.py:274-275``) and their ports write
 ``torch.outer(torch.arange(end), freqs)`` of an int64 range too (the form TRT370 takes for ``outer``), but
@@ -55,10 +58,13 @@ VARIANTS = {
     "perceiver_io_frequency_positions": ('pos_enc = torch.einsum("b n, f -> b n f", abs_pos, self.inv_freq)',
                                          '_trt_promoted_einsum("b n, f -> b n f", [abs_pos, self.inv_freq])'),
     "trellis_voxel_positions": ("out = torch.outer(x, self.freqs)", "_trt_promoted_outer(x, self.freqs)"),
+    "flux_rope_embednd": ('out = torch.einsum("...n,d->...nd", pos, omega)',
+                          '_trt_promoted_einsum("...n,d->...nd", [pos, omega])'),
 }
 #: How ONNX Runtime refuses each original graph at load
 EINSUM_REFUSAL = r"Optype \(Einsum\) bound to different types \(tensor\(int64\)"
 REFUSALS = {name: EINSUM_REFUSAL for name in VARIANTS}
+REFUSALS["flux_rope_embednd"] = r"Optype \(Einsum\) bound to different types \(tensor\(float\) and tensor\(double\)"
 REFUSALS["trellis_voxel_positions"] = r"Type 'tensor\(int32\)' of input parameter \(\S+\) of operator \((Sin|Cos)\)"
 #: The edge sets of the variants whose input is one float tensor of (batch, tokens, 8)
 SETS = {
@@ -118,10 +124,31 @@ NOT_COMPARED = {
     # (0, 1, 5, -1)), which ONNX Runtime refuses for an empty tensor before and after (not this recipe's: TRT367's).
     ("timesformer_frame_rotary", "no-batch"), ("vjepa2_rope_attention", "no-batch"),
     ("perceiver_io_frequency_positions", "no-batch"),
-    # TRELLIS's embedder reshapes the embedding of 0 voxels to (0, -1): eager mode raises, before and after.
-    ("trellis_voxel_positions", "no-voxels"),
+    # TRELLIS's embedder reshapes the embedding of 0 voxels to (0, -1), FLUX's ``apply_rope`` the queries of an
+    # empty batch to (0, 2, 5, -1, 1, 2): eager mode raises, before and after.
+    ("trellis_voxel_positions", "no-voxels"), ("flux_rope_embednd", "no-batch"),
 }
-EDGE_SETS = {"vjepa2_rope_attention": GRID_SETS, "perceiver_io_frequency_positions": PADDED_SETS,
+
+
+def _ids(rows: int, tokens: int, scale: float = 1.0) -> torch.Tensor:
+    """FLUX's (time, row, column) ids of ``tokens`` tokens in rows of 3, times ``scale``."""
+    ids = torch.zeros(rows, tokens, 3)
+    ids[..., 1] = torch.arange(tokens).float() // 3
+    ids[..., 2] = torch.arange(tokens).float() % 3
+    return ids * scale
+
+
+#: FLUX's tokens come with float32 ids: far ones (where float32 and float64 phases part), negative ones
+ID_SETS = {
+    "one-token": (seeded_rand(2, 1, 16, seed=2), _ids(2, 1)),
+    "many-tokens": (seeded_rand(1, 257, 16, seed=3), _ids(1, 257)),
+    "zeros": (torch.zeros(3, 4, 16), torch.zeros(3, 4, 3)),
+    "far-ids": (seeded_rand(2, 5, 16, seed=4), _ids(2, 5, scale=4099.5)),
+    "negatives": (-seeded_rand(2, 5, 16, seed=5, scale=7), _ids(2, 5, scale=-3.0)),
+    "inf-nan": (seeded_specials(2, 6, 16, seed=6), _ids(2, 6)),
+    "no-batch": (torch.zeros(0, 5, 16), torch.zeros(0, 5, 3)),
+}
+EDGE_SETS = {"flux_rope_embednd": ID_SETS, "vjepa2_rope_attention": GRID_SETS, "perceiver_io_frequency_positions": PADDED_SETS,
              "trellis_voxel_positions": VOXEL_SETS}
 
 
