@@ -165,13 +165,17 @@ class FailedNode:
     node: str
     op: str
     source: str | None = None
+    #: Where the input it refuses for its type was made, when that is what ONNX Runtime says (``Type
+    #: 'tensor(int32)' of input parameter (/Einsum_output_0) of operator (Cos)``): an integer product of
+    #: an ``outer`` at one line reaching a ``Cos`` at the next.
+    input_source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "op": self.op, "source": self.source}
+        return {"node": self.node, "op": self.op, "source": self.source, "input_source": self.input_source}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "FailedNode":
-        return cls(data.get("node", ""), data.get("op", "?"), data.get("source"))
+        return cls(data.get("node", ""), data.get("op", "?"), data.get("source"), data.get("input_source"))
 
 
 @dataclass
