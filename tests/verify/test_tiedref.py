@@ -244,3 +244,69 @@ def test_a_comparison_run_judges_a_failing_set_again_along_the_ties_and_leaves_o
     wrong[1, 1] = 18.6
     _, per_set = _compare_run(_ctx(64, 128), ["det"], reference, BackendRun(OK, outputs=[[calm], [wrong]]), owner)
     assert not per_set[1][0].passed and no_reference(per_set[1])  # the plain run's verdict stands
+
+
+# --- what migrate says -------------------------------------------------------------------------------
+
+DECODE = '''\
+import torch
+from torch import nn
+
+NUDGE = {nudge}
+
+
+class Nudge(torch.autograd.Function):
+    """Eager: the identity. Graph: NUDGE added (a backend whose kernels round otherwise)."""
+
+    @staticmethod
+    def forward(ctx, x):
+        return x.clone()
+
+    @staticmethod
+    def symbolic(g, x):
+        return g.op("Add", x, g.op("Constant", value_t=torch.tensor(NUDGE)))
+
+
+class Decode(nn.Module):
+    def forward(self, x):
+        cls, ltrb = x[..., :4] * 40.0, x[..., 4:] * 100.0
+        box = Nudge.apply((ltrb + 3.0e7) - 3.0e7)  # distances of some 100 rounded to float32 steps of 2 at 3e7
+        max_conf, class_index = cls.sigmoid().max(dim=-1)
+        top_conf, top_anchor = max_conf.topk(5, dim=1)
+        top_boxes = box.gather(1, top_anchor.unsqueeze(-1).expand(-1, -1, 4))
+        top_class = class_index.gather(1, top_anchor).to(x.dtype)
+        return torch.cat((top_boxes, top_conf.unsqueeze(-1), top_class.unsqueeze(-1)), dim=-1)
+
+
+def build():
+    return Decode()
+'''
+
+
+def _migrate(tmp_path, nudge: float) -> tuple[dict, int]:
+    import json
+
+    from support import invoke
+
+    path = tmp_path / "decode.py"
+    path.write_text(DECODE.format(nudge=nudge))
+    result = invoke("migrate", str(path), "--model", "build", "--input-shape", "x:1x32x8", "--format", "json",
+                    "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu")
+    [report] = json.loads(result.stdout)["models"]
+    return report, result.exit_code
+
+
+def test_migrate_takes_a_saturated_decode_whose_graph_rounds_as_eager_mode_does_as_faithful(tmp_path) -> None:
+    """Every input set saturates (logits of some 40): the graph's top 5 is replayed with eager mode's tied picks,
+    and its boxes, half a unit from eager mode's where eager float32 is a unit or so from float64 (the ``3e7``
+    the distances pass through), are judged against float64 at eager mode's anchors: faithful, exit 0."""
+    report, code = _migrate(tmp_path, 0.5)
+    assert code == 0, report["remaining"]
+    assert report["before"]["faithful"] is True and report["before"]["float64_ties"] > 0
+    assert report["before"]["picks_tied"] > 0 and report["remaining"] == []
+
+
+def test_migrate_keeps_a_saturated_decode_whose_boxes_are_off_by_more_than_rounding_unfaithful(tmp_path) -> None:
+    report, code = _migrate(tmp_path, 20.0)
+    assert code == 1 and report["before"]["faithful"] is False and "float64_ties" not in report["before"]
+    assert [r["op"] for r in report["remaining"]] == ["(wrong values)"]
