@@ -207,6 +207,9 @@ class ExportCheck:
     #: Arg-max picks taken from eager mode where the graph's own values at both picks tie: with them
     #: its outputs matched eager mode's (``picks``).
     picks_tied: int | Absent = ABSENT
+    #: Rows of picks at which the float64 run that judged a failing set took eager float32's picks, its
+    #: values tying there (``tiedref``): a top-k over scores that saturate to exactly 1.0 in float32.
+    float64_ties: int | Absent = ABSENT
 
     def to_json(self) -> dict[str, Any]:
         return _present([("side", self.side), ("exporter", self.exporter), ("faithful", self.faithful),
@@ -214,7 +217,8 @@ class ExportCheck:
                          ("warnings", [w.to_json() for w in self.warnings]),
                          ("failed_node", _json_of(self.failed_node)), ("float64_admitted", self.float64_admitted),
                          ("divergence", _json_of(self.divergence)), ("rows_traded", self.rows_traded),
-                         ("no_reference_sets", self.no_reference_sets), ("picks_tied", self.picks_tied)])
+                         ("no_reference_sets", self.no_reference_sets), ("picks_tied", self.picks_tied),
+                         ("float64_ties", self.float64_ties)])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportCheck":
@@ -223,7 +227,8 @@ class ExportCheck:
                    [ExportWarning.from_json(w) for w in data.get("warnings", [])],
                    _or_absent(data, "failed_node", FailedNode.from_json), _or_absent(data, "float64_admitted"),
                    _or_absent(data, "divergence", Divergence.from_json), _or_absent(data, "rows_traded"),
-                   _or_absent(data, "no_reference_sets", list), _or_absent(data, "picks_tied"))
+                   _or_absent(data, "no_reference_sets", list), _or_absent(data, "picks_tied"),
+                   _or_absent(data, "float64_ties"))
 
 
 @dataclass
