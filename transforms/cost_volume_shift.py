@@ -2,10 +2,11 @@
 
 ``for i in range(D): volume[:, :, i, :, i:] = f(ref[:, :, :, i:], tgt[:, :, :, :-i])`` slices ``i``
 columns off both feature maps; where the map is ``i`` columns wide or narrower the slices are empty and
-the exported graph meets a zero-size ``Reshape`` or ``ScatterND``. The rewrite reads the maps whole,
+the exported graph meets a zero-size ``Reshape`` or ``ScatterND``. While tracing, the rewrite reads the maps whole,
 the target moved ``i`` columns right with zeros coming in (``_trt_shift_right``), and writes the plane's
 columns from ``i`` on with ``torch.where`` (``_trt_where_from``): the same numbers where the per-plane
-computation is column-local. Helpers: ``trtcodemod/helpers/shifting.py``.
+computation is column-local. Eager code keeps the statements as written (``if _trt_tracing(): ... else: ...``).
+Helpers: ``trtcodemod/helpers/shifting.py``.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ import libcst as cst
 from trtcodemod.astutil import walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 
 SHIFT = "_trt_shift_right"
 WRITE = "_trt_where_from"
@@ -190,6 +192,17 @@ class _Block:
         return plane, dim
 
 
+def _traced_else_eager(block: cst.IndentedBlock, statements: tuple[cst.BaseStatement, ...],
+                       replacements: dict[cst.CSTNode, cst.CSTNode]) -> cst.IndentedBlock:
+    """``block`` as ``if _trt_tracing(): <the rewritten statements> else: <the statements as written>``: eager code
+    keeps its slices (its speed, its values bit for bit); only a trace records the full-width planes."""
+    # Every statement is one assignment (checked by the caller); the comments stay with the code as written.
+    traced = [s.with_changes(body=[replacements.get(s.body[0], s.body[0])], leading_lines=[]) for s in statements]
+    branch = cst.If(test=cst.Call(func=cst.Name(TRACING_HELPER)), body=cst.IndentedBlock(body=traced),
+                    orelse=cst.Else(body=cst.IndentedBlock(body=[s.deep_clone() for s in statements])))
+    return block.with_changes(body=[branch])
+
+
 def _call(name: str, *values: cst.BaseExpression) -> cst.Call:
     comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
     return cst.Call(func=cst.Name(name), args=[cst.Arg(value=v, comma=comma) for v in values[:-1]]
@@ -222,28 +235,31 @@ graph reshapes an empty tensor (a `Reshape` whose 0 means "copy", refused by ONN
 with value zero exceeds the dimension size of the input tensor") and scatters an empty update into the
 volume. TensorRT refuses the same nodes. Eager mode writes nothing there and runs.
 
-The rewrite: inside the guarded block, every `x[..., i:]` becomes `x` and every `x[..., :-i]` becomes
-`_trt_shift_right(x, i, 3)`, the map moved `i` columns right with zeros coming in (column `j` holds column
-`j - i`, zeros where `i` is the width or more): `F.pad` by `i` columns on the left and `narrow` back to the
-width, no empty tensor at any width. Each write of the columns from `i` on becomes a write of the whole
+The rewrite: the guarded block becomes `if _trt_tracing(): <its rewritten copy> else: <the block as
+written>`, so eager mode, scripting and `torch.compile` run the slices as before (at their speed, bit for bit)
+and only a trace (either ONNX exporter, `torch.export`) records the copy. In the copy every `x[..., i:]` becomes
+`x` and every `x[..., :-i]` becomes `_trt_shift_right(x, i, 3)`, the map moved `i` columns right with zeros
+coming in (column `j` holds column `j - i`, zeros where `i` is the width or more): `F.pad` by `i` columns on
+the left and `narrow` back to the width, no empty tensor at any width. Each write of the columns from `i` on becomes a write of the whole
 plane, `volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], value, i, 3)`: the plane's own
 values before column `i` (the zeros it was made with), the full-width value from `i` on. The choice is a
 `torch.where`, never a product with a mask: what the full-width computation puts before column `i` (a NaN of
-a normalization over a zero column, an inf) never reaches the volume. The `else` branch (`i == 0`) is left
-as written.
+a normalization over a zero column, an inf) never reaches the volume. The guard's `else` branch (`i == 0`) is
+left as written.
 
 Fix safety: unsafe. It holds only when the per-plane computation is column-local: output column `j`
 depends only on input column `j` of each map (elementwise arithmetic, means, sums and norms over channels,
 `torch.cat` over channels, a `view` that keeps the width last). Then the full-width value's column `j` is
-the original's column `j - i` and the volume holds the same numbers (bit for bit for products, sums and
+the original's column `j - i` and the traced volume holds the same numbers (bit for bit for products, sums and
 means over channels; to rounding where torch reduces a strided slice and the whole map in another order, as
 `torch.norm` does). Where the computation is visibly not
 column-local the rule refuses and says why (a convolution, a pooling, a `matmul`/`@`/`einsum`, a `Linear`, a
 resize, `roll`/`flip`, a reduction over the last axis, a `self.`module call of one of those names): a
 convolution over the shifted columns would see the zeros brought in, not the original's edge. A module or
 function it cannot see is assumed column-local, and that is what `migrate`'s verification tests. Gradients
-also differ where the full-width computation makes an inf or NaN in the columns the write drops (a division
-by a norm of the zero columns without an epsilon: NaN times the `where`'s zero gradient is NaN). A name the
+of a traced graph also differ where the full-width computation makes an inf or NaN in the columns the write
+drops (a division by a norm of the zero columns without an epsilon: NaN times the `where`'s zero gradient is
+NaN); eager gradients are the original's. A name the
 block reads before assigning it (a value carried from the previous plane) is refused.
 
 In `migrate`: a graph that fails to run at a narrower width (ONNX Runtime refuses a zero-size node made at
@@ -259,10 +275,10 @@ parser).""",
             "the computation mixes columns through something the rule cannot see (a module called as `self.f(x)` "
             "whose name does not say it convolves or pools, a function imported from another file)",
             "a slice cuts the columns of an axis that is not the written plane's last one",
-            "gradients: where the full-width computation makes an inf or NaN in the columns the write drops (a "
+            "gradients of a traced graph: where the full-width computation makes an inf or NaN in the columns the write drops (a "
             "division by a norm of the zero-filled columns without an epsilon), the gradient through the "
             "`torch.where` is NaN there where the original had none",
-            "a reduction over channels may round differently (a norm summed over a strided slice and over the "
+            "a traced graph's reduction over channels may round differently (a norm summed over a strided slice and over the "
             "whole map in another order: a few units in the last place)",
         ),
         examples=(
@@ -281,7 +297,10 @@ parser).""",
                 "    volume = ref.new_zeros([B, groups, maxdisp, H, W])\n"
                 "    for i in range(maxdisp):\n"
                 "        if i > 0:\n"
-                "            volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], groupwise_correlation(ref, _trt_shift_right(tgt, i, 3), groups), i, 3)\n"
+                "            if _trt_tracing():\n"
+                "                volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], groupwise_correlation(ref, _trt_shift_right(tgt, i, 3), groups), i, 3)\n"
+                "            else:\n"
+                "                volume[:, :, i, :, i:] = groupwise_correlation(ref[:, :, :, i:], tgt[:, :, :, :-i], groups)\n"
                 "        else:\n"
                 "            volume[:, :, i, :, :] = groupwise_correlation(ref, tgt, groups)\n"
                 "    return volume\n",
@@ -291,7 +310,10 @@ parser).""",
                 "for i in range(1, maxdisp):\n"
                 "    cost[:, i, :, i:] = (left[..., i:] * right[..., :-i]).mean(dim=1)\n",
                 "for i in range(1, maxdisp):\n"
-                "    cost[:, i, :, :] = _trt_where_from(cost[:, i, :, :], (left * _trt_shift_right(right, i, -1)).mean(dim=1), i, 2)\n",
+                "    if _trt_tracing():\n"
+                "        cost[:, i, :, :] = _trt_where_from(cost[:, i, :, :], (left * _trt_shift_right(right, i, -1)).mean(dim=1), i, 2)\n"
+                "    else:\n"
+                "        cost[:, i, :, i:] = (left[..., i:] * right[..., :-i]).mean(dim=1)\n",
                 unsafe=True,
             ),
         ),
@@ -377,11 +399,12 @@ parser).""",
         if leak:
             return self._refuse(writes[0], message, f"`{leak}`, assigned from shifted columns, is read outside "
                                                     "the block at that width")
-        helpers = (WRITE, SHIFT) if block.shifts else (WRITE,)
-        self.report(owner, message + "; each plane computed at full width from the target shifted right "
-                    f"(`{SHIFT}`), its columns from `{var}` on written with `torch.where` (`{WRITE}`); assumes the "
-                    "plane's computation is column-local",
-                    Fix(replacements, safety=Safety.UNSAFE, helpers=helpers, covers=True))
+        helpers = (TRACING_HELPER, WRITE, SHIFT) if block.shifts else (TRACING_HELPER, WRITE)
+        self.report(owner, message + "; while tracing, each plane computed at full width from the target shifted "
+                    f"right (`{SHIFT}`), its columns from `{var}` on written with `torch.where` (`{WRITE}`); "
+                    "assumes the plane's computation is column-local",
+                    Fix({owner.body: _traced_else_eager(owner.body, statements, replacements)},
+                        safety=Safety.UNSAFE, helpers=helpers, covers=True))
 
     def _refuse(self, write: cst.CSTNode, message: str, reason: str) -> None:
         self.report(write, f"{message}; not rewritten: {reason}")

@@ -5,7 +5,8 @@ a volume written without a shifted target) and for what it refuses, with its rea
 product, a reduction over the columns in the plane's computation (in the block or in a function of the module it
 calls), ``:-i`` where ``i`` may be 0, other slices of ``i``, a name read after the loop at its sliced width, a
 statement other than an assignment. The helpers equal the slices they replace at every shift, the width and past
-it. The program runs the same in eager mode on real tensors at widths below, at and above the disparity range
+it. The rewritten block runs only while tracing (``if _trt_tracing():``; the block as written is its ``else``).
+The program runs the same in eager mode on real tensors at widths below, at and above the disparity range
 (zeros, negatives, inf/NaN, gradients), under scripting, fx, ``torch.compile`` and ``torch.export``; its
 TorchScript export fails in ONNX Runtime at a narrow width before and equals eager mode at every width after.
 Real code: ``tests/recipe_variants/trt369/`` (tests/transforms/variants/test_recipe_variants_trt369.py).
@@ -40,23 +41,35 @@ def _messages(code: str) -> list[str]:
     return [f.message for f in result.findings]
 
 
+def _traced(rewritten: str, written: str) -> str:
+    """The block as the rule writes it: ``rewritten`` while tracing, ``written`` (the block as it was) otherwise."""
+    indent = rewritten[:len(rewritten) - len(rewritten.lstrip(" "))]
+    deeper = "".join("    " + line for line in (rewritten + "\n" + written).splitlines(keepends=True))
+    traced, _, eager = deeper.partition("    \n")
+    return f"{indent}if _trt_tracing():\n{traced}{indent}else:\n{eager}"
+
+
+_PLANE = "            volume[:, :, i, :, i:] = (ref[:, :, :, i:] * tgt[:, :, :, :-i]).mean(dim=1, keepdim=True)\n"
+_DIFFERENCE = "        volume[:, d, :, d:] = (ref[..., d:] - tgt[..., :-d]).abs().sum(1)\n"
+_NAMED = ("            a = ref[:, :4, :, i:]\n            b = tgt[:, :4, :, :-i]\n"
+          "            volume[:, :, i, :, i:] = torch.cat((a, b), dim=1)\n")
+_WHOLE = "        volume[:, :, i, :, i:] = ref[:, :, :, i:]\n"
+
+
 @pytest.mark.parametrize(("body", "want"), [
-    ("    for i in range(D):\n"
-     "        if i > 0:\n"
-     "            volume[:, :, i, :, i:] = (ref[:, :, :, i:] * tgt[:, :, :, :-i]).mean(dim=1, keepdim=True)\n"
-     "        else:\n"
+    ("    for i in range(D):\n        if i > 0:\n" + _PLANE + "        else:\n"
      "            volume[:, :, i, :, :] = (ref * tgt).mean(dim=1, keepdim=True)\n",
-     "            volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], (ref * _trt_shift_right(tgt, i, 3))"
-     ".mean(dim=1, keepdim=True), i, 3)\n"),
-    ("    for d in range(1, D):\n        volume[:, d, :, d:] = (ref[..., d:] - tgt[..., :-d]).abs().sum(1)\n",
-     "        volume[:, d, :, :] = _trt_where_from(volume[:, d, :, :], (ref - _trt_shift_right(tgt, d, -1)).abs()"
-     ".sum(1), d, 2)\n"),
-    ("    for i in range(D):\n        if 0 < i:\n            a = ref[:, :4, :, i:]\n            b = tgt[:, :4, :, :-i]\n"
-     "            volume[:, :, i, :, i:] = torch.cat((a, b), dim=1)\n",
-     "            a = ref[:, :4, :, :]\n            b = _trt_shift_right(tgt[:, :4, :, :], i, 3)\n"
-     "            volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], torch.cat((a, b), dim=1), i, 3)\n"),
-    ("    for i in range(D):\n        volume[:, :, i, :, i:] = ref[:, :, :, i:]\n",  # i == 0 is the whole map
-     "        volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], ref, i, 3)\n"),
+     _traced("            volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], (ref * _trt_shift_right(tgt, i, "
+             "3)).mean(dim=1, keepdim=True), i, 3)\n", _PLANE)),
+    ("    for d in range(1, D):\n" + _DIFFERENCE,
+     _traced("        volume[:, d, :, :] = _trt_where_from(volume[:, d, :, :], (ref - _trt_shift_right(tgt, d, -1)).abs()"
+             ".sum(1), d, 2)\n", _DIFFERENCE)),
+    ("    for i in range(D):\n        if 0 < i:\n" + _NAMED,
+     _traced("            a = ref[:, :4, :, :]\n            b = _trt_shift_right(tgt[:, :4, :, :], i, 3)\n"
+             "            volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], torch.cat((a, b), dim=1), i, 3)\n",
+             _NAMED)),
+    ("    for i in range(D):\n" + _WHOLE,  # i == 0 is the whole map
+     _traced("        volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], ref, i, 3)\n", _WHOLE)),
 ])
 def test_rewrite_text(body: str, want: str) -> None:
     after = _fixed(body)
@@ -223,4 +236,4 @@ def test_a_name_read_before_the_loop_only_is_the_blocks_own() -> None:
     body = ("    x = ref + 1\n    for i in range(D):\n        if i > 0:\n            x = ref[:, :, :, i:] * tgt[:, :, :, :-i]\n"
             "            volume[:, :, i, :, i:] = x\n    return volume\n")
     after = _fixed(body)
-    assert "            x = ref * _trt_shift_right(tgt, i, 3)\n" in after, after
+    assert "                x = ref * _trt_shift_right(tgt, i, 3)\n" in after, after
