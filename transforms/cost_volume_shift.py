@@ -119,7 +119,17 @@ class _Block:
             self.reason = self.reason or "a lambda in the plane's computation"
             return None
         result = node.visit(Rewriter())
+        if not self.reason and self._mentions_outside_shifts(result):
+            # `.view(B, G, C // G, H, W - i)`: a size of the sliced width, wrong for the full-width plane.
+            self.reason = f"`{self.var}` used in the plane's computation outside its slices (a size such as `W - " \
+                          f"{self.var}`)"
         return None if self.reason else result
+
+    def _mentions_outside_shifts(self, node: cst.BaseExpression) -> bool:
+        """Does ``node`` read the loop variable anywhere but as the shift of a ``_trt_shift_right`` it wrote?"""
+        shifts = {id(inner.args[1].value) for inner in walk(node)
+                  if type(inner) is cst.Call and _is_name(inner.func, SHIFT) and len(inner.args) == 3}
+        return any(_is_name(inner, self.var) and id(inner) not in shifts for inner in walk(node))
 
     def _slice(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         elements = list(updated.slice)

@@ -1115,7 +1115,16 @@ column (`rows.append(torch.cat([b, s[:, None], torch.full_like(s[:, None], i)], 
 `od_yolo_obb_n_rows` and `od_rtmdet_s_rows` wrappers) is named at its header too, detect only:
 each image's rows are what its own scores select, so no function of one image maps over the batch;
 the manual step is the guidance's parallelizable loop (every image's candidates at once, the kept
-rows through the batch's mask, whose `nonzero()` gives each row's image).""",
+rows through the batch's mask, whose `nonzero()` gives each row's image).
+
+A comprehension over the batch (`for i in range(t.shape[0])`, `t.size(0)`, `len(t)`, or over
+`enumerate`/`zip` of batch tensors) whose element calls a function of this file that runs NMS on one
+image (a method of the enclosing class, `self._decode_image(boxes[i], scores[i], classes[i])`, or a
+module-level function; lucid_yolo's `NMSDecoder`, each image thresholded, suppressed, capped and
+padded to `max_det` rows, then `torch.stack`) is named at the comprehension, detect only, with the
+same manual step: its statements lie in another function, out of the flattening's reach. Where each
+image's kept rows are padded to a fixed count, the batched form scatters each kept row at its image
+and its rank in the image into a `(batch, count, columns)` fill.""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         examples=(
@@ -1166,6 +1175,81 @@ rows through the batch's mask, whose `nonzero()` gives each row's image).""",
             "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
         ),
     )
+
+    def visit_ListComp(self, node: cst.CSTNode) -> None:
+        super().visit_ListComp(node)
+        self._comprehension(node)
+
+    def visit_GeneratorExp(self, node: cst.CSTNode) -> None:
+        super().visit_GeneratorExp(node)
+        self._comprehension(node)
+
+    def _comprehension(self, node: cst.ListComp | cst.GeneratorExp) -> None:
+        """``[self._decode_image(boxes[i], scores[i]) for i in range(boxes.shape[0])]`` (lucid_yolo's
+        ``NMSDecoder``): a comprehension over the batch whose element calls a function of this file that runs
+        NMS on one image. Named at the comprehension with the manual step; not rewritten."""
+        clause = node.for_in
+        if not self.active() or clause.inner_for_in is not None or clause.asynchronous is not None \
+                or not self._over_batch(clause.iter):
+            return
+        called = self._nms_callee(node.elt)
+        if called is None:
+            return
+        loop = f"`for {code_of(clause.target).strip()} in {code_of(clause.iter).strip()}`"
+        self.found(clause.iter, f"a comprehension {loop} runs NMS image by image over the batch (in `{called}`): a "
+                                "traced export unrolls it with the example's batch; not rewritten (a function of one "
+                                "image called image by image; where it pads each image's kept rows to a fixed count, "
+                                "the batched form scatters each kept row at its image and its rank in the image into "
+                                f"a `(batch, count, columns)` fill); by hand: {_BY_HAND}")
+
+    def _over_batch(self, iterator: cst.BaseExpression) -> bool:
+        """``range(t.shape[0])``, ``range(t.size(0))``, ``range(len(t))``, or a plain name or attribute (a batch's
+        rows), also under ``enumerate``/``zip``."""
+        iterator = strip_parens(iterator)
+        if type(iterator) is cst.Call and type(iterator.func) is cst.Name and iterator.args \
+                and not any(a.star or a.keyword for a in iterator.args):
+            name, args = iterator.func.value, [a.value for a in iterator.args]
+            if name == "range" and len(args) == 1:
+                bound = strip_parens(args[0])
+                text = code_of(bound).strip()
+                return re.fullmatch(r"[\w.]+\.(shape\[0\]|size\(0\))|len\([\w.]+\)", text) is not None
+            if name in ("enumerate", "zip"):
+                return all(type(a) in (cst.Name, cst.Attribute) for a in args[:1 if name == "enumerate" else None])
+            return False
+        return False
+
+    def _nms_callee(self, element: cst.BaseExpression) -> str | None:
+        """The function the element calls, defined in this file (``self.<method>`` of the enclosing class, or a
+        module-level function), whose body runs NMS; or the NMS call itself."""
+        for inner in walk(element):
+            if type(inner) is not cst.Call:
+                continue
+            if self.context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
+                return code_of(inner.func).strip()
+            func, defined = inner.func, None
+            if type(func) is cst.Attribute and type(func.value) is cst.Name and func.value.value == "self":
+                owner = self.context.enclosing_class
+                body = owner.body.body if owner is not None and type(owner.body) is cst.IndentedBlock else ()
+                defined = next((d for d in body if type(d) is cst.FunctionDef and d.name.value == func.attr.value),
+                               None)
+            elif type(func) is cst.Name and self.context.module is not None:
+                defined = next((d for d in self.context.module.body
+                                if type(d) is cst.FunctionDef and d.name.value == func.value), None)
+            if defined is not None and self._body_runs_nms(defined):
+                return code_of(func).strip()
+        return None
+
+    def _body_runs_nms(self, node: cst.CSTNode) -> bool:
+        """Does ``node`` call torchvision's NMS or a function named for it (not one named for what runs before)?"""
+        for inner in walk(node):
+            if type(inner) is cst.Call:
+                if self.context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
+                    return True
+                name = inner.func.attr.value if type(inner.func) is cst.Attribute else (
+                    inner.func.value if type(inner.func) is cst.Name else "")
+                if "nms" in _PRE_NMS.sub("", name.lower()):
+                    return True
+        return False
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         if not self.active():

@@ -4,12 +4,13 @@
 usual rotary or sinusoidal embedding) is ``float32`` in eager mode: torch promotes the operands. Both exporters
 write one ONNX ``Einsum`` of the operands as they are, and ONNX forbids an ``Einsum`` of two types: ONNX Runtime
 refuses to load the graph. ``torch.outer(torch.arange(n), inv_freq)`` (and its alias ``torch.ger``) is exported by
-the TorchScript exporter as a ``Mul`` after casting the second operand to the first's type: an ``int64`` product
+the TorchScript exporter as an ``Einsum`` after casting the second operand to the first's type: an ``int64`` product
 of truncated frequencies, where eager mode's is ``float32``. The rewrite calls an inserted helper
 (``trtcodemod/helpers/promotion.py``) that is the original call outside an export and, while exporting, casts the
 operands to the dtype eager mode promotes them to. The other ops of mixed operands (``torch.where``, ``torch.cat``,
-``torch.stack``, arithmetic, ``torch.maximum``, ``atan2``, ``pow``, ``fmod``) are exported with casts, and
-``matmul``, ``dot`` and ``tensordot`` of two dtypes raise in eager mode: none of them is taken.
+``torch.stack``, arithmetic, ``addcmul``, ``torch.maximum``, ``atan2``, ``pow``, ``fmod``) are exported with casts,
+and ``matmul``, ``mm``, ``bmm``, ``F.linear``, ``inner``, ``dot`` and ``tensordot`` of two dtypes raise in eager
+mode: none of them is taken.
 """
 
 from __future__ import annotations
@@ -36,22 +37,27 @@ class PromotedOperands(Rule):
                 "an integer `outer`); cast them to the promoted dtype while exporting",
         doc="""\
 What it finds (opt-in: the operands' dtypes cannot be read from the text; `migrate` applies it where ONNX
-Runtime refuses an `Einsum` of two types made at the line, or where the values first differ at it):
+Runtime refuses an `Einsum` of two types made at the line, or a node whose integer input was made at the line
+(an integer `outer` at a `Sin`/`Cos`), or where the values first differ at it):
 `torch.einsum(equation, a, b, ...)` (also `from torch import einsum`, and the operands in one list or tuple
 display) of two operands or more, and `torch.outer(a, b)` / `torch.ger(a, b)`, without keywords. Rotary and
 sinusoidal position embeddings write it this way: timesformer-pytorch 0.4.1's `RotaryEmbedding`
 (`seq = torch.arange(n, device=device)`, then `einsum('i, j -> i j', seq, self.inv_freqs)`), and the many
-`torch.einsum('i,j->ij', t, inv_freq)` / `torch.outer(t, freqs)` of a range left `int64`.
+`torch.einsum('i,j->ij', t, inv_freq)` / `torch.outer(t, freqs)` of a range left `int64`, or of float32
+positions and float64 frequencies (FLUX.1's first `rope`, an `Einsum` of float and double).
 
 Why it hurts: eager mode promotes the operands of `einsum` and `outer` to one dtype (`torch.promote_types` of
 all of them: an `int64` range and `float32` frequencies give `float32`). Both exporters write `einsum` as one ONNX
 `Einsum` of the operands as they are; ONNX's `Einsum` takes one type, and ONNX Runtime refuses the graph when it
 loads it ("Type parameter (T) of Optype (Einsum) bound to different types (tensor(int64) and tensor(float) in
-node ..."). The TorchScript exporter writes `outer` as a `Mul` after casting the second operand to the first's
+node ..."). The TorchScript exporter writes `outer` as an `Einsum` after casting the second operand to the first's
 type: `torch.outer(torch.arange(n), inv_freq)` is an `int64` product of truncated frequencies (0 for every
-frequency under 1), where eager mode's is `float32`. Other ops of mixed operands are exported with the casts
-eager mode implies (`torch.where`, `torch.cat`, `torch.stack`, arithmetic, `maximum`, `atan2`, `pow`), and
-`matmul`, `dot` and `tensordot` of two dtypes raise in eager mode: they are not taken.
+frequency under 1), where eager mode's is `float32`, and a `Sin` or `Cos` of it is refused at load (TRELLIS's
+`torch.outer` of int32 voxel coordinates). Other ops of mixed operands are exported with the casts
+eager mode implies (`torch.where`, `torch.cat`, `torch.stack`, arithmetic and its broadcast products
+`t[:, None] * freqs[None]`, `addcmul`, `maximum`, `atan2`, `pow`), and `matmul`, `mm`, `bmm`, `baddbmm`,
+`F.linear`, `inner`, `dot`, `vdot`, `tensordot` and `linalg.multi_dot` of two dtypes raise in eager mode (torch
+2.13): they are not taken.
 
 The rewrite: `einsum('i, j -> i j', seq, self.inv_freqs)` → `_trt_promoted_einsum('i, j -> i j', [seq,
 self.inv_freqs])`, and `torch.outer(t, freqs)` → `_trt_promoted_outer(t, freqs)`: inserted helpers that are

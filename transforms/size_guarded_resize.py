@@ -137,6 +137,25 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   matches, resize it otherwise). Not one whose test already asks for the trace
   (`if not torch.jit.is_tracing() and ...`, transformers' form).
 
+And a pad to a fixed count that returns early where a size already reaches it (lucid_yolo's
+`pad_detections` and `pad_anchor_indices`, its detections padded to `max_det` rows: `kept =
+x.shape[-2]`, `if kept >= max_det: return x`, also `>`, `max_det <= kept`): the `if`'s body only
+returns a name, and every statement after it in the function is one step of a pad of that name by
+`max_det - kept`: `shape = list(x.shape)`, `shape[a] = max_det - kept`, a fill of `shape` in `x`'s
+dtype and device (`x.new_zeros(shape)`, `new_ones`, `new_full`, `new_empty`, or `torch.zeros`/`full`/
+`ones`/`empty` with `dtype=x.dtype, device=x.device`) and `return torch.cat((x, fill), dim=a)` (either
+order, along the axis the amount is at), or `return F.pad(x, (...))` whose amounts are 0 or `max_det -
+kept`. The `if` goes and each amount becomes `_trt_size_where(kept < max_det, max_det - kept, 0)`: 0
+exactly where the `if` returned early, where the pad adds no row and the result holds `x`'s values
+(a new tensor, not `x` itself), so the traced graph pads to the count at every number of rows.
+The same pad written as the `if`'s own assignment, done only below the count (effdet's
+`generate_detections`: `if num_det < max_det_per_image: detections = torch.cat([detections,
+torch.zeros((max_det_per_image - num_det, 6), device=detections.device, dtype=detections.dtype)],
+dim=0)`; also `<=`, `max_det > num_det`): a `torch.cat` of the name and a fill of a written shape in its
+dtype and device, whose element at the `cat`'s axis is the amount and whose others do not read the
+name. The `if` goes, its assignment stays with the amount chosen the same way; where the test was
+false the fill has no row (its other sizes are assumed the tensor's own, as where the test holds).
+
 And a `while` loop (no `else`) that steps a size by one until a divisibility test passes: a round
 up (or down) to a multiple. Its body is one step, `v += 1`, `v -= 1` or `v = v + 1`, and its test
 `E % k != 0` or `E % k` (its truth), `E` being `v`, `v * s`, `s * v`, `v + c` or `v - c`, or
@@ -435,7 +454,8 @@ sizes (where it has others the write raises where the test holds too), and the w
             return
         if self._repeats(node):
             return
-        if node.orelse is None and (self._shortcut(node) or self._choice(node) or self._filled(node)) \
+        if node.orelse is None and (self._padded_to_count(node) or self._padded_up_to_count(node)
+                                    or self._shortcut(node) or self._choice(node) or self._filled(node)) \
                 or type(node.orelse) is cst.Else and self._either(node):
             return
         flag = self._flag(node) if node.orelse is None else None
@@ -656,6 +676,98 @@ sizes (where it has others the write raises where the test holds too), and the w
                    f"traced export keeps the branch the example took; do each every time ({why})",
                    Fix({node: cst.FlattenSentinel(unconditional)}, safety=Safety.UNSAFE, helpers=helpers))
         return True
+
+    # -- a pad to a count, skipped where the size already reaches it ----------------------
+
+    def _padded_to_count(self, node: cst.If) -> bool:
+        """``if kept >= max_det: return x`` then a pad of ``x`` by ``max_det - kept`` rows (lucid_yolo's
+        ``pad_detections``: a fixed-length detection output). The ``if`` goes; the amount becomes
+        ``_trt_size_where(kept < max_det, max_det - kept, 0)``, 0 exactly where the ``if`` returned early,
+        and a pad by 0 is ``x``'s values. True when found (reported)."""
+        function = self._functions[-1] if self._functions else None
+        if function is None or type(function.body) is not cst.IndentedBlock or node not in function.body.body:
+            return False
+        body = node.body
+        if type(body) is not cst.IndentedBlock or len(body.body) != 1 or type(body.body[0]) is not cst.SimpleStatementLine \
+                or len(body.body[0].body) != 1 or type(body.body[0].body[0]) is not cst.Return:
+            return False
+        returned = body.body[0].body[0].value
+        test = node.test
+        if type(returned) is not cst.Name or type(test) is not cst.Comparison or len(test.comparisons) != 1:
+            return False
+        compared = self._size_and_count(test, reached=True)
+        if compared is None:
+            return False
+        size, count = compared
+        amounts = _pad_to_count(_statements_after(function, node), returned.value, code_of(count).strip(),
+                                code_of(size).strip())
+        if not amounts:
+            return False
+        fixes: dict[cst.CSTNode, cst.CSTNode | cst.RemovalSentinel] = {node: cst.RemovalSentinel.REMOVE}
+        for amount in amounts:
+            fixes[amount] = helper_call(SIZE_WHERE_HELPER, cst.Comparison(
+                size.deep_clone(), [cst.ComparisonTarget(cst.LessThan(), count.deep_clone())]),
+                amount.deep_clone(), cst.Integer("0"))
+        self.found(test, f"`if {short_code(test)}: return {returned.value}` skips a pad to `{short_code(count)}` "
+                   "where the size already reaches it: a traced export keeps the branch the example took (at a "
+                   "size on the other side it pads by the example's amount, or by none); pad every time, by "
+                   f"`{short_code(count)} - {short_code(size)}` where it is positive and by 0 (the tensor's values "
+                   "as they are) where the `if` returned early",
+                   Fix(fixes, safety=Safety.UNSAFE, helpers=(SIZE_WHERE_HELPER,)))
+        return True
+
+    def _padded_up_to_count(self, node: cst.If) -> bool:
+        """``if num_det < max_det: x = torch.cat([x, torch.zeros((max_det - num_det, 6), dtype=x.dtype,
+        device=x.device)], dim=0)`` (effdet's ``generate_detections``): the pad done only below the count. The
+        ``if`` goes, its assignment stays, the amount ``_trt_size_where(num_det < max_det, max_det - num_det, 0)``.
+        True when found (reported)."""
+        body = node.body
+        test = node.test
+        if type(body) is not cst.IndentedBlock or len(body.body) != 1 or type(body.body[0]) is not cst.SimpleStatementLine \
+                or len(body.body[0].body) != 1 or type(body.body[0].body[0]) is not cst.Assign \
+                or type(test) is not cst.Comparison or len(test.comparisons) != 1:
+            return False
+        assign = body.body[0].body[0]
+        if len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+            return False
+        source = assign.targets[0].target.value
+        compared = self._size_and_count(test, reached=False)
+        if compared is None:
+            return False
+        size, count = compared
+        amount = _filled_cat(assign.value, source, code_of(count).strip(), code_of(size).strip())
+        if amount is None:
+            return False
+        where = helper_call(SIZE_WHERE_HELPER, cst.Comparison(
+            size.deep_clone(), [cst.ComparisonTarget(cst.LessThan(), count.deep_clone())]),
+            amount.deep_clone(), cst.Integer("0"))
+        kept = body.body[0].with_changes(body=[assign.with_changes(value=assign.value.deep_replace(amount, where))],
+                                         leading_lines=node.leading_lines)
+        self.found(test, f"`if {short_code(test)}:` pads `{source}` to `{short_code(count)}` rows only below it: a "
+                   "traced export keeps the branch the example took (at a count on the other side it pads by "
+                   "the example's amount, or by none); pad every time, by "
+                   f"`{short_code(count)} - {short_code(size)}` where it is positive and by 0 (the tensor's values "
+                   "as they are) elsewhere",
+                   Fix({node: kept}, safety=Safety.UNSAFE, helpers=(SIZE_WHERE_HELPER,)))
+        return True
+
+    def _size_and_count(self, test: cst.Comparison, reached: bool
+                        ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        """``(size, count)`` of ``size >= count`` (``>``, or written the other way round) where ``reached``, of
+        ``size < count`` (``<=``, or the other way round) otherwise: a size (or a test the export warned at)
+        against a number, no tensor's values."""
+        operator, right = test.comparisons[0].operator, test.comparisons[0].comparator
+        at_least, below = (cst.GreaterThanEqual, cst.GreaterThan), (cst.LessThanEqual, cst.LessThan)
+        if type(operator) in (at_least if reached else below):
+            size, count = test.left, right
+        elif type(operator) in (below if reached else at_least):
+            size, count = right, test.left
+        else:
+            return None
+        if any(self.is_tensor(o) or self.is_value(o) for o in (size, count)) \
+                or not (self.size_derived(size) or self.traced_at(test)):
+            return None
+        return size, count
 
     # -- a shortcut when the sizes already match -----------------------------------------
 
@@ -1467,6 +1579,138 @@ def _non_comparisons(test: cst.BaseExpression) -> list[cst.BaseExpression]:
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
         return _non_comparisons(test.expression)
     return [test]
+
+
+def _is_amount(node: cst.CSTNode, count: str, size: str) -> bool:
+    """Is ``node`` ``count - size`` (the rows a pad to ``count`` adds)?"""
+    return type(node) is cst.BinaryOperation and type(node.operator) is cst.Subtract \
+        and code_of(node.left).strip() == count and code_of(node.right).strip() == size
+
+
+def _axis_text(call: cst.Call, position: int) -> str | None:
+    """The text of a call's ``dim`` (by keyword or at ``position``); ``0`` where it is not given."""
+    given = argument(call, position, "dim")
+    return code_of(given.value).strip() if given is not None else "0"
+
+
+#: Fills of a given shape in the padded tensor's dtype and device: ``x.new_zeros(shape)`` and its kin.
+_NEW_FILLS = frozenset({"new_zeros", "new_ones", "new_full", "new_empty"})
+_TORCH_FILLS = ("torch.zeros", "torch.ones", "torch.full", "torch.empty")
+
+
+def _same_kind_fill(fill: cst.Call, source: str) -> bool:
+    """Is ``fill`` a fill in ``source``'s dtype and device: ``source.new_zeros(shape)`` (``new_ones``/``new_full``/
+    ``new_empty``), or ``torch.zeros(shape, dtype=source.dtype, device=source.device)`` and its kin?"""
+    func = fill.func
+    keywords = {a.keyword.value: code_of(a.value).strip() for a in fill.args if a.keyword is not None}
+    if keywords.keys() - {"dtype", "device", "fill_value"}:
+        return False
+    if type(func) is cst.Attribute and code_of(func.value).strip() == source and func.attr.value in _NEW_FILLS:
+        return not keywords.keys() & {"dtype", "device"}
+    return code_of(func).strip() in _TORCH_FILLS and keywords.get("dtype") == f"{source}.dtype" \
+        and keywords.get("device") == f"{source}.device"
+
+
+def _pad_to_count(after: list[cst.CSTNode], source: str, count: str, size: str) -> list[cst.BaseExpression]:
+    """The amounts ``count - size`` in ``after`` where it only pads ``source`` by them and returns it, else ``[]``.
+
+    Every statement is one of: ``shape = list(source.shape)`` (``source.size()``), ``shape[a] = count - size``,
+    ``padding = source.new_zeros(shape)`` (``new_ones``/``new_full``/``new_empty``, or ``torch.zeros``/
+    ``torch.full``... of ``shape`` with ``dtype=source.dtype`` and ``device=source.device``), and last
+    ``return torch.cat((source, padding), dim=a)`` (either order, the axis the shape's amount is at), or
+    ``return F.pad(source, (...))`` whose amounts are 0 or ``count - size``. So where the amount is 0 the
+    result holds ``source``'s values in its dtype, and nothing before it raises."""
+    shapes: dict[str, str | None] = {}
+    fills: dict[str, str] = {}
+    amounts: list[cst.BaseExpression] = []
+    for at, line in enumerate(after):
+        if type(line) is not cst.SimpleStatementLine or len(line.body) != 1:
+            return []
+        small = line.body[0]
+        if type(small) is cst.Return:
+            if at != len(after) - 1 or small.value is None or type(small.value) is not cst.Call:
+                return []
+            call = small.value
+            if code_of(call.func).strip() in ("torch.cat", "torch.concat", "torch.concatenate") and call.args \
+                    and type(call.args[0].value) in (cst.Tuple, cst.List) and call.args[0].keyword is None:
+                parts = [code_of(e.value).strip() for e in call.args[0].value.elements]
+                if len(parts) != 2 or source not in parts or any(type(e) is not cst.Element
+                                                                 for e in call.args[0].value.elements):
+                    return []
+                padding = parts[1] if parts[0] == source else parts[0]
+                axis = _axis_text(call, 1)
+                if padding not in fills or fills[padding] not in shapes or shapes[fills[padding]] != axis:
+                    return []
+                return amounts
+            if code_of(call.func).strip() in ("F.pad", "torch.nn.functional.pad") and len(call.args) >= 2 \
+                    and code_of(call.args[0].value).strip() == source and call.args[0].keyword is None \
+                    and type(call.args[1].value) in (cst.Tuple, cst.List) and not shapes and not fills:
+                found = []
+                for element in call.args[1].value.elements:
+                    if _is_amount(element.value, count, size):
+                        found.append(element.value)
+                    elif not _is_zero(element.value):
+                        return []
+                return found if found else []
+            return []
+        if type(small) is not cst.Assign or len(small.targets) != 1:
+            return []
+        target, value = small.targets[0].target, small.value
+        if type(target) is cst.Name and target.value != source:
+            name = target.value
+            if type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in ("list", "tuple") \
+                    and len(value.args) == 1 and code_of(value.args[0].value).strip() in \
+                    (f"{source}.shape", f"{source}.size()"):
+                shapes[name] = None
+                continue
+            if type(value) is cst.Call and value.args and code_of(value.args[0].value).strip() in shapes:
+                if _same_kind_fill(value, source):
+                    fills[name] = code_of(value.args[0].value).strip()
+                    continue
+            return []
+        if type(target) is cst.Subscript and type(target.value) is cst.Name and target.value.value in shapes \
+                and len(target.slice) == 1 and type(target.slice[0].slice) is cst.Index \
+                and _is_amount(value, count, size) and shapes[target.value.value] is None:
+            shapes[target.value.value] = code_of(target.slice[0].slice.value).strip()
+            amounts.append(value)
+            continue
+        return []
+    return []
+
+
+def _filled_cat(value: cst.BaseExpression, source: str, count: str, size: str) -> cst.BaseExpression | None:
+    """The amount ``count - size`` of ``torch.cat([source, fill], dim=a)`` (either order), the fill of a written
+    shape (a tuple or list whose element ``a`` is the amount, no other reading ``source``) in ``source``'s dtype
+    and device (``source.new_zeros(shape)`` and its kin, or ``torch.zeros(shape, dtype=source.dtype,
+    device=source.device)`` and its kin); else None."""
+    if type(value) is not cst.Call or code_of(value.func).strip() not in ("torch.cat", "torch.concat") \
+            or not value.args or value.args[0].keyword is not None \
+            or type(value.args[0].value) not in (cst.Tuple, cst.List):
+        return None
+    parts = value.args[0].value.elements
+    if len(parts) != 2 or any(type(e) is not cst.Element for e in parts):
+        return None
+    texts = [code_of(e.value).strip() for e in parts]
+    if source not in texts:
+        return None
+    fill = parts[1].value if texts[0] == source else parts[0].value
+    axis = int_value(_axis_value(value))
+    if type(fill) is not cst.Call or not fill.args or axis is None \
+            or type(fill.args[0].value) not in (cst.Tuple, cst.List) or fill.args[0].keyword is not None:
+        return None
+    if not _same_kind_fill(fill, source):
+        return None
+    shape = [e.value for e in fill.args[0].value.elements]
+    index = axis if axis >= 0 else len(shape) + axis
+    if not 0 <= index < len(shape) or not _is_amount(shape[index], count, size) \
+            or any(mentions_name(e, source) for at, e in enumerate(shape) if at != index):
+        return None
+    return shape[index]
+
+
+def _axis_value(call: cst.Call) -> cst.BaseExpression:
+    given = argument(call, 1, "dim")
+    return given.value if given is not None else cst.Integer("0")
 
 
 def _early_returns(body: cst.BaseSuite, inner: set[cst.If]) -> list[cst.BaseExpression] | None:

@@ -78,6 +78,8 @@ def _guarded(value: str, extra: str = "") -> str:
     (_guarded("self.pool(ref[:, :, :, i:] - tgt[:, :, :, :-i])"), "not column-local: `self.pool`"),
     (_guarded("ref[:, :, :, i:] - tgt[:, :, :, 1:-i]"), "other than `i:` or `:-i`"),
     (_guarded("ref[:, :, :, i:] - tgt[:, :, 0, :-i]"), "beside an integer index"),
+    (_guarded("(ref[:, :, :, i:] * tgt[:, :, :, :-i]).view(1, 2, 2, 3, 5 - i).mean(dim=2)"),
+     "outside its slices (a size such as `W - i`)"),
     ("    for i in range(D):\n        volume[:, :, i, :, i:] = ref[:, :, :, i:] - tgt[:, :, :, :-i]\n",
      "where `i` may be 0"),
     ("    for i in range(D):\n        if i > 0:\n            x = ref[:, :, :, i:] * tgt[:, :, :, :-i]\n"

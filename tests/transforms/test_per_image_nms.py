@@ -1019,3 +1019,53 @@ def test_migrate_names_the_loop_once_at_the_users_line(tmp_path) -> None:
     here = [entry for entry in report["remaining"] if entry["source"] and entry["source"].startswith(str(path))]
     assert [(entry["rule"], entry["source"]) for entry in here] == [("TRT360", f"{path}:{loop}")], here
     assert here[0]["manual_step"] == PER_IMAGE_ROWS_STEP
+
+
+# --- a comprehension over the batch calling a function of this file that runs NMS on one image ------------
+# lucid_yolo 0.5.0.dev2's `NMSDecoder.decode_with_indices` (lucid_yolo/decode/nms_path.py:183-187):
+# `decoded = [self._decode_image(boxes[i], scores[i], classes[i]) for i in range(boxes.shape[0])]`, each image
+# thresholded, suppressed by `batched_nms`, capped and padded to `max_det` rows (nms_path.py:206-214), then
+# `torch.stack` of each half.
+
+_PER_IMAGE_METHOD = '''
+import torch
+from torchvision.ops import batched_nms
+
+
+class Decoder(torch.nn.Module):
+    def forward(self, boxes, scores, classes):
+        decoded = [self._decode_image(boxes[i], scores[i], classes[i]) for i in range(boxes.shape[0])]
+        return torch.stack([image for image, _ in decoded]), torch.stack([index for _, index in decoded])
+
+    def _decode_image(self, boxes, scores, classes):
+        keep = scores >= 0.1
+        anchors = keep.nonzero().flatten()
+        order = batched_nms(boxes[keep], scores[keep], classes[keep], 0.5)[:10]
+        return boxes[keep][order], anchors[order]
+'''
+
+
+@pytest.mark.parametrize("comprehension", [
+    "[self._decode_image(boxes[i], scores[i], classes[i]) for i in range(boxes.shape[0])]",
+    "[self._decode_image(b, s, c) for b, s, c in zip(boxes, scores, classes)]",
+    "list(self._decode_image(b, scores[i], classes[i]) for i, b in enumerate(boxes))",
+    "[self._decode_image(boxes[i], scores[i], classes[i]) for i in range(len(boxes))]",
+])
+def test_a_comprehension_calling_a_per_image_nms_is_named_at_the_users_line(comprehension: str) -> None:
+    code = _PER_IMAGE_METHOD.replace(
+        "[self._decode_image(boxes[i], scores[i], classes[i]) for i in range(boxes.shape[0])]", comprehension)
+    findings = check_source(code.encode(), "snippet.py", Options(select=RULE))
+    assert [(f.rule, f.line) for f in findings] == [("TRT360", 8)]
+    assert "`self._decode_image`" in findings[0].message and "not rewritten" in findings[0].message
+    assert manual_step({"rule": "TRT360", "severity": "error", "kind": "baked",
+                        "message": findings[0].message}) == PER_IMAGE_NMS_STEP
+    assert rewrite(code, select=RULE, unsafe=True) == code
+
+
+@pytest.mark.parametrize("change", [
+    ("batched_nms(boxes[keep], scores[keep], classes[keep], 0.5)[:10]", "scores[keep].argsort()[:10]"),  # no NMS
+    ("range(boxes.shape[0])", "range(boxes.shape[1])"),  # not over the batch
+    ("self._decode_image(boxes[i]", "self._other(boxes[i]"),  # a method this class does not define
+])
+def test_comprehensions_without_a_per_image_nms_are_left_alone(change: tuple[str, str]) -> None:
+    assert rules_found(_PER_IMAGE_METHOD.replace(*change), select=RULE) == []

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import io
 import warnings
+from dataclasses import replace
 from pathlib import Path
 
 import numpy as np
@@ -28,7 +29,7 @@ from variant_models import axes_json, line_of, load_variant
 
 from trtcodemod.findings import Finding
 from trtcodemod.helpers.promotion import _trt_promoted_einsum, _trt_promoted_outer
-from trtcodemod.migrate.locate import FAILS_TO_RUN, WRONG_VALUES, Problem
+from trtcodemod.migrate.locate import FAILS_TO_RUN, REFUSED_INPUT_MADE_AT, WRONG_VALUES, Problem
 from trtcodemod.migrate.manual_steps import MIXED_TYPES_STEP, manual_step
 from trtcodemod.migrate.plan import matches
 from trtcodemod.rules import Safety
@@ -222,6 +223,59 @@ def test_a_refusal_at_load_is_placed_at_the_einsum_line(tmp_path: Path) -> None:
               if text.strip().startswith("freqs = torch.einsum(")]
     assert node.source is not None and node.source.endswith(f"{Path(__file__).name}:{line}"), node.source
     assert failed_node(None, REFUSAL).node == "/m/frame_rot_emb/Einsum"
+
+
+class Voxels(nn.Module):
+    """TRELLIS's embedder: int32 coordinates times float frequencies by ``outer``, their cosines a line below."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("freqs", torch.rand(4))
+
+    def forward(self, x, coords):
+        phases = torch.outer(coords.reshape(-1), self.freqs)
+        return x + torch.cos(phases).sum()
+
+
+def test_a_refusal_for_an_integer_input_names_the_line_that_made_it(tmp_path: Path) -> None:
+    """The TorchScript exporter writes the ``outer`` in int32 (the frequencies cast): ONNX Runtime refuses the
+    ``Cos`` a line below for its int32 input, and the verifier records where that input was made."""
+    path = tmp_path / "voxels.onnx"
+    exported = export_model(Voxels(), (torch.rand(3), torch.randint(0, 9, (5, 3), dtype=torch.int32)), path,
+                            exporter="torchscript", input_names=["x", "coords"], output_names=["out"],
+                            dynamic_axes={"coords": {0: "n"}}, opset=17)
+    assert exported.error is None, exported.error
+    with pytest.raises(Exception, match=r"Type 'tensor\(int32\)' of input parameter") as refused:
+        _session(path.read_bytes())
+    node = failed_node(str(path), str(refused.value))
+    lines = Path(__file__).read_text().splitlines()
+    outer = lines.index("        phases = torch.outer(coords.reshape(-1), self.freqs)") + 1
+    assert node is not None and node.op == "Cos", refused.value
+    assert node.source is not None and node.source.endswith(f"{Path(__file__).name}:{outer + 1}"), node.source
+    assert node.input_source is not None and node.input_source.endswith(f"{Path(__file__).name}:{outer}"), node
+    # An error that names no refused input names no line for one.
+    assert failed_node(str(path), REFUSAL).input_source is None
+
+
+def test_the_plan_ties_trt370_to_an_integer_input_made_at_its_line(tmp_path: Path) -> None:
+    path = str(tmp_path / "blocks.py")
+    finding = Finding("TRT370", "promoted-operands", "m", path, 31, 14, 31, 41, Safety.SAFE)
+
+    def refused(kind: str, made: str) -> Problem:
+        message = (f"ONNX Runtime CPU failed: Type Error: Type '{kind}' of input parameter "
+                   f"(/pos_embedder/Einsum_output_0) of operator (Cos) in node (/pos_embedder/Cos) is invalid.; "
+                   f"ONNX Runtime refuses the Cos node '/pos_embedder/Cos' made at {path}:32; "
+                   f"{REFUSED_INPUT_MADE_AT}{made}")
+        return Problem("unfaithful", path, 32, FAILS_TO_RUN, None, message)
+
+    assert matches(refused("tensor(int32)", f"{path}:31"), finding)
+    assert matches(refused("tensor(int64)", f"{path}:31"), finding)
+    # The input made at another line, in another file, a float input refused, or no word on where it was made.
+    assert not matches(refused("tensor(int32)", f"{path}:30"), finding)
+    assert not matches(refused("tensor(int32)", f"{tmp_path / 'other.py'}:31"), finding)
+    assert not matches(refused("tensor(double)", f"{path}:31"), finding)
+    plain = refused("tensor(int32)", f"{path}:31")
+    assert not matches(replace(plain, message=plain.message.split("; ")[0]), finding)
 
 
 def test_the_plan_ties_trt370_to_a_mixed_type_refusal_at_its_line(tmp_path: Path) -> None:

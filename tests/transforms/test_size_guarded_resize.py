@@ -1963,3 +1963,153 @@ def test_taken_is_the_condition_outside_a_trace() -> None:
         traced = torch.jit.trace(branch, (torch.zeros(3),))
     assert torch.equal(traced(torch.zeros(3)), torch.ones(3))  # taken while tracing, at a size where it is false
     assert torch.equal(branch(torch.zeros(3)), torch.zeros(3))  # eager mode: as the test says
+
+
+# --- a pad to a fixed count, with an early return where the rows already reach it -------------------
+# lucid_yolo 0.5.0.dev2's `pad_detections` / `pad_anchor_indices` (lucid_yolo/decode/common.py:96-102 and
+# 133-139): a detection output padded to `max_det` rows; the variant is tests/recipe_variants/trt717/.
+
+PAD_TO_COUNT = {  # name → (original function, a fragment of the rewrite)
+    "new_zeros_on_the_rows_axis": ('''
+def f(x: torch.Tensor, max_det: int):
+    kept = x.shape[-2]
+    if kept >= max_det:
+        return x
+    pad_shape = list(x.shape)
+    pad_shape[-2] = max_det - kept
+    padding = x.new_zeros(pad_shape)
+    return torch.cat((x, padding), dim=-2)
+''', "    pad_shape[-2] = _trt_size_where(kept < max_det, max_det - kept, 0)\n"),
+    "full_of_a_pad_index_in_the_dtype": ('''
+def f(x: torch.Tensor, max_det: int):
+    kept = x.shape[-1]
+    if max_det <= kept:
+        return x
+    pad_shape = list(x.shape)
+    pad_shape[-1] = max_det - kept
+    padding = torch.full(pad_shape, -1, dtype=x.dtype, device=x.device)
+    return torch.cat([padding, x], -1)
+''', "    pad_shape[-1] = _trt_size_where(kept < max_det, max_det - kept, 0)\n"),
+    "strict_test_and_a_functional_pad": ('''
+def f(x: torch.Tensor, max_det: int):
+    kept = x.size(0)
+    if kept > max_det:
+        return x
+    return F.pad(x, (0, 0, 0, max_det - kept), value=-2.0)
+''', "    return F.pad(x, (0, 0, 0, _trt_size_where(kept < max_det, max_det - kept, 0)), value=-2.0)\n"),
+    # effdet 0.4.1's `generate_detections` (effdet/anchors.py:154-161): the pad is the `if`'s own assignment,
+    # done only below the count (there `num_det = len(top_detection_idx)`, which TRT704 makes a traced size).
+    "cat_of_zeros_only_below_the_count": ('''
+def f(x: torch.Tensor, max_det: int):
+    num_det = x.shape[0]
+    if num_det < max_det:
+        x = torch.cat([
+            x,
+            torch.zeros((max_det - num_det, 6), device=x.device, dtype=x.dtype)
+        ], dim=0)
+    return x
+''', "        torch.zeros((_trt_size_where(num_det < max_det, max_det - num_det, 0), 6), device=x.device, "
+    "dtype=x.dtype)\n    ], dim=0)\n"),
+}
+
+PAD_TO_COUNT_LEFT_ALONE = {
+    # A fill of another dtype: `cat` of `x` and an empty float tensor promotes an integer `x`.
+    "a fill in the default dtype": '''
+def f(x: torch.Tensor, max_det: int):
+    kept = x.shape[0]
+    if kept >= max_det:
+        return x
+    pad_shape = list(x.shape)
+    pad_shape[0] = max_det - kept
+    padding = torch.zeros(pad_shape)
+    return torch.cat((x, padding), dim=0)
+''',
+    # The pad along another axis than the amount's: at amount 0 the `cat` raises where the `if` returned.
+    "the cat along another axis": '''
+def f(x: torch.Tensor, max_det: int):
+    kept = x.shape[0]
+    if kept >= max_det:
+        return x
+    pad_shape = list(x.shape)
+    pad_shape[0] = max_det - kept
+    padding = x.new_zeros(pad_shape)
+    return torch.cat((x, padding), dim=1)
+''',
+    # A pad below the count whose fill is in another dtype than the rows'.
+    "a pad below the count in the default dtype": '''
+def f(x: torch.Tensor, max_det: int):
+    num_det = x.shape[0]
+    if num_det < max_det:
+        x = torch.cat([x, torch.zeros((max_det - num_det, 6))], dim=0)
+    return x
+''',
+    # More work after the `if` than the pad: done every time, it would change what the early return gave.
+    "other work after the if": '''
+def f(x: torch.Tensor, max_det: int):
+    kept = x.shape[0]
+    if kept >= max_det:
+        return x
+    x = x * 2
+    pad_shape = list(x.shape)
+    pad_shape[0] = max_det - kept
+    return torch.cat((x, x.new_zeros(pad_shape)), dim=0)
+''',
+}
+
+
+@pytest.mark.parametrize("name", list(PAD_TO_COUNT_LEFT_ALONE))
+def test_pad_to_count_left_alone(name: str) -> None:
+    assert "TRT717" not in rules_found(HEADER + PAD_TO_COUNT_LEFT_ALONE[name])
+
+
+@pytest.mark.parametrize("name", list(PAD_TO_COUNT))
+def test_pad_to_count_rewrite_and_run(name: str, tmp_path: Path) -> None:
+    """The `if` goes; rows below, at and above the count give the original's values, dtype and shape
+    (above: the rows as they are), also integer rows, special values and gradients."""
+    code, fragment = PAD_TO_COUNT[name]
+    before = HEADER + code.lstrip("\n")
+    assert rules_found(before).count("TRT717") == 1
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    assert fragment in after, after
+    assert "if " not in after.split("def f", 1)[1]
+    f_before, f_after = import_source(before, tmp_path)["f"], import_source(after, tmp_path)["f"]
+    shape_of = {"full_of_a_pad_index_in_the_dtype": lambda n: (2, n)}.get(name, lambda n: (n, 6))
+    for rows in (0, 1, 4, 5, 9):
+        shape = shape_of(rows)
+        values = _values(shape) if rows * 2 >= 3 else [torch.zeros(shape), torch.randn(shape).double()]
+        for x in values + [torch.arange(shape[0] * shape[1]).reshape(shape).long(), torch.ones(shape, dtype=torch.bool)]:
+            assert_same(f_before(x, 5), f_after(x, 5))
+        leaf_before = torch.randn(shape_of(rows), generator=torch.Generator().manual_seed(rows), requires_grad=True)
+        leaf_after = leaf_before.detach().clone().requires_grad_(True)
+        out_before, out_after = f_before(leaf_before, 5), f_after(leaf_after, 5)
+        assert out_before.requires_grad == out_after.requires_grad
+        (out_before * torch.arange(out_before.numel()).reshape(out_before.shape)).sum().backward()
+        (out_after * torch.arange(out_after.numel()).reshape(out_after.shape)).sum().backward()
+        assert_same(leaf_before.grad, leaf_after.grad)
+
+
+def test_pad_to_count_exports_for_every_count(tmp_path: Path) -> None:
+    """Traced where the rows reach the count, the original graph keeps the early return (fewer rows than the
+    count elsewhere); the rewritten graph pads to the count at every number of rows."""
+    code, _ = PAD_TO_COUNT["new_zeros_on_the_rows_axis"]
+    before = HEADER + code.lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    graphs = {}
+    for label, source in (("before", before), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+
+        class Kept(torch.nn.Module):
+            def forward(self, x: torch.Tensor) -> torch.Tensor:
+                return f(x[x[:, 4] > 0][:5], 5)
+
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            graphs[label] = torch.jit.trace(Kept(), torch.ones(8, 6))
+        reference = Kept()
+        for n in (0, 3, 7):
+            x = torch.randn(n + 2, 6, generator=torch.Generator().manual_seed(n))
+            if label == "after":
+                assert_same(graphs[label](x), reference(x))
+    few = torch.full((3, 6), 1.0)
+    assert graphs["before"](few).shape == (3, 6)
+    assert graphs["after"](few).shape == (5, 6)

@@ -40,7 +40,7 @@ ROW_KEYS = ["name", "exporter", "status", "reason", "max_abs_err", "max_rel_err"
             "outputs"]
 OUTPUT_KEYS = ["name", "shape", "dtype", "expected_shape", "expected_dtype", "max_abs_err", "max_rel_err", "passed",
                "problem", "exact_admitted", "rows_traded", "eager_misses", "set_aside", "float64_judged",
-               "eager_rms_share", "graph_rms_share", "picks_tied"]
+               "eager_rms_share", "graph_rms_share", "picks_tied", "float64_ties"]
 SUMMARY_KEYS = ["status", "message", "stage", "seconds", "log_tail"]
 #: A graph's static check (``trt.inspect.summarize_graph``), and one that could not read its graph.
 GRAPH_KEYS = ["nodes", "ops", "opset", "target", "checked_against", "notes", "trt_issues"]
@@ -110,9 +110,9 @@ SAMPLES: dict[type, tuple[Any, list[str]]] = {
                                   "/torch/nn/functional.py:6847", True),
                     ["category", "message", "source", "callers", "origin", "input_free"]),
     ExportCheck: (ExportCheck("after", "dynamo", False, True, [2], "baked", [ExportWarning("TracerWarning", "w", None)],
-                              FailedNode("/g", "Gather", "/m.py:4"), 2, Divergence("/m.py:5", "/Add"), 4, [2], 3),
+                              FailedNode("/g", "Gather", "/m.py:4"), 2, Divergence("/m.py:5", "/Add"), 4, [2], 3, 5),
                   [*CHECK_KEYS[:7], "failed_node", "float64_admitted", "divergence", "rows_traded",
-                   "no_reference_sets", "picks_tied"]),
+                   "no_reference_sets", "picks_tied", "float64_ties"]),
     OriginalRun: (OriginalRun("ok", "fine", True), ["status", "reason", "passed"]),
     BackendResult: (BackendResult("onnxruntime-cpu", "torchscript", "ok", "why", 0.5, 0.25, True, _figure(1.0),
                                   _figure(2.0), OriginalRun("failed", "no", False), [_comparison()]), ROW_KEYS),
@@ -124,7 +124,7 @@ SAMPLES: dict[type, tuple[Any, list[str]]] = {
     GraphCheck: (GraphCheck(5, {"If": 1, "Relu": 4}, [TrtIssue("If", "/If", "branches differ", "/m.py:3", "TRT101")],
                             17, "8.5", "8.6", ["checked against 8.6"], "static check failed"),
                  [*GRAPH_KEYS, "error"]),
-    FailedNode: (FailedNode("/Where_6", "Where", "/m.py:7"), ["node", "op", "source"]),
+    FailedNode: (FailedNode("/Where_6", "Where", "/m.py:7", "/m.py:6"), ["node", "op", "source", "input_source"]),
     Divergence: (Divergence("/m.py:5", "/Add", "Add", 0.5, 2, 3, ["/m.py:4"]), DIVERGENCE_KEYS),
     VerifyReport: (VerifyReport(
         name="m", model=SETTINGS,

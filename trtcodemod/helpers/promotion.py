@@ -3,7 +3,7 @@
 Eager mode promotes the operands of ``torch.einsum`` and ``torch.outer`` to one dtype (``torch.promote_types``
 of theirs: an ``int64`` range times ``float32`` frequencies is ``float32``). Both exporters write ``einsum`` as one
 ONNX ``Einsum`` node of the operands as they are, which ONNX Runtime refuses to load ("Type parameter (T) of
-Optype (Einsum) bound to different types"); the TorchScript exporter writes ``outer`` as a ``Mul`` after casting
+Optype (Einsum) bound to different types"); the TorchScript exporter writes ``outer`` as an ``Einsum`` after casting
 the second operand to the first's dtype, so an ``int64`` range times float frequencies is an ``int64`` product of
 truncated frequencies. The helpers are the original call outside an ONNX export; while exporting, they cast the
 operands to their promoted dtype first, which is what eager mode computes with.

@@ -424,6 +424,8 @@ def export_failures(report: VerifyReport, side: str, facts: Facts | None,
     return out
 
 
+#: How a problem's message says where the input a node is refused for (its type) was made.
+REFUSED_INPUT_MADE_AT = "the input it refuses for its type was made at "
 #: The op of an ``unfaithful`` problem whose graph ONNX Runtime does not load or run at all.
 FAILS_TO_RUN = "(graph fails to run)"
 #: The op of an ``unfaithful`` problem whose failing input sets eager float32 cannot judge (its own
@@ -457,6 +459,9 @@ def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> l
             # ONNX Runtime names the node it refuses: the line that made it is where to fix.
             path, line = _split(refused.source)
             message += f"; ONNX Runtime refuses the {refused.op} node {refused.node!r} made at {refused.source}"
+            if refused.input_source and refused.input_source != refused.source:
+                # The node is refused for its input's type: the line that made that input may be the cause.
+                message += f"; {REFUSED_INPUT_MADE_AT}{refused.input_source}"
         elif found and found.source:
             dropped = found.dropped
             # A line that ran torch calls and left no node is what the trace dropped: the cause,

@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
-                     INPUT_FREE_NOTE, SCRATCH_TAIL, STEADY, WARN_GUARD_NOTE, WRONG_VALUES, Problem)
+                     INPUT_FREE_NOTE, REFUSED_INPUT_MADE_AT, SCRATCH_TAIL, STEADY, WARN_GUARD_NOTE, WRONG_VALUES,
+                     Problem)
 from trtcodemod.evidence.proofs import Observation, prove, prover_of
 from .retrace import RETRACED_GRAPH
 
@@ -338,7 +339,14 @@ def matches(problem: Problem, finding: Any) -> bool:
     if finding.rule in PROMOTION_RULES:
         # Its rewrite casts the operands of an einsum or outer while exporting: it fixes an Einsum of two types that
         # ONNX Runtime refuses at load, or an outer whose values first differ, made at its own line, and nothing else.
-        if problem.kind != "unfaithful" or problem.path is None or not _at(problem, finding):
+        # Or a node ONNX Runtime refuses for an integer input made at its line: the TorchScript exporter writes
+        # `outer` in the first operand's type, so an int32 voxel coordinate times float frequencies reaches the
+        # `Sin`/`Cos` of the next line as an int32 product (TRELLIS's position embedder).
+        if problem.kind != "unfaithful" or problem.path is None:
+            return False
+        if problem.op == FAILS_TO_RUN and _integer_input_made_in(problem, _span(finding)):
+            return True
+        if not _at(problem, finding):
             return False
         return (problem.op == FAILS_TO_RUN and _MIXED_TYPES in (problem.message or "")) or problem.op == WRONG_VALUES
     if finding.rule in NARROW_RULES:
@@ -414,14 +422,28 @@ NARROW_RULES = ZERO_SIZE_RULES | {"TRT368"}
 EMPTY_SLICE_RULES = frozenset({"TRT369"})
 #: Rules matched only to a node of operands of two dtypes made at their line (TRT370: an `Einsum` ONNX Runtime refuses
 #: to load, timesformer-pytorch's rotary `einsum` of an int64 range and float frequencies; an `outer` whose values
-#: first differ).
+#: first differ, or whose integer product a node refuses, TRELLIS's voxel `outer` at the `Cos` below it).
 PROMOTION_RULES = frozenset({"TRT370"})
 #: ONNX Runtime's words where one node's type parameter is bound to two of its operands' types.
 _MIXED_TYPES = "bound to different types"
+#: ONNX Runtime's words where a node takes no integer input (``Type 'tensor(int32)' of input parameter (...) of
+#: operator (Cos)``), and migrate's, after them, where that input was made.
+_INTEGER_INPUT_MADE_AT = re.compile(r"Type 'tensor\(u?int\d+\)' of input parameter .*?; "
+                                    + re.escape(REFUSED_INPUT_MADE_AT))
 #: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
 _NAN_INDEX = "-9223372036854775808"
 #: The verifier's words where the graph's output is NaN and eager mode's is not (``verify/compare.py``).
 _NAN_WHERE_FINITE = "position(s) where the original is finite"
+
+
+def _integer_input_made_in(problem: Problem, span: Span) -> bool:
+    """Is ``problem`` a node ONNX Runtime refuses for an integer input that was made within ``span``?"""
+    message = problem.message or ""
+    made = _INTEGER_INPUT_MADE_AT.search(message)
+    if made is None:
+        return False
+    at = re.match(r"(?P<path>.*?):(?P<line>\d+)", message[made.end():])
+    return at is not None and span.has_line(norm(at["path"]), int(at["line"]))
 
 
 def _zero_size_refusal(message: str) -> bool:

@@ -193,6 +193,10 @@ def side_state(report: VerifyReport, side: str) -> dict[str, Any]:
     tied = sum(c.picks_tied or 0 for c in report.checks(side))
     if tied:
         state["picks_tied"] = tied
+    # Judged against the float64 run that took eager float32's picks among its tied values (verify.tiedref).
+    reference_ties = sum(c.float64_ties or 0 for c in report.checks(side))
+    if reference_ties:
+        state["float64_ties"] = reference_ties
     # Compared with the model's export branch, where it asks whether it is exported (verify.exportbranch).
     model = report.models.get(side)
     if model is not None and model.reference:

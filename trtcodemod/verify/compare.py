@@ -94,6 +94,9 @@ class OutputComparison:
     #: Arg-max picks between values the graph computed as tied, taken from eager mode, with which the
     #: graph's outputs matched (``picks``): a class index rounding flips between two equal scores.
     picks_tied: int = 0
+    #: Rows of picks (a top-k's, an arg-max's) at which the float64 run that judged this output took eager
+    #: float32's picks, its values tying there (``verify.tiedref``): saturated scores, exactly 1.0 in float32.
+    float64_ties: int = 0
 
     @property
     def eager_no_reference(self) -> bool:
@@ -117,7 +120,8 @@ class OutputComparison:
                    data["expected_dtype"], data["max_abs_err"], data["max_rel_err"], data["passed"],
                    data.get("problem", ""), data.get("exact_admitted", 0), data.get("rows_traded", 0),
                    data.get("eager_misses", 0), data.get("set_aside", False), data.get("float64_judged", False),
-                   data.get("eager_rms_share"), data.get("graph_rms_share"), data.get("picks_tied", 0))
+                   data.get("eager_rms_share"), data.get("graph_rms_share"), data.get("picks_tied", 0),
+                   data.get("float64_ties", 0))
 
 
 def finite_or_none(value: float | None) -> float | None:

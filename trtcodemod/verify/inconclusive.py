@@ -7,6 +7,9 @@ float32 misses the model's own float64 run at a quarter of the output or more
 elements; the yolo26n_obb case in ``tests/verify/test_compare_float64.py``). On
 such a set no comparison can tell a faithful graph from a wrong one: a graph that matches eager
 mode matches one arbitrary tie order, and one that does not may be as right.
+Where the ties are exact in float32 (a sigmoid at 1.0), the float64 run that takes eager float32's
+picks among them (``tiedref``) is a reference again and judges such a set first (``run._along_ties``);
+what follows is for a set it does not pass.
 
 Such a set is set aside, neither passed as proof nor failed, only where another set of the same
 input shapes is a reference (eager mode misses float64 at less than that share) and so judges the

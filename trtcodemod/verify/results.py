@@ -165,13 +165,17 @@ class FailedNode:
     node: str
     op: str
     source: str | None = None
+    #: Where the input it refuses for its type was made, when that is what ONNX Runtime says (``Type
+    #: 'tensor(int32)' of input parameter (/Einsum_output_0) of operator (Cos)``): an integer product of
+    #: an ``outer`` at one line reaching a ``Cos`` at the next.
+    input_source: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "op": self.op, "source": self.source}
+        return {"node": self.node, "op": self.op, "source": self.source, "input_source": self.input_source}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "FailedNode":
-        return cls(data.get("node", ""), data.get("op", "?"), data.get("source"))
+        return cls(data.get("node", ""), data.get("op", "?"), data.get("source"), data.get("input_source"))
 
 
 @dataclass
@@ -203,6 +207,9 @@ class ExportCheck:
     #: Arg-max picks taken from eager mode where the graph's own values at both picks tie: with them
     #: its outputs matched eager mode's (``picks``).
     picks_tied: int | Absent = ABSENT
+    #: Rows of picks at which the float64 run that judged a failing set took eager float32's picks, its
+    #: values tying there (``tiedref``): a top-k over scores that saturate to exactly 1.0 in float32.
+    float64_ties: int | Absent = ABSENT
 
     def to_json(self) -> dict[str, Any]:
         return _present([("side", self.side), ("exporter", self.exporter), ("faithful", self.faithful),
@@ -210,7 +217,8 @@ class ExportCheck:
                          ("warnings", [w.to_json() for w in self.warnings]),
                          ("failed_node", _json_of(self.failed_node)), ("float64_admitted", self.float64_admitted),
                          ("divergence", _json_of(self.divergence)), ("rows_traded", self.rows_traded),
-                         ("no_reference_sets", self.no_reference_sets), ("picks_tied", self.picks_tied)])
+                         ("no_reference_sets", self.no_reference_sets), ("picks_tied", self.picks_tied),
+                         ("float64_ties", self.float64_ties)])
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "ExportCheck":
@@ -219,7 +227,8 @@ class ExportCheck:
                    [ExportWarning.from_json(w) for w in data.get("warnings", [])],
                    _or_absent(data, "failed_node", FailedNode.from_json), _or_absent(data, "float64_admitted"),
                    _or_absent(data, "divergence", Divergence.from_json), _or_absent(data, "rows_traded"),
-                   _or_absent(data, "no_reference_sets", list), _or_absent(data, "picks_tied"))
+                   _or_absent(data, "no_reference_sets", list), _or_absent(data, "picks_tied"),
+                   _or_absent(data, "float64_ties"))
 
 
 @dataclass

@@ -164,7 +164,8 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         request.update(picks=picks, eager_devices=[], input_sets=[ctx.input_sets[k] for k in picks["sets"]])
     if float64:
         # Every set, no eager timing, no export: the model's outputs in float64.
-        request.update(float64=True, eager_devices=[], exporters=[])
+        # With the tolerance: also the float64 run that takes eager float32's tied picks (``tiedref``).
+        request.update(float64={"atol": ctx.spec.atol, "rtol": ctx.spec.rtol}, eager_devices=[], exporters=[])
     what = ("export at other sizes" if stretch is not None else "where the graph differs" if diverge is not None
             else "arg-max picks" if picks is not None else "float64 reference" if float64
             else "build, eager, export")
@@ -178,12 +179,39 @@ def _exact(ctx: _Ctx, side: SideResult) -> list[Any] | None:
     """``side``'s model run in float64 on every input set (once, on first need): what tells eager
     mode's own float32 rounding from a graph's error (``compare.admitted_by_exact``)."""
     if not side.exact:
-        side.exact = [None]
+        side.exact = [None, None]
         if side.layout is not None:
             run = _run_model(ctx, f"{side.role}-float64", side.layout, extra_paths=side.extra_paths,
                              exporters=(), timing=False, out_dir=ctx.work, float64=True)
-            side.exact = [run.outcome.data.get("float64") if run.outcome.status == "ok" else None]
+            if run.outcome.status == "ok":
+                side.exact = [run.outcome.data.get("float64"), run.outcome.data.get("float64_tied")]
     return side.exact[0]
+
+
+def _exact_tied(ctx: _Ctx, side: SideResult, k: int) -> dict[str, Any] | None:
+    """Set ``k``'s float64 run with eager float32's picks taken where its values tie (``verify.tiedref``:
+    ``{"outputs", "rows"}``), or None where no float64 pick differed at tied values."""
+    _exact(ctx, side)
+    tied = side.exact[1] if len(side.exact) > 1 else None
+    return tied[k] if isinstance(tied, list) and k < len(tied) and isinstance(tied[k], dict) else None
+
+
+def _along_ties(ctx: _Ctx, labels: list[str], expected: list[Any], got: list[Any], comps: list[OutputComparison],
+                tied: dict[str, Any] | None) -> list[OutputComparison]:
+    """``comps`` (a set's comparisons against the plain float64 run), or, where they fail and the float64 run
+    that breaks ties as eager float32 did (``tied``) passes them all, those: eager mode's picks among values
+    it computed as equal are its model's output as much as float64's (``verify.tiedref``). Only a failing
+    set is judged again, so this passes no set the plain run failed for any other reason."""
+    if tied is None or all(c.passed for c in comps) or len(tied["outputs"]) != len(expected):
+        return comps
+    again = compare_outputs(labels, expected, got, ctx.spec.atol, ctx.spec.rtol, _ordered(ctx, labels, tied["outputs"]))
+    if not all(c.passed for c in again):
+        return comps
+    for c, before in zip(again, comps):
+        c.picks_tied = before.picks_tied
+        if not before.passed:
+            c.float64_ties = int(tied["rows"])
+    return again
 
 
 def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporters: tuple[str, ...],
@@ -256,6 +284,7 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
                                 if not before.passed:
                                     c.rows_traded = traded[2]
                             comps = again
+                comps = _along_ties(ctx, labels, ref, got, comps, _exact_tied(ctx, owner, k))
         for c in comps:
             if c.problem:
                 c.problem = f"set {k + 1}: {c.problem}"
@@ -332,6 +361,9 @@ def _faithfulness(ctx: _Ctx, side: SideResult, exporter: str, tree: RewrittenTre
     tied = sum(max((c.picks_tied for c in comps), default=0) for comps in per_set)
     if tied:
         entry.picks_tied = tied
+    reference_ties = sum(max((c.float64_ties for c in comps), default=0) for comps in per_set)
+    if reference_ties:
+        entry.float64_ties = reference_ties
     if failing:
         first_problem = next(c.problem for c in per_set[failing[0] - 1] if not c.passed)
         refused = next((c.problem for k in failing for c in per_set[k - 1] if c.name == "(run)"), None)
@@ -384,19 +416,24 @@ def _take_tied_picks(ctx: _Ctx, side: SideResult, exporter: str, names: list[str
     for k, found in zip(wanted, replayed):
         if found and found.get("outputs"):
             exact_k = exact[k] if exact is not None and k < len(exact) and exact[k] is not None else None
-            take_replayed(ctx, labels, per_set, k, reference.outputs[k], found, exact_k)
+            take_replayed(ctx, labels, per_set, k, reference.outputs[k], found, exact_k,
+                          _exact_tied(ctx, owner or side, k))
 
 
 def take_replayed(ctx: Any, labels: list[str], per_set: list[list[OutputComparison]], k: int,
-                  expected: list[Any], found: dict[str, Any], exact: list[Any] | None) -> bool:
+                  expected: list[Any], found: dict[str, Any], exact: list[Any] | None,
+                  tied: dict[str, Any] | None = None) -> bool:
     """Set ``k``'s comparisons from the graph's outputs with eager mode's tied picks put back
     (``found``, :func:`verify.picks.replay_picks`), when they pass, or fail only where eager mode misses
     its own float64 run at much of an output (a saturated detector's set, its top rows picked among
     ties: :func:`inconclusive.no_reference`); that set is then judged as any such set is, set aside
     where a set of its shapes judges, else failing with nothing proved. Otherwise the plain comparison
-    stands. Whether they were taken."""
+    stands. Where the plain float64 run fails them, the one that breaks ties as eager float32 did
+    (``tied``, :func:`_along_ties`) may pass them. Whether they were taken."""
     again = compare_outputs(labels, _ordered(ctx, labels, expected), _ordered(ctx, labels, found["outputs"]),
                             ctx.spec.atol, ctx.spec.rtol, _ordered(ctx, labels, exact) if exact is not None else None)
+    again = _along_ties(ctx, labels, _ordered(ctx, labels, expected), _ordered(ctx, labels, found["outputs"]), again,
+                        tied)
     if not all(c.passed for c in again) and not no_reference(again):
         # The plain comparison stands; it says what is left once eager mode's picks are put back.
         left = next(c for c in again if not c.passed)

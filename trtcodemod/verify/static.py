@@ -63,6 +63,10 @@ _FAILED_NODE = (re.compile(r"Node \((?P<name>[^)]*)\) Op \((?P<op>\w+)\)"),
                 re.compile(r"running (?P<op>\w+) node\. Name:'(?P<name>[^']*)'"))
 
 
+#: ONNX Runtime's words where an op refuses an input's type: the input's name, to find the node that made it.
+_REFUSED_INPUT = re.compile(r"Type '[^']*' of input parameter \((?P<input>[^)]*)\) of operator")
+
+
 def failed_node(path: str | None, error: str | None, map_location: Mapper | None = None,
                 helper_at: Callable[[Any], str | None] | None = None) -> FailedNode | None:
     """The node an ONNX Runtime error names (``Node (/Where_6) Op (Where) [ShapeInferenceError]
@@ -82,7 +86,12 @@ def failed_node(path: str | None, error: str | None, map_location: Mapper | None
         model = onnx.load(path, load_external_data=False)
         node = next((n for n in iter_nodes(model.graph) if n.name == match["name"]), None)
         source = node_source(node, helper_at) if node is not None else None
+        refused_input = _REFUSED_INPUT.search(error or "")
+        maker = None if refused_input is None else next(
+            (n for n in iter_nodes(model.graph) if refused_input["input"] in n.output), None)
+        input_source = node_source(maker, helper_at) if maker is not None else None
     except Exception:  # noqa: BLE001 - a graph we cannot read again names no line
         return found
     found.source = map_location(source) if map_location is not None and source else source
+    found.input_source = map_location(input_source) if map_location is not None and input_source else input_source
     return found

@@ -10,6 +10,7 @@ so a segfault or a hang still leaves what was done and names the stage it died i
 from __future__ import annotations
 
 import contextlib
+import copy
 import os
 import pickle
 import sys
@@ -173,7 +174,10 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
         # The comparison's reference for eager mode's own rounding (compare.admitted_by_exact).
         cp.stage("float64")
         with export_branch_reference():  # the same branch as the eager reference
-            cp.data["float64"] = run_float64(model, sets, flatten_outputs)
+            ties = req["float64"] if isinstance(req["float64"], dict) else None
+            tied: list[dict[str, Any] | None] = []
+            cp.data["float64"] = run_float64(model, sets, flatten_outputs, ties, tied)
+            cp.data["float64_tied"] = tied
         return
 
     cp.data["eager"] = {}
@@ -207,7 +211,8 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
         ))
 
 
-def run_float64(model: Any, sets: list[dict[str, Any]], flatten: Any) -> list[list[Any] | None]:
+def run_float64(model: Any, sets: list[dict[str, Any]], flatten: Any, ties: dict[str, float] | None = None,
+                tied: list[dict[str, Any] | None] | None = None) -> list[list[Any] | None]:
     """Per input set, the outputs of ``model`` with its floating parameters, buffers and inputs in
     float64 (None for a set it fails on).
 
@@ -216,25 +221,68 @@ def run_float64(model: Any, sets: list[dict[str, Any]], flatten: Any) -> list[li
     such a set runs once more with float64 as the default dtype and every float32, float16 or bfloat16
     tensor an operation takes or returns raised to float64 (:func:`_float64_everywhere`): the model's
     own casts to float32 no longer round. None only when that run fails too.
+
+    With ``ties`` (``{"atol", "rtol"}``) and a list ``tied``, each set's float32 picks are recorded first
+    and ``tied`` gets, per set, the float64 outputs with eager float32's picks taken where its values tie
+    (``{"outputs", "rows"}``, :mod:`verify.tiedref`), or None where no float64 pick differs at tied values.
     """
     import torch
 
+    from .tiedref import TiedPicks, record_picks
+
+    recorded = []
+    if ties is not None and tied is not None:
+        try:
+            # A copy: a model that changes its own state in forward (a frame counter, running statistics)
+            # meets the float64 runs as it would have without this one.
+            float32 = copy.deepcopy(model)
+        except Exception:  # noqa: BLE001 - an uncopyable model: the plain float64 run only
+            float32 = None
+        for feed in sets if float32 is not None else []:
+            try:
+                recorded.append(record_picks(lambda: float32(**feed)))
+            except Exception:  # noqa: BLE001 - no float32 picks to replay: the plain float64 run only
+                recorded.append([])
+        del float32
     model = model.double()
     out: list[list[Any] | None] = []
-    for feed in sets:
+    for k, feed in enumerate(sets):
         doubled = {k: v.double() if v.is_floating_point() else v.clone() for k, v in feed.items()}
-        try:
-            with torch.no_grad():
-                result = model(**doubled)
-        except Exception:  # noqa: BLE001 - float32 of the model's own: try with every float raised
-            try:
-                with torch.no_grad(), _float64_everywhere():
-                    result = model(**doubled)
-            except Exception:  # noqa: BLE001 - no float64 reference for this set: plain tolerance there
-                out.append(None)
-                continue
-        out.append([t.detach().cpu().numpy() for _, t in flatten(result)])
+        picks = recorded[k] if k < len(recorded) else []
+        seen = TiedPicks(picks, ties["atol"], ties["rtol"], replace=False) if picks and ties is not None else None
+        result = _float64_once(model, doubled, seen)
+        out.append(None if result is None else [t.detach().cpu().numpy() for _, t in flatten(result)])
+        if tied is None:
+            continue
+        if result is None or seen is None or not seen.taken:
+            tied.append(None)
+            continue
+        replay = TiedPicks(picks, ties["atol"], ties["rtol"])
+        again = _float64_once(model, doubled, replay)
+        tied.append(None if again is None or not replay.taken else
+                    {"outputs": [t.detach().cpu().numpy() for _, t in flatten(again)], "rows": replay.taken})
     return out
+
+
+def _float64_once(model: Any, doubled: dict[str, Any], picks: Any = None) -> Any:
+    """``model(**doubled)`` in float64 (:func:`run_float64`), under ``picks``' mode when given (outside the
+    raising to float64, so that a pick sees float64 operands); None if it fails."""
+    import torch
+
+    def replaying() -> Any:
+        return picks.mode() if picks is not None else contextlib.nullcontext()
+
+    try:
+        with torch.no_grad(), replaying():
+            return model(**doubled)
+    except Exception:  # noqa: BLE001 - float32 of the model's own: try with every float raised
+        if picks is not None:
+            picks.restart()
+        try:
+            with torch.no_grad(), replaying(), _float64_everywhere():
+                return model(**doubled)
+        except Exception:  # noqa: BLE001 - no float64 reference for this set: plain tolerance there
+            return None
 
 
 @contextlib.contextmanager

@@ -115,6 +115,12 @@ VARIANTS: dict[str, tuple[tuple[str, ...], str, list[list[tuple[int, ...]]]]] = 
                                           '        right = F.pad(right, [0, (pad_w) * ((pad_h > 0) | (pad_w > 0)), '
                                           '0, (pad_h) * ((pad_h > 0) | (pad_w > 0))], mode="replicate")\n',
                              [[(1, 6, 13, 21)], [(1, 6, 16, 9)]]),
+    # A pad to a fixed count with an early return where the rows already reach it (lucid_yolo's
+    # `pad_detections` and `pad_anchor_indices`): the `if` goes, the amount is 0 where it returned early.
+    # Other sizes: fewer candidates than the count pass, and more.
+    "lucid_yolo_pad_to_max_det": (("TRT717",), "    pad_shape = list(rows.shape)\n"
+                                               "    pad_shape[-2] = _trt_size_where(kept < max_det, max_det - kept, 0)\n",
+                                  [[(5, 6)], [(30, 6)]]),
 }
 
 #: The super-resolution variants, run through ``migrate`` whole (its verdict, not only the rewrite).
