@@ -88,6 +88,13 @@ dtype and device (a cache cast in forward: `self.anchors = [a.to(dtype, device) 
 self.anchors]`, `self.pe = self.pe.to(x.device)`), passes no state between calls: it is located
 as a warning, and where the graph still differs from the model the divergence locator names the
 line instead.
+Nor does scratch state: where on every observed call (two at least) forward wrote the attribute
+before any read of it in that call, and no call read it before writing it (an engine whose
+`restart_engine()` at the top of forward resets every memory, then rebuilt from the call's own
+inputs: DeAOT's inference engine), the write is located as a warning and the finding is
+information that says so. The order is observed per call and per module (reads through
+`nn.Module.__getattribute__`), not read from the code: the same engine kept across calls reads
+its memories before writing them, and those writes stay errors.
 
 `migrate` lifts the state (docs/temporal.md) where it locates the write and sees the graph
 differ: forward's body moves to `forward_step(self, <inputs>, <state>..., <indicators>...)`

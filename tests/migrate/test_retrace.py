@@ -769,6 +769,70 @@ def test_a_branch_taken_at_one_size_inside_a_fixed_loop_is_not_a_loop_count(tmp_
     assert unrolled_loops(a, b) == []
 
 
+#: A loop over a fixed list of engines whose shared attention caches a mask for the last size (shaped like
+#: deaotpy 1.11.0's ``DeAOTInferEngine.add_reference_frame``, aot/networks/engines/deaot_engine.py:86, over
+#: ``self.aot_engines``, reaching ``LocalGatedPropagation``'s ``qk_mask`` cache, aot/networks/layers/attention.py:797):
+#: at a new size the cache misses and the mask is built in the graph; the loop runs once at both sizes.
+ENGINES = '''import torch
+
+
+class Attention(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.proj = torch.nn.Linear(4, 4)
+        self.mask = None
+        self.size = None
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x.shape[1]
+        if self.mask is not None and self.size == h:
+            mask = self.mask
+        else:
+            mask = torch.ones(h, 4).cumsum(0) / h
+            self.mask, self.size = mask, h
+        return self.proj(x) * mask
+
+
+class Engine(torch.nn.Module):
+    def __init__(self, attention: Attention) -> None:
+        super().__init__()
+        self.attention = attention
+        self.scale = torch.nn.Linear(4, 4)
+
+    def add_reference_frame(self, x: torch.Tensor) -> torch.Tensor:
+        y = self.attention(x)
+        y = torch.tanh(self.scale(y))
+        y = y * 2.0 + 1.0
+        return torch.relu(y) - x
+
+
+class Net(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        attention = Attention()
+        self.engines = torch.nn.ModuleList([Engine(attention)])
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        for engine in self.engines:
+            x = engine.add_reference_frame(x)
+        return x
+'''
+
+
+def test_a_fixed_loop_whose_callee_takes_another_branch_at_a_new_size_is_not_unrolled(tmp_path: Path) -> None:
+    """The loop's body line makes more nodes at the new size (the cache's miss builds the mask), but the lines it
+    runs at both sizes keep their counts: another branch inside, not another number of iterations."""
+    from trtcodemod.migrate.unrolled import unrolled_loops
+
+    model = _module(ENGINES, tmp_path).Net().eval()
+    with torch.no_grad():
+        model(torch.randn(2, 3, 4))  # the cache holds the mask for 3 rows
+    a = _export_at(model, (2, 3, 4), tmp_path / "a.onnx")  # a hit: the mask is a constant
+    b = _export_at(model, (2, 5, 4), tmp_path / "b.onnx")  # a miss: the mask is built in the graph
+    assert first_difference(a, b) is not None
+    assert unrolled_loops(a, b) == []
+
+
 def test_migrate_names_the_loop_over_a_dynamic_axis_with_its_manual_step(tmp_path: Path) -> None:
     path = tmp_path / "net.py"
     path.write_text(RECURRENT)

@@ -35,10 +35,12 @@ def compared_state(model_file: str, facts: Facts | None) -> list[Any]:
     differs from the frame the comparison turns on, though the graph matched on the few calls observed."""
     from trtcodemod.temporal.reach import comparisons
 
-    from .locate import Problem
+    from .locate import Problem, carried_attributes, scratch_write
 
+    carried = carried_attributes(facts) if facts is not None else set()
+    # Scratch state (written before it is read on every observed call) holds no frame's value: nothing to compare.
     writes = [e for e in (facts.events if facts is not None else []) if e.get("kind") == "state_write"
-              and not e.get("unchanged")
+              and not e.get("unchanged") and not scratch_write([e], carried, facts.runs)
               and norm(e.get("path") or "") == norm(model_file) and e.get("attribute")]
     if not writes:
         return []

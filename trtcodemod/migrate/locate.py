@@ -492,6 +492,27 @@ UNCHANGED_NOTE = ("; but on every observed call the value written equaled the on
                   "device: a cache cast in forward), so no state passes between calls")
 
 
+#: The end of what is said of a write of scratch state (:data:`SCRATCH_NOTE`).
+SCRATCH_TAIL = "so its value does not cross calls (scratch state)"
+#: Said of a write of scratch state: every observed call wrote the attribute before reading it.
+SCRATCH_NOTE = ("; but on every observed call forward wrote `self.{attribute}` before any read of it in that call "
+                "(rebuilt from the call's own inputs: a `restart_engine()` or reset at the top of forward), "
+                + SCRATCH_TAIL)
+
+
+def carried_attributes(facts: Facts) -> set[str]:
+    """The attributes some observed forward read before writing them in that forward (``state_read``)."""
+    return {e.get("attribute") for e in facts.events if e["kind"] == "state_read"}
+
+
+def scratch_write(events: list[dict], carried: set[str], runs: int) -> bool:
+    """Are these ``state_write`` events of one line scratch state: on every observed call (two at least),
+    each write came before any read of its attribute in that call, and no call read one of them before
+    writing it? Facts from before reads were recorded (no ``fresh``) are never scratch."""
+    return (runs >= 2 and bool(events) and all(e.get("fresh") is True for e in events)
+            and not any(e.get("attribute") in carried for e in events))
+
+
 def frozen_state(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:
     """What forward did to Python state (attribute writes, deep copies), at its lines, where a
     graph of ``side`` computes other values than its model: the likely reasons, with no node."""
@@ -501,6 +522,7 @@ def frozen_state(report: VerifyReport, side: str, facts: Facts | None) -> list[P
         return []
     out: dict[tuple[str, int, str], Problem] = {}
     changed: set[tuple[str, int, str]] = set()
+    writes: dict[tuple[str, int, str], list[dict]] = {}
     for event in facts.events:
         known = _FROZEN_EVENTS.get(event["kind"])
         if known is None:
@@ -509,13 +531,25 @@ def frozen_state(report: VerifyReport, side: str, facts: Facts | None) -> list[P
         key = (event["path"], event["line"], op)
         if not event.get("unchanged"):
             changed.add(key)
+        if event["kind"] == "state_write":
+            writes.setdefault(key, []).append(event)
         if key not in out:
             out[key] = Problem("state", event["path"], event["line"], op, rule,
                                why.format(attribute=event.get("attribute", "?"), type=event.get("type", "?")))
-    # A write that put back the value it replaced on every observed call (a cache cast in forward)
-    # passes no state between calls: a warning, which leaves the graph's real cause to be found.
-    return [p if key in changed else replace(p, severity="warning", message=p.message + UNCHANGED_NOTE)
-            for key, p in out.items()]
+    carried = carried_attributes(facts)
+    result = []
+    for key, p in out.items():
+        if key not in changed:
+            # A write that put back the value it replaced on every observed call (a cache cast in forward)
+            # passes no state between calls: a warning, which leaves the graph's real cause to be found.
+            p = replace(p, severity="warning", message=p.message + UNCHANGED_NOTE)
+        elif key in writes and scratch_write(writes[key], carried, facts.runs):
+            # Scratch state: what the call read of it, it wrote first in that call (from its inputs): the graph
+            # bakes nothing of it across calls; a warning, the graph's real cause is found elsewhere.
+            names = sorted({e.get("attribute", "?") for e in writes[key]})
+            p = replace(p, severity="warning", message=p.message + SCRATCH_NOTE.format(attribute="`, `self.".join(names)))
+        result.append(p)
+    return result
 
 
 def locate(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:

@@ -16,7 +16,11 @@ for the user's files only (never torch's frames, never ours):
 * at each ``len(x)``, whether ``x`` was a tensor;
 * at each ``squeeze(d)``, the size of axis ``d``; at each ``squeeze()``, the whole shape;
 * each attribute a line of the user's writes on a module during a forward (state kept between
-  calls), and each ``copy.deepcopy`` it calls;
+  calls), and each ``copy.deepcopy`` it calls; per forward, whether the write came before any read
+  of that module's attribute in the same forward (``fresh``), and each attribute some forward read
+  before writing it (``state_read``, at the first such read: a value that may cross calls; reads
+  through ``nn.Module.__getattribute__``, wrapped for the forwards). An attribute every forward
+  writes before it reads it is scratch state (``locate.frozen_state``);
 * which axes of each input vary across the input sets;
 * at each call of a torch function or tensor method, which local names (and ``self.<name>``)
   hold its tensor arguments, and the dtypes and shapes seen (``tensor_sites.py``);
@@ -78,6 +82,35 @@ class Recorder:
         self.unwrapped: dict[Any, Any] = {}
         #: code -> how many of its calls :meth:`_note_parameters` read.
         self._parameter_calls: dict[Any, int] = {}
+        #: This forward's first access of each module attribute, ``(id(module), name)``: True where it
+        #: was a write, False where a read came first (:meth:`begin_call` empties it).
+        self._first: dict[tuple[int, str], bool] = {}
+        #: attribute name -> the first site where some forward read it before writing it in that forward.
+        self.read_first: dict[str, tuple[str, int, int, int, int]] = {}
+
+    # --- module attributes per forward ----------------------------------------------------------
+    def begin_call(self) -> None:
+        """A new forward: no attribute has been read or written in it yet."""
+        self._first = {}
+
+    def note_write(self, module: Any, name: str) -> bool:
+        """A write of ``module.<name>`` in this forward; True where no read of it came before in this
+        forward (the value it replaces was never used in this call)."""
+        return self._first.setdefault((id(module), name), True)
+
+    def note_read(self, module: Any, name: str) -> None:
+        """A read of ``module.<name>``; where it comes before any write of it in this forward, the
+        value it reads may come from an earlier call (or the build): :attr:`read_first` keeps the name."""
+        key = (id(module), name)
+        if key in self._first:
+            return
+        self._first[key] = False
+        if name not in self.read_first:
+            frame = sys._getframe(2)
+            while frame is not None and not self.user(frame.f_code.co_filename):
+                frame = frame.f_back
+            if frame is not None:
+                self.read_first[name] = self._position(frame)
 
     # --- where was this called from ------------------------------------------------------
     def site(self, depth: int = 2) -> tuple[tuple[str, int, int, int, int] | None, bool]:
@@ -324,14 +357,35 @@ class Wrappers:
 
         def record_state(module: Any, name: str, value: Any) -> None:
             # Written by the user's own line (torch's internals set attributes too): state kept on
-            # the module between calls, which an export turns into a constant.
+            # the module between calls, which an export turns into a constant. Whoever writes, the
+            # write comes before this forward's later reads of the attribute (`fresh`: none came before).
+            fresh = rec.note_write(module, name)
             site, direct = rec.site(1)
             if site and direct and not name.startswith("_") and not constructing(module):
                 old = getattr(module, name, _MISSING)
                 rec.add("state_write", site, direct, attribute=name, tensor=isinstance(value, torch.Tensor),
-                        unchanged=unchanged(old, value))
+                        unchanged=unchanged(old, value), fresh=fresh)
 
         self._patch(torch.nn.Module, "__setattr__", lambda orig: guarded(record_state, orig))
+
+        def reading(original: Any) -> Any:
+            # Every read of a module attribute by name (`self.x`, `getattr`, `hasattr`, a failed lookup
+            # that goes on to `__getattr__` too): only the first access per module and name in a forward
+            # matters, so this stays a dict lookup on the hot path.
+            def getattribute(module: Any, name: str) -> Any:
+                if rec.recording and not rec._busy and name[:1] != "_":
+                    rec._busy = True
+                    try:
+                        rec.note_read(module, name)
+                    except Exception:  # noqa: BLE001 - observing must never change what the model does
+                        pass
+                    finally:
+                        rec._busy = False
+                return original(module, name)
+
+            return getattribute
+
+        self._patch(torch.nn.Module, "__getattribute__", reading)
 
         def record_deepcopy(obj: Any, *rest: Any, **kwargs: Any) -> None:
             site, direct = rec.site(1)
@@ -543,6 +597,7 @@ def _observe_task(req: dict[str, Any], cp: Checkpoint) -> None:
 
 def _observe_one(model: Any, inputs: dict[str, Any], rec: Any) -> str | None:
     """One recorded forward: None, or the error the model raised (a failing set is a fact too)."""
+    rec.begin_call()
     rec.recording = True
     try:
         model(**inputs)
@@ -568,11 +623,23 @@ def _facts(rec: Any, sites: Any, names: list[str], sets: list[Any], changed: lis
         "run_errors": errors,
         "lines": {path: sorted(lines) for path, lines in sorted(rec.lines.items())},
         "forward": {path: sorted(lines) for path, lines in sorted(rec.forward.items())},
-        "events": sorted([*rec.events.values(), *sites.events()],
+        "events": sorted([*rec.events.values(), *_read_first(rec), *sites.events()],
                          key=lambda e: (e["path"], e["line"], e["column"], e["kind"], e.get("name", ""))),
         "inputs": _varying_axes(names, sets),
         "hashes": _hashes(rec.lines),
     }
+
+
+def _read_first(rec: Any) -> list[dict[str, Any]]:
+    """``state_read`` events: each attribute a forward wrote (``state_write``) that some forward read
+    before writing it in that same forward, at the first such read: a value that may cross calls."""
+    written = {e["attribute"] for e in rec.events.values() if e["kind"] == "state_write"}
+    out = []
+    for name in sorted(written & rec.read_first.keys()):
+        path, line, col, end_line, end_col = rec.read_first[name]
+        out.append({"kind": "state_read", "path": path, "line": line, "column": col, "end_line": end_line,
+                    "end_column": end_col, "direct": True, "count": 1, "attribute": name})
+    return out
 
 
 def _hashes(lines: dict[str, set[int]]) -> dict[str, str]:

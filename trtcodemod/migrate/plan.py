@@ -17,7 +17,8 @@ from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
-                     INPUT_FREE_NOTE, REFUSED_INPUT_MADE_AT, STEADY, WARN_GUARD_NOTE, WRONG_VALUES, Problem)
+                     INPUT_FREE_NOTE, REFUSED_INPUT_MADE_AT, SCRATCH_TAIL, STEADY, WARN_GUARD_NOTE, WRONG_VALUES,
+                     Problem)
 from trtcodemod.evidence.proofs import Observation, prove, prover_of
 from .retrace import RETRACED_GRAPH
 
@@ -526,6 +527,10 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     if not hits:
         return Decision(finding, INFO, reason="no hostile node, baked value or export failure comes from this line")
     located = describe(hits)
+    if all(p.kind == "state" and SCRATCH_TAIL in p.message for p in hits):
+        # Scratch state (TRT703): every observed call wrote the attribute before it read it, so the graph bakes
+        # nothing of it across calls; information, the graph's real cause (if any) is located elsewhere.
+        return Decision(finding, INFO, reason=located, problems=hits)
     safety = finding.fix.value
     if safety == "none":
         return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}{_empty_axis(hits)}",

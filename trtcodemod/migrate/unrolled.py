@@ -13,7 +13,10 @@ the graphs, the innermost ``for`` around it in its file; a loop is kept when the
 (in no loop nested in it) that every iteration runs (in no ``if`` of the body) all changed their
 count in one direction (a branch taken at one size changes only its own lines; one taken on the
 first iteration only keeps its count), or, with no such line that made nodes, the lines that
-changed did, and no kept loop around it explains it already (a loop nested in an unrolled loop
+changed did; and most of the lines its body's nodes pass through (the body's own and those of what
+it calls) that made nodes in both graphs changed their count the same way (a repeated body repeats
+all of them; a body run as often that reaches a branch taken at one size only, a cache that misses
+at a new size inside a method it calls, keeps most of theirs); and no kept loop around it explains it already (a loop nested in an unrolled loop
 repeats with it, in its body or in code its body calls).
 
 :func:`repeated_at` gives the node counts of one line (the first differing node's) where the second
@@ -119,13 +122,42 @@ def in_body(path: str, loop_line: int, line: int) -> bool:
     return any(loop[0] == loop_line and loop[1] <= line <= loop[2] for loop in _loops(path, mtime))
 
 
+def _through(model: Any, user: Any, body: set[tuple[str, int]]) -> Counter[tuple[str, int]]:
+    """``(file, line) -> nodes`` made by the lines ``body`` and what they call: for each node whose stack
+    passes through one of them, the lines from there inwards (each counted once per node)."""
+    from trtcodemod.trt.source_map import is_user_frame, iter_nodes, node_frames
+
+    counts: Counter[tuple[str, int]] = Counter()
+    for node in iter_nodes(model.graph):
+        stack = [(norm(f.file), f.line) for f in node_frames(node) if (user(f.file) if user else is_user_frame(f))]
+        at = next((k for k, key in enumerate(stack) if key in body), None)  # innermost first
+        if at is not None:
+            counts.update(set(stack[:at + 1]))
+    return counts
+
+
+def _repeats(model_a: Any, model_b: Any, user: Any, body: set[tuple[str, int]], more: bool) -> bool:
+    """Does what the loop's body makes repeat, rather than take another branch somewhere inside it? A loop
+    unrolled another number of times makes every node of its body another number of times, down to the lines
+    its body calls; a body that runs as often at both sizes but reaches a branch taken at one only (a cache
+    that misses at a new size, deep in a method the body calls) changes the count of its own lines and of
+    that branch, while the lines it runs at both sizes keep theirs. Kept where most of the lines that made
+    nodes in both graphs changed their count in the loop's direction."""
+    a, b = _through(model_a, user, body), _through(model_b, user, body)
+    common = [key for key in a if b.get(key)]
+    moved = [key for key in common if (b[key] > a[key] if more else b[key] < a[key])]
+    return 2 * len(moved) > len(common)
+
+
 def unrolled_loops(path_a: str, path_b: str, user: Any = None) -> list[Unrolled]:
     """The loops the two graphs unrolled a different number of times, outermost first."""
     import onnx
 
     outer: dict[tuple[str, int], set[tuple[str, int]]] = {}
-    a = _line_counts(onnx.load(path_a, load_external_data=False), user, outer)
-    b = _line_counts(onnx.load(path_b, load_external_data=False), user, outer)
+    model_a = onnx.load(path_a, load_external_data=False)
+    model_b = onnx.load(path_b, load_external_data=False)
+    a = _line_counts(model_a, user, outer)
+    b = _line_counts(model_b, user, outer)
     # Lines directly in each loop's body (the loop is their innermost), with their counts.
     by_loop: dict[tuple[str, int], list[tuple[int, int]]] = {}
     bodies: dict[tuple[str, int], list[tuple[str, int]]] = {}
@@ -146,6 +178,8 @@ def unrolled_loops(path_a: str, path_b: str, user: Any = None) -> list[Unrolled]
         # some iterations only (the first) may keep its count. With no such line, the changed ones.
         every = [c for key, c in lines if key[1] not in conditional] or [c for _, c in lines if c[0] != c[1]]
         if not every or not (all(y > x for x, y in every) or all(y < x for x, y in every)):
+            continue
+        if not _repeats(model_a, model_b, user, set(bodies[(path, line)]), every[0][1] > every[0][0]):
             continue
         x, y = max(every, key=lambda c: (min(c), max(c)))
         found.append(Unrolled(path, line, spans[(path, line)][3], (x, y)))

@@ -10,6 +10,11 @@ call after another equals a fresh model's, bit for bit); and its TorchScript gra
 input, equals eager mode on another. A real state write (a frame counter, the previous input)
 stays an error, and a model whose graph drops a write behind the tracer next to such a cache gets
 its line from the divergence locator, which the cache no longer blocks.
+
+Scratch state (``SCRATCH``): DeAOT's inference engine (``deaotpy_restart_engine.py``) is restarted at the top of
+every forward and rebuilt from the call's inputs; the observer records, per call, that each attribute was written
+before any read of it, so its writes are warnings that say so. The same engine restarted once and kept across calls
+(the library's own per-frame loop) reads its memories before writing them: those stay errors.
 """
 
 from __future__ import annotations
@@ -25,7 +30,7 @@ import torch
 from variant_models import export_variant, input_names, load_variant
 
 from trtcodemod.evidence.facts import Facts, norm
-from trtcodemod.migrate.locate import UNCHANGED_NOTE, frozen_state
+from trtcodemod.migrate.locate import SCRATCH_NOTE, UNCHANGED_NOTE, frozen_state
 from trtcodemod.verify.results import VerifyReport
 from trtcodemod.migrate.observe import unchanged
 from support import TESTS, migrate_small
@@ -80,22 +85,23 @@ _OBSERVE = """
 import json, sys, torch
 sys.path.insert(0, sys.argv[1])
 from variant_models import load_variant
-from trtcodemod.migrate.observe import Recorder, Wrappers
+from trtcodemod.migrate.observe import Recorder, Wrappers, _read_first
 from trtcodemod.usercode import UserFiles
 path, factory, seeds = sys.argv[2], sys.argv[3], int(sys.argv[4])
 module = load_variant(__import__("pathlib").Path(path), "observed")
 model = getattr(module, factory)().eval()
-if factory == "build":
+if factory.startswith("build"):
     calls = [module.inputs(torch.Generator().manual_seed(s)) for s in range(seeds)]
 else:
     calls = [(torch.randn(2, 3, generator=torch.Generator().manual_seed(s)),) for s in range(seeds)]
 rec = Recorder(UserFiles([str(__import__("pathlib").Path(path).parent)]))
 with Wrappers(rec), torch.no_grad():
-    rec.recording = True
     for args in calls:
+        rec.begin_call()  # as the observer's `_observe_one`: each call's reads and writes are its own
+        rec.recording = True
         model(*args)
-    rec.recording = False
-print(json.dumps(list(rec.events.values())))
+        rec.recording = False
+print(json.dumps(list(rec.events.values()) + _read_first(rec)))
 """
 
 
@@ -224,4 +230,142 @@ def test_a_cache_no_longer_hides_where_the_graph_parts(tmp_path: Path) -> None:
     assert wrong["source"] == f"{real}:{_line(path, 'z.data.add_(1)')}", wrong
     cache = [r for r in report["remaining"] if r.get("rule") == "TRT703"]
     assert cache and all(r["severity"] == "warning" for r in cache), cache
+    assert "lift" not in report and exit_code == 1
+
+
+SCRATCH = HERE / "deaotpy_restart_engine.py"
+
+
+def _problems_by_line(path: Path, problems: list) -> dict[str, tuple[str, str]]:
+    lines = path.read_text().splitlines()
+    return {lines[p.line - 1].strip(): (p.severity, p.message) for p in problems}
+
+
+def test_an_engine_restarted_in_every_forward_is_scratch_state_a_warning() -> None:
+    facts = _observe(SCRATCH)
+    writes = [e for e in facts.events if e["kind"] == "state_write"]
+    assert writes and all(e["fresh"] is True for e in writes), [e for e in writes if not e["fresh"]]
+    assert not [e for e in facts.events if e["kind"] == "state_read"]
+    found = _problems_by_line(SCRATCH, _state(facts))
+    for text in ("self.aot_engines = []", "self.long_term_memories = memory", "self.frame_step += 1",
+                 "self.pos_emb = self.net.get_pos_emb(embs).expand(self.batch_size, -1, -1, -1)"):
+        severity, message = found[text]
+        assert severity == "warning" and "scratch state" in message, (text, message)
+    assert {severity for severity, _ in found.values()} == {"warning"}
+    assert any(message.endswith(SCRATCH_NOTE.format(attribute="long_term_memories"))
+               for _, message in found.values())
+
+
+def test_the_same_engine_kept_across_calls_reads_its_memories_first_an_error() -> None:
+    """The library's per-frame loop: ``frame_step``, the short-term memory and the position embedding come
+    from the call before (or the reference frame added at build): errors. What every call writes before
+    reading it (the current embeddings, the propagated output) is scratch even here: the decision is the
+    recorded order of each attribute's reads and writes, not the form of the line."""
+    facts = _observe(SCRATCH, "build_streaming")
+    carried = {e["attribute"] for e in facts.events if e["kind"] == "state_read"}
+    assert {"frame_step", "short_term_memories"} <= carried and "curr_output" not in carried
+    found = _problems_by_line(SCRATCH, _state(facts))
+    assert found["self.frame_step += 1"][0] == "error"
+    assert found["_, self.short_term_memories = self.net.propagate(self.curr_enc_embs + self.net.identity(one_hot),"
+                 ][0] == "error"
+    assert found["self.curr_output, _ = self.net.propagate(self.curr_enc_embs, self.pos_emb, self.long_term_memories,"
+                 ][0] == "warning"
+    assert "scratch state" not in found["self.frame_step += 1"][1]
+
+
+def test_scratch_needs_two_observed_calls() -> None:
+    """One call cannot show a value read only on a later call (``if first: ... else: use self.prev``)."""
+    facts = _observe(SCRATCH, calls=1)
+    assert facts.runs == 1
+    assert {severity for severity, _ in _problems_by_line(SCRATCH, _state(facts)).values()} == {"error"}
+
+
+EDGES = [torch.zeros(2, 3, 16, 24), torch.ones(2, 3, 16, 24), torch.full((2, 3, 16, 24), 0.5),
+         torch.rand(2, 3, 16, 24, generator=torch.Generator().manual_seed(3)) * 1e-6]
+
+
+@pytest.mark.parametrize("edge", range(len(EDGES)))
+def test_the_restarted_engine_carries_nothing_between_calls(edge: int) -> None:
+    """A call after others equals a fresh model's, bit for bit, on random frames and on edge values (no object
+    in the mask: zeros and tiny values; every pixel the last object: ones; one threshold: 0.5)."""
+    module = load_variant(SCRATCH, "trt703_scratch_run")
+    used = module.build()
+    with torch.no_grad():
+        for args in _calls(module):
+            used(*args)
+        after = used(EDGES[edge])
+        fresh = module.build()(EDGES[edge])
+    assert after.dtype == fresh.dtype and after.shape == fresh.shape and torch.equal(after, fresh)
+    assert torch.isfinite(after).all()
+
+
+def test_the_streaming_engine_does_carry_state_between_calls() -> None:
+    module = load_variant(SCRATCH, "trt703_streaming_run")
+    frame = _calls(module, 1)[0][0][1:]
+    used = module.build_streaming()
+    with torch.no_grad():
+        used(frame)
+        assert not torch.equal(used(frame), module.build_streaming()(frame))
+
+
+SCRATCH_ENGINE_AND_DROPPED_WRITE = '''\
+import torch
+from torch import nn
+
+
+class Engine(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 4, 3, padding=1)
+        self.restart_engine()
+
+    def restart_engine(self):
+        self.memory = None
+        self.pos = None
+
+    def add_reference(self, img):
+        if self.pos is None:
+            self.pos = torch.linspace(0, 1, img.shape[-1])
+        self.memory = self.conv(img) + self.pos
+
+    def propagate(self, img):
+        z = torch.relu(self.conv(img) * self.memory) * 2
+        z.data.add_(1)
+        return torch.nn.functional.gelu(z).mean(dim=1)
+
+    def forward(self, img, reference):
+        self.restart_engine()
+        self.add_reference(reference)
+        return self.propagate(img)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.engine = Engine()
+
+    def forward(self, x):
+        return self.engine(x.flip(-1), x)
+
+
+def build():
+    return Net()
+'''
+
+
+def test_migrate_names_scratch_state_as_information_and_finds_where_the_graph_parts(tmp_path: Path) -> None:
+    """The engine's writes (TRT703's findings in its forward code) are scratch, restarted every call: information
+    that says why, no lift is tried, and the divergence locator names the write behind the tracer, the graph's
+    real cause."""
+    path = tmp_path / "model.py"
+    path.write_text(SCRATCH_ENGINE_AND_DROPPED_WRITE)
+    report, exit_code = migrate_small(path)
+    real = path.resolve()
+    assert not [r for r in report["remaining"] if r.get("rule") == "TRT703"], report["remaining"]
+    info = {i["line"]: i["reason"] for i in report["info"] if i["rule"] == "TRT703"}
+    for text in ("self.memory = None", "self.pos = None", "self.pos = torch.linspace(0, 1, img.shape[-1])",
+                 "self.memory = self.conv(img) + self.pos"):
+        assert "scratch state" in info[_line(path, text)], info
+    [wrong] = [r for r in report["remaining"] if r["kind"] == "unfaithful"]
+    assert wrong["source"] == f"{real}:{_line(path, 'z.data.add_(1)')}", wrong
     assert "lift" not in report and exit_code == 1
