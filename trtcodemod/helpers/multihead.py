@@ -28,8 +28,7 @@ class _TrtMultiheadAttention(torch.nn.MultiheadAttention):
     def forward(self, query, key, value, key_padding_mask=None, need_weights=True, attn_mask=None,
                 average_attn_weights=True, is_causal=False):
         if (
-            torch.jit.is_tracing()
-            and torch.onnx.is_in_onnx_export()
+            _trt_onnx_tracing()
             and self._qkv_same_embed_dim
             and self.in_proj_weight is not None
             and not (query.is_nested or key.is_nested or value.is_nested)
@@ -77,6 +76,27 @@ class _TrtMultiheadAttention(torch.nn.MultiheadAttention):
         return _trt_plain_module(self, torch.nn.MultiheadAttention)
 
 
+def _trt_onnx_tracing():
+    """Whether the TorchScript ONNX exporter is tracing this call."""
+    return torch.jit.is_tracing() and torch.onnx.is_in_onnx_export()
+
+
+def _trt_without_fast_path(function, *args, **kwargs):
+    """``function(*args, **kwargs)`` with torch's transformer fast path switched off for the call
+    (``torch.backends.mha``, put back afterwards): the layer computes with its own operators
+    (``_sa_block``, ``_ff_block``: the same function) instead of the fused kernel
+    ``aten::_transformer_encoder_layer_fwd``, which the exporter cannot convert."""
+    switch = getattr(torch.backends, "mha", None)
+    if switch is None or not hasattr(switch, "set_fastpath_enabled"):
+        return function(*args, **kwargs)
+    enabled = switch.get_fastpath_enabled()
+    switch.set_fastpath_enabled(False)
+    try:
+        return function(*args, **kwargs)
+    finally:
+        switch.set_fastpath_enabled(enabled)
+
+
 def _trt_plain_module(module, cls):
     """``module`` as an object of torch's own ``cls`` (what ``torch.jit.script`` compiles):
     the same parameters, buffers, submodules and settings, in dicts of its own, so that
@@ -103,6 +123,15 @@ class _TrtTransformerEncoderLayer(torch.nn.TransformerEncoderLayer):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         _trt_swap_attention(self)
+
+    def forward(self, *args, **kwargs):
+        src = args[0] if args else kwargs.get("src")
+        if _trt_onnx_tracing() and not getattr(src, "is_nested", False):
+            # In eval mode without gradients torch's forward takes one fused kernel (batch_first,
+            # an even number of heads, relu or gelu), which the exporter cannot convert. (A nested
+            # tensor, from nn.TransformerEncoder's own fast path, runs only in that kernel.)
+            return _trt_without_fast_path(super().forward, *args, **kwargs)
+        return super().forward(*args, **kwargs)
 
     def __prepare_scriptable__(self):
         return _trt_plain_module(self, torch.nn.TransformerEncoderLayer)
@@ -133,6 +162,13 @@ class _TrtTransformer(torch.nn.Transformer):
             _trt_swap_attention(self.encoder)
         if custom_decoder is None:
             _trt_swap_attention(self.decoder)
+
+    def forward(self, *args, **kwargs):
+        if _trt_onnx_tracing():
+            # Its encoder's fast paths (nested tensors from a padding mask, the fused layer kernel)
+            # do not export.
+            return _trt_without_fast_path(super().forward, *args, **kwargs)
+        return super().forward(*args, **kwargs)
 
     def __prepare_scriptable__(self):
         return _trt_plain_module(self, torch.nn.Transformer)
