@@ -7,8 +7,11 @@ with ``need_weights=False``, tokens from the image size), MONAI's MIL model (``n
 wrapped in ``nn.TransformerEncoder``, sequence first, the bag's instances as the sequence), Ultralytics'
 SAM 3 text encoder (self-attention with a causal mask cut from a buffer to the prompt's length),
 transformers' SigLIP pooling head (``torch.nn.MultiheadAttention``, a probe attending to the image's
-tokens as key and value) and kornia's SigLIP 2 pooling head (the construction with keywords over
-several lines, an additive ``key_padding_mask`` built from a token mask).
+tokens as key and value), kornia's SigLIP 2 pooling head (the construction with keywords over
+several lines, an additive ``key_padding_mask`` built from a token mask) and arabicocr-khatt's CRNN
+(a bare ``nn.TransformerEncoderLayer(..., activation="gelu", batch_first=True, norm_first=True)``
+after a BiLSTM, whose export under ``torch.no_grad()`` fails on the layer's fused fast path,
+``aten::_transformer_encoder_layer_fwd``).
 
 The rule finds each construction from the code alone (one finding, at the construction; nothing is
 changed without ``--unsafe``). The original's TorchScript export is wrong at every other sequence
@@ -16,7 +19,7 @@ length (the graph runs the example and fails or differs at another length), or f
 the ViT block: in eval mode without gradients, self-attention with ``need_weights=False`` takes
 torch's fast path, ``aten::_native_multi_head_attention``, which the exporter does not convert.
 ``migrate`` applies TRT316 at the construction and ends with exit 0, the rewritten model
-equivalent, for all five. Two are also rewritten by the rule and exported directly: the graph equals
+equivalent, for all six. Two are also rewritten by the rule and exported directly: the graph equals
 eager mode at other sizes and on edge values (zeros, negatives, infinities, padding masks, an empty
 batch in eager mode only: ONNX Reshape reads a 0 in the shape as "keep that axis", see below), and
 eager mode is unchanged bit for bit.
@@ -76,6 +79,9 @@ VARIANTS = {
         "_TrtMultiheadAttention", [(1, 3, 20, 8)], "baked"),
     "kornia_siglip2_pooling_padding_mask": Variant(
         "self.attention = nn.MultiheadAttention(", "_TrtMultiheadAttention", [(3, 4, 32), (3, 4)], "baked"),
+    "arabicocr_khatt_crnn_attention": Variant(
+        "self.attn = nn.TransformerEncoderLayer(", "_TrtTransformerEncoderLayer", [(3, 1, 12, 30)],
+        "Exporting the operator 'aten::_transformer_encoder_layer_fwd' to ONNX opset version 17 is not supported"),
 }
 
 
@@ -170,6 +176,16 @@ DIRECT = {
         # views the keys as (length, batch * heads, head_dim); ONNX Reshape reads the 0 as "keep that
         # axis", so ONNX Runtime fails on an empty batch.
         "eager-no-batch": (torch.zeros(0, 5, 32), torch.zeros(0, 5, dtype=torch.long)),
+    },
+    "arabicocr_khatt_crnn_attention": {
+        "other-sizes": (torch.rand(3, 1, 12, 30, generator=seeded(11)),),
+        "one-step": (torch.rand(2, 1, 12, 2, generator=seeded(12)),),
+        "long-line": (torch.rand(1, 1, 12, 200, generator=seeded(13)),),
+        "zeros": (torch.zeros(2, 1, 12, 16),),
+        "negatives": (-torch.rand(2, 1, 12, 20, generator=seeded(14)) * 50 - 1,),
+        # Saturates the LSTM. (Infinities are left out here: eager mode turns them into NaN in the CNN and
+        # LSTM, ahead of the attention, where ONNX Runtime's LSTM returns finite numbers.)
+        "large": (torch.rand(2, 1, 12, 16, generator=seeded(15)) * 1e4,),
     },
 }
 
