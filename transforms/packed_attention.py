@@ -68,6 +68,15 @@ torch), which is the same function and exports a graph that follows the sequence
 layer and `nn.Transformer`): the same class with its `forward` inherited, whose `__init__`
 turns the attention modules it built into `_TrtMultiheadAttention` (the same objects; a
 `custom_encoder`/`custom_decoder` given to `nn.Transformer` is left as it is).
+Exported under `torch.no_grad()` in eval mode, torch's encoder layer with `batch_first=True`, an
+even number of heads, relu or gelu and biases (any `norm_first`) runs one fused kernel,
+"Exporting the operator 'aten::_transformer_encoder_layer_fwd' ... is not supported"; while the
+TorchScript exporter traces, the encoder-layer and `nn.Transformer` helpers run torch's forward
+with its fast path switched off for the call (`torch.backends.mha.set_fastpath_enabled`, put
+back afterwards), which is torch's own `_sa_block`/`_ff_block`: the same function. Not covered:
+`nn.TransformerEncoder(layer, n)` (left as written) called with a `src_key_padding_mask` in eval
+mode turns the input into nested tensors (`aten::_nested_tensor_from_mask`), which do not export;
+build it with `enable_nested_tensor=False` (manual step).
 
 Fix safety: unsafe. Values, dtypes, gradients, state and `state_dict` are the original's in
 eager mode, `torch.compile` and `torch.export` (torch's own forward runs), and the exported

@@ -323,3 +323,76 @@ def test_migrate_fixes_the_call_line_at_the_construction(tmp_path: Path) -> None
     assert report["before"]["faithful"] is False
     assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT316", 10)]
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
+
+
+LAYER_CONFIGS = {
+    # The arabicocr-khatt CRNN's layer (pre-norm, GELU, batch first, even heads): fused fast path under no_grad.
+    "prenorm-gelu-batch-first": dict(activation="gelu", batch_first=True, norm_first=True),
+    "postnorm-relu-batch-first": dict(batch_first=True),
+    "gelu-callable-batch-first": dict(activation=torch.nn.functional.gelu, batch_first=True),
+    "custom-activation-batch-first": dict(activation=torch.tanh, batch_first=True, norm_first=True),
+    "odd-heads-batch-first": dict(batch_first=True, nhead=1),
+    "no-bias-batch-first": dict(batch_first=True, bias=False, norm_first=True),
+    "sequence-first": dict(activation="gelu", norm_first=True),
+}
+
+
+class _Layer(torch.nn.Module):
+    def __init__(self, layer_type: type, config: dict) -> None:
+        super().__init__()
+        config = {"nhead": 4, **config}
+        self.layer = layer_type(32, dim_feedforward=48, dropout=0.1, **config)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return self.layer(x)
+
+
+@pytest.mark.parametrize("config", list(LAYER_CONFIGS))
+def test_encoder_layer_exports_under_no_grad_in_every_configuration(config: str) -> None:
+    """Exported in eval mode without gradients (migrate's verifier), torch's encoder layer with
+    ``batch_first=True``, an even number of heads, relu or gelu and biases runs one fused kernel that
+    the TorchScript exporter cannot convert; the helper exports torch's own operators in every
+    configuration, follows the sequence length and computes torch's values (edge values too); eager
+    mode keeps the fast path afterwards."""
+    torch.manual_seed(0)
+    plain = _Layer(torch.nn.TransformerEncoderLayer, LAYER_CONFIGS[config]).eval()
+    model = _Layer(_TrtTransformerEncoderLayer, LAYER_CONFIGS[config]).eval()
+    model.load_state_dict(plain.state_dict())
+    fused = plain.layer.self_attn.batch_first and plain.layer.self_attn.num_heads % 2 == 0 and \
+        plain.layer.activation_relu_or_gelu and plain.layer.self_attn.in_proj_bias is not None
+    example = torch.randn(2, 5, 32)
+    if fused:
+        with torch.no_grad(), pytest.raises(Exception, match="_transformer_encoder_layer_fwd"):
+            _export(plain, example, dynamo=False)
+    with torch.no_grad():
+        session = _export(model, example, dynamo=False)
+    assert torch.backends.mha.get_fastpath_enabled()
+    for shape in [(2, 5, 32), (3, 9, 32), (1, 1, 32), (4, 2, 32)]:
+        _run_at(session, plain, shape)
+    for x in [torch.zeros(3, 4, 32), -torch.rand(3, 4, 32) * 100, torch.randn(3, 4, 32) * 1e4]:
+        with torch.no_grad():
+            expected = plain(x).numpy()
+            assert_same(plain(x), model(x))
+        got = session.run(None, {"x": x.numpy()})[0]
+        np.testing.assert_allclose(got, expected, rtol=1e-4, atol=1e-4 * max(1.0, float(np.abs(expected).max())))
+
+
+def test_transformer_exports_under_no_grad() -> None:
+    torch.manual_seed(0)
+    plain = torch.nn.Transformer(32, 4, 1, 1, 48, batch_first=True, norm_first=True).eval()
+    model = _TrtTransformer(32, 4, 1, 1, 48, batch_first=True, norm_first=True).eval()
+    model.load_state_dict(plain.state_dict())
+
+    class Both(torch.nn.Module):
+        def __init__(self, inner: torch.nn.Module) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            return self.inner(x, x[:, :3])
+
+    with torch.no_grad():
+        session = _export(Both(model), torch.randn(2, 5, 32), dynamo=False)
+    assert torch.backends.mha.get_fastpath_enabled()
+    for shape in [(2, 5, 32), (3, 9, 32), (1, 4, 32)]:
+        _run_at(session, Both(plain), shape)

@@ -19,7 +19,7 @@ length (the graph runs the example and fails or differs at another length), or f
 the ViT block: in eval mode without gradients, self-attention with ``need_weights=False`` takes
 torch's fast path, ``aten::_native_multi_head_attention``, which the exporter does not convert.
 ``migrate`` applies TRT316 at the construction and ends with exit 0, the rewritten model
-equivalent, for all six. Two are also rewritten by the rule and exported directly: the graph equals
+equivalent, for all six. Three are also rewritten by the rule and exported directly: the graph equals
 eager mode at other sizes and on edge values (zeros, negatives, infinities, padding masks, an empty
 batch in eager mode only: ONNX Reshape reads a 0 in the shape as "keep that axis", see below), and
 eager mode is unchanged bit for bit.
