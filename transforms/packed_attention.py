@@ -73,10 +73,14 @@ even number of heads, relu or gelu and biases (any `norm_first`) runs one fused 
 "Exporting the operator 'aten::_transformer_encoder_layer_fwd' ... is not supported"; while the
 TorchScript exporter traces, the encoder-layer and `nn.Transformer` helpers run torch's forward
 with its fast path switched off for the call (`torch.backends.mha.set_fastpath_enabled`, put
-back afterwards), which is torch's own `_sa_block`/`_ff_block`: the same function. Not covered:
+back afterwards; another thread's attention during the export computes the same function on
+its slow path), which is torch's own `_sa_block`/`_ff_block`: the same function. Not covered:
 `nn.TransformerEncoder(layer, n)` (left as written) called with a `src_key_padding_mask` in eval
-mode turns the input into nested tensors (`aten::_nested_tensor_from_mask`), which do not export;
-build it with `enable_nested_tensor=False` (manual step).
+mode without gradients, when the mask is left-aligned (read from the values), runs on nested
+tensors (`aten::_nested_tensor_from_mask`), which do not export, and returns zeros at the padded
+positions where its slow path computes values: no fixed graph is that function. Manual step:
+build it with `enable_nested_tensor=False` (padded positions then hold computed values; zero them
+with `masked_fill` if later code reads them).
 
 Fix safety: unsafe. Values, dtypes, gradients, state and `state_dict` are the original's in
 eager mode, `torch.compile` and `torch.export` (torch's own forward runs), and the exported

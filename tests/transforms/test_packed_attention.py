@@ -396,3 +396,40 @@ def test_transformer_exports_under_no_grad() -> None:
     assert torch.backends.mha.get_fastpath_enabled()
     for shape in [(2, 5, 32), (3, 9, 32), (1, 4, 32)]:
         _run_at(session, Both(plain), shape)
+
+
+def test_encoder_stack_with_a_padding_mask_stays_a_manual_step() -> None:
+    """Not covered, and named in the rule's doc: ``nn.TransformerEncoder`` called with a left-aligned
+    ``src_key_padding_mask`` in eval mode without gradients runs on nested tensors, which do not export
+    (helper layers or not), and returns zeros at the padded positions where its slow path computes values,
+    so no fixed graph is that function; ``enable_nested_tensor=False`` exports (values differ only there)."""
+    torch.manual_seed(0)
+
+    class Stack(torch.nn.Module):
+        def __init__(self, nested: bool) -> None:
+            super().__init__()
+            layer = _TrtTransformerEncoderLayer(32, 4, 48, batch_first=True)
+            self.encoder = torch.nn.TransformerEncoder(layer, 1, enable_nested_tensor=nested)
+
+        def forward(self, x: torch.Tensor, pad: torch.Tensor) -> torch.Tensor:
+            return self.encoder(x, src_key_padding_mask=pad)
+
+    nested, plain = Stack(True).eval(), Stack(False).eval()
+    plain.load_state_dict(nested.state_dict())
+    x, pad = torch.randn(2, 6, 32), torch.zeros(2, 6, dtype=torch.bool)
+    pad[0, 4:] = True
+    with torch.no_grad(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        zeroed, computed = nested(x, pad), plain(x, pad)
+        assert zeroed[0, 4:].abs().max() == 0 and computed[0, 4:].abs().max() > 0
+        torch.testing.assert_close(zeroed[~pad], computed[~pad])
+        with pytest.raises(Exception, match="_nested_tensor_from_mask"):
+            torch.onnx.export(nested, (x, pad), io.BytesIO(), dynamo=False)
+        buffer = io.BytesIO()
+        torch.onnx.export(plain, (x, pad), buffer, dynamo=False, input_names=["x", "pad"],
+                          dynamic_axes={"x": {1: "n"}, "pad": {1: "n"}})
+    x2, pad2 = torch.randn(2, 9, 32), torch.zeros(2, 9, dtype=torch.bool)
+    pad2[1, 5:] = True
+    got = ort.InferenceSession(buffer.getvalue()).run(None, {"x": x2.numpy(), "pad": pad2.numpy()})[0]
+    with torch.no_grad():
+        np.testing.assert_allclose(got, plain(x2, pad2).numpy(), rtol=1e-4, atol=1e-5)
