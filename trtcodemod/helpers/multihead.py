@@ -10,6 +10,10 @@ called with ``use_separate_proj_weight=True`` and the three row blocks of
 ``in_proj_weight`` projects each of query, key and value on its own and exports a graph
 that follows the length. The transformer layers build their attention modules in
 ``__init__``; their helpers swap those modules to ``_TrtMultiheadAttention``.
+In eval mode without gradients torch's encoder layer (batch first, an even number of heads,
+relu or gelu, biases) computes in one fused kernel the exporter does not convert; while the
+exporter traces, the encoder-layer and ``nn.Transformer`` helpers switch torch's fast path off
+for the call (``_trt_without_fast_path``), and torch's own operators run.
 
 Outside the TorchScript exporter each helper runs torch's own ``forward`` (inherited or
 called through ``super()``); ``torch.jit.script`` compiles a plain ``nn.MultiheadAttention``
