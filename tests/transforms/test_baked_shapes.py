@@ -2625,3 +2625,98 @@ def test_a_number_computed_from_a_loop_bound_gets_no_fix() -> None:
     [half] = [f for f in found if f.line == line]
     assert half.fix == Safety.NONE
     assert "it is computed from the trip count of the loop `for ... in range(size)`, which `range` reads" in half.message
+
+
+# A shape handed down as a parameter, its sizes made a NumPy row: PaddleOCR's TPS rectifier, reduced from
+# easypaddleocr 0.3, pytorchocr/modeling/transforms/tps.py (``TPS.forward`` hands ``image.shape[2:]`` to the
+# grid generator at :294; ``GridGenerator.build_P_paddle`` unpacks it at :200 and divides the ranges by
+# ``torch.as_tensor(np.array([I_r_width]).astype(np.float64))`` at :201-207). Written in our own words.
+# Without the rewrite the export keeps the example's width: the grid, and the sampled image, are wrong at
+# any other width. Only the recorded run says the parameter held a ``torch.Size``; the export's warning at
+# the line says the size became a NumPy value.
+TPS_GRID = '''import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Rectifier(nn.Module):
+    def forward(self, image):
+        grid = self.sampling_grid(image.shape[2:])
+        grid = grid.reshape([-1, image.shape[2], image.shape[3], 2]).to(image.dtype)
+        return F.grid_sample(image, grid.expand(image.shape[0], -1, -1, -1), align_corners=True)
+
+    def sampling_grid(self, size):
+        rows, cols = size
+        across = (torch.arange(-cols, cols, 2, dtype=torch.float64) + 1.0) / torch.as_tensor(
+            np.array([cols]).astype(np.float64))
+        down = (torch.arange(-rows, rows, 2, dtype=torch.float64) + 1.0) / torch.as_tensor(
+            np.array([rows]).astype(np.float64))
+        points = torch.stack(torch.meshgrid([across, down], indexing="ij"), dim=2)
+        return points.permute(1, 0, 2).reshape([-1, 2])
+'''
+
+
+def _tps_facts(holds: str) -> Facts:
+    """The recorded run: ``sampling_grid`` called with ``holds`` for ``size``, and the export's warnings
+    at the two NumPy rows."""
+    path = str(Path("snippet.py").resolve())
+    line = _line_of(TPS_GRID, "def sampling_grid")
+    events = [{"kind": "parameter", "path": path, "line": line, "column": 1, "end_line": line, "end_column": 1,
+               "direct": True, "count": 3, "function": "sampling_grid", "name": "size", "holds": holds}]
+    facts = Facts.from_json({"version": 1, "runs": 3, "lines": {path: list(range(1, 25))}, "events": events,
+                             "inputs": {}})
+    facts.note_traced([(path, number, "Converting a tensor to a NumPy array might cause the trace to be incorrect.")
+                       for number, text in enumerate(TPS_GRID.splitlines(), 1) if "np.array" in text])
+    return facts
+
+
+@pytest.mark.parametrize("holds", ["tensor", "int"])
+def test_a_handed_down_parameter_not_seen_holding_a_shape_stays(holds: str) -> None:
+    assert fixed(TPS_GRID) == TPS_GRID
+    assert fixed(TPS_GRID, _tps_facts(holds)) == TPS_GRID
+
+
+def test_a_shape_handed_down_to_a_numpy_row_is_rewritten() -> None:
+    facts = _tps_facts("shape")
+    found = findings(TPS_GRID, facts)
+    assert [f.line for f in found] == [_line_of(TPS_GRID, "np.array([cols])"), _line_of(TPS_GRID, "np.array([rows])")]
+    new = fixed(TPS_GRID, facts)
+    assert ("        across = (torch.arange(-cols, cols, 2, dtype=torch.float64) + 1.0) / "
+            "torch.stack([torch.as_tensor(cols, dtype=torch.int64)]).to(torch.float64)\n") in new
+    assert "np.array" not in new
+    before, after = load(TPS_GRID, "Rectifier")(), load(new, "Rectifier")()
+    # The grid alone: the same float64 values bit for bit, at one row or column, odd sizes, an empty axis.
+    for size in [(1, 1), (1, 2), (2, 1), (3, 7), (32, 100), (0, 4), (5, 0)]:
+        assert bits_equal(before.sampling_grid(torch.Size(size)), after.sampling_grid(torch.Size(size)))
+    # The whole rectifier on images with edge values.
+    for image in [torch.rand(2, 3, 8, 20, generator=torch.Generator().manual_seed(0)), torch.zeros(1, 1, 1, 1),
+                  -torch.ones(1, 2, 4, 3), torch.full((1, 1, 2, 5), float("inf"))]:
+        assert_same(before(image), after(image))
+    # Exported with a dynamic width, the rewritten grid follows it; the original keeps the example's.
+    example = torch.rand(1, 3, 8, 20, generator=torch.Generator().manual_seed(1))
+    other = torch.rand(2, 3, 8, 33, generator=torch.Generator().manual_seed(2))
+    axes = {"image": {0: "batch", 3: "width"}}
+    assert ort_matches(export_session(after, (example,), ["image"], axes), after, other)
+    assert not ort_matches(export_session(before, (example,), ["image"], axes), before, other)
+
+
+def test_migrate_makes_the_tps_rectifier_export_at_every_width() -> None:
+    """The reduced TPS rectifier (``tests/recipe_variants/trt711/paddleocr_tps_grid.py``): the recorded run says
+    the grid builder is handed a ``torch.Size``, so TRT711 keeps its NumPy rows traced; TRT338 inverts the
+    spline's system while exporting; TRT701 narrows the float64 computation at the located sites, the float64
+    constants of the same file that feed them, and the float64 cast TRT711's row keeps (a follow-up in the code
+    it wrote). The model ends exported, faithful at the stretched width, with no TensorRT error (exit 0)."""
+    from support import TESTS, migrate_json
+
+    path = TESTS / "recipe_variants" / "trt711" / "paddleocr_tps_grid.py"
+    report = migrate_json(path, '{"image": {"0": "batch", "3": "width"}}')
+    assert report["before"]["exported"] is False, report["before"]
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    source = path.read_text()
+    for rule, text in (("TRT711", "np.array([cols])"), ("TRT711", "np.array([rows])"),
+                       ("TRT338", "torch.inverse(system)"), ("TRT701", "xs = torch.linspace")):
+        assert (rule, _line_of(source, text)) in applied, report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True, report["after"]
+    assert report["after"]["trt_errors"] == 0, report["remaining"]
