@@ -2627,34 +2627,14 @@ def test_a_number_computed_from_a_loop_bound_gets_no_fix() -> None:
     assert "it is computed from the trip count of the loop `for ... in range(size)`, which `range` reads" in half.message
 
 
-# A shape handed down as a parameter, its sizes made a NumPy row: PaddleOCR's TPS rectifier, reduced from
-# easypaddleocr 0.3, pytorchocr/modeling/transforms/tps.py (``TPS.forward`` hands ``image.shape[2:]`` to the
-# grid generator at :294; ``GridGenerator.build_P_paddle`` unpacks it at :200 and divides the ranges by
-# ``torch.as_tensor(np.array([I_r_width]).astype(np.float64))`` at :201-207). Written in our own words.
-# Without the rewrite the export keeps the example's width: the grid, and the sampled image, are wrong at
-# any other width. Only the recorded run says the parameter held a ``torch.Size``; the export's warning at
-# the line says the size became a NumPy value.
-TPS_GRID = '''import numpy as np
-import torch
-import torch.nn.functional as F
-from torch import nn
-
-
-class Rectifier(nn.Module):
-    def forward(self, image):
-        grid = self.sampling_grid(image.shape[2:])
-        grid = grid.reshape([-1, image.shape[2], image.shape[3], 2]).to(image.dtype)
-        return F.grid_sample(image, grid.expand(image.shape[0], -1, -1, -1), align_corners=True)
-
-    def sampling_grid(self, size):
-        rows, cols = size
-        across = (torch.arange(-cols, cols, 2, dtype=torch.float64) + 1.0) / torch.as_tensor(
-            np.array([cols]).astype(np.float64))
-        down = (torch.arange(-rows, rows, 2, dtype=torch.float64) + 1.0) / torch.as_tensor(
-            np.array([rows]).astype(np.float64))
-        points = torch.stack(torch.meshgrid([across, down], indexing="ij"), dim=2)
-        return points.permute(1, 0, 2).reshape([-1, 2])
-'''
+# A shape handed down as a parameter, its sizes made a NumPy row: PaddleOCR's TPS rectifier, the variant
+# tests/recipe_variants/trt711/paddleocr_tps_grid.py (reduced from easypaddleocr 0.3,
+# pytorchocr/modeling/transforms/tps.py: ``TPS.forward`` hands ``image.shape[2:]`` to the grid generator at :294;
+# ``build_P_paddle`` unpacks it at :200 and divides the ranges by
+# ``torch.as_tensor(np.array([I_r_width]).astype(np.float64))`` at :201-207). Without the rewrite the export keeps
+# the example's width: the grid, and the sampled image, are wrong at any other width. Only the recorded run says
+# the parameter held a ``torch.Size``; the export's warning at the line says the size became a NumPy value.
+TPS_GRID = (Path(__file__).parents[1] / "recipe_variants" / "trt711" / "paddleocr_tps_grid.py").read_text()
 
 
 def _tps_facts(holds: str) -> Facts:
@@ -2664,7 +2644,7 @@ def _tps_facts(holds: str) -> Facts:
     line = _line_of(TPS_GRID, "def sampling_grid")
     events = [{"kind": "parameter", "path": path, "line": line, "column": 1, "end_line": line, "end_column": 1,
                "direct": True, "count": 3, "function": "sampling_grid", "name": "size", "holds": holds}]
-    facts = Facts.from_json({"version": 1, "runs": 3, "lines": {path: list(range(1, 25))}, "events": events,
+    facts = Facts.from_json({"version": 1, "runs": 3, "lines": {path: list(range(1, 110))}, "events": events,
                              "inputs": {}})
     facts.note_traced([(path, number, "Converting a tensor to a NumPy array might cause the trace to be incorrect.")
                        for number, text in enumerate(TPS_GRID.splitlines(), 1) if "np.array" in text])
@@ -2673,8 +2653,8 @@ def _tps_facts(holds: str) -> Facts:
 
 @pytest.mark.parametrize("holds", ["tensor", "int"])
 def test_a_handed_down_parameter_not_seen_holding_a_shape_stays(holds: str) -> None:
-    assert fixed(TPS_GRID) == TPS_GRID
-    assert fixed(TPS_GRID, _tps_facts(holds)) == TPS_GRID
+    for facts in (None, _tps_facts(holds)):
+        assert "np.array([cols])" in fixed(TPS_GRID, facts) and "np.array([rows])" in fixed(TPS_GRID, facts)
 
 
 def test_a_shape_handed_down_to_a_numpy_row_is_rewritten() -> None:
@@ -2685,20 +2665,36 @@ def test_a_shape_handed_down_to_a_numpy_row_is_rewritten() -> None:
     assert ("        across = (torch.arange(-cols, cols, 2, dtype=torch.float64) + 1.0) / "
             "torch.stack([torch.as_tensor(cols, dtype=torch.int64)]).to(torch.float64)\n") in new
     assert "np.array" not in new
-    before, after = load(TPS_GRID, "Rectifier")(), load(new, "Rectifier")()
+    before, after = load(TPS_GRID, "build")(), load(new, "build")()
     # The grid alone: the same float64 values bit for bit, at one row or column, odd sizes, an empty axis.
     for size in [(1, 1), (1, 2), (2, 1), (3, 7), (32, 100), (0, 4), (5, 0)]:
-        assert bits_equal(before.sampling_grid(torch.Size(size)), after.sampling_grid(torch.Size(size)))
+        assert bits_equal(before.grid.sampling_grid(torch.Size(size)), after.grid.sampling_grid(torch.Size(size)))
     # The whole rectifier on images with edge values.
-    for image in [torch.rand(2, 3, 8, 20, generator=torch.Generator().manual_seed(0)), torch.zeros(1, 1, 1, 1),
-                  -torch.ones(1, 2, 4, 3), torch.full((1, 1, 2, 5), float("inf"))]:
+    for image in [torch.rand(2, 3, 8, 20, generator=torch.Generator().manual_seed(0)), torch.zeros(1, 3, 1, 1),
+                  -torch.ones(1, 3, 4, 3), torch.full((1, 3, 2, 5), float("inf"))]:
         assert_same(before(image), after(image))
-    # Exported with a dynamic width, the rewritten grid follows it; the original keeps the example's.
+    # Exported with a dynamic width (the inverse by TRT338 in both), the rewritten grid follows the width; the
+    # original's keeps the example's.
+    inverse = Options(select=("TRT338",), unsafe=True)
+    exported = {name: load(fix_source(code.encode(), "snippet.py", inverse).source.decode(), "build")()
+                for name, code in (("before", TPS_GRID), ("after", new))}
     example = torch.rand(1, 3, 8, 20, generator=torch.Generator().manual_seed(1))
     other = torch.rand(2, 3, 8, 33, generator=torch.Generator().manual_seed(2))
     axes = {"image": {0: "batch", 3: "width"}}
-    assert ort_matches(export_session(after, (example,), ["image"], axes), after, other)
-    assert not ort_matches(export_session(before, (example,), ["image"], axes), before, other)
+
+    def gap(model: torch.nn.Module) -> float:
+        """The largest difference of the exported graph from eager mode at the other width (inf if it fails)."""
+        session = export_session(model, (example,), ["image"], axes)
+        try:
+            got = session.run(None, {"image": other.numpy()})[0]
+        except Exception:  # noqa: BLE001 - a graph that cannot run at this width
+            return float("inf")
+        expected = model(other).detach().numpy()
+        return float(np.abs(got - expected).max()) if got.shape == expected.shape else float("inf")
+
+    with torch.no_grad():
+        assert gap(exported["after"]) < 1e-5  # the elimination's rounding, not LAPACK's
+        assert gap(exported["before"]) > 1e-2
 
 
 def test_migrate_makes_the_tps_rectifier_export_at_every_width() -> None:

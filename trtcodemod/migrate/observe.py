@@ -223,8 +223,8 @@ PARAMETER_CALLS = 8
 
 
 def _held(value: Any, torch: Any) -> str | None:
-    """What a parameter held, for the facts: ``tensor``, ``shape`` (a ``torch.Size``), ``bool``, ``int`` or ``float``; None for
-    anything else (modules, lists, None), which no rule asks about."""
+    """What a parameter held, for the facts: ``tensor``, ``shape`` (a ``torch.Size``), ``bool``, ``int`` or
+    ``float``; None for anything else (modules, lists, None), which no rule asks about."""
     if torch is not None and isinstance(value, torch.Tensor):
         return "tensor"
     if torch is not None and isinstance(value, torch.Size):
