@@ -2628,13 +2628,13 @@ def test_a_number_computed_from_a_loop_bound_gets_no_fix() -> None:
 
 
 # A shape handed down as a parameter, its sizes made a NumPy row: PaddleOCR's TPS rectifier, the variant
-# tests/recipe_variants/trt711/paddleocr_tps_grid.py (reduced from easypaddleocr 0.3,
+# tests/size_recipe_variants/paddleocr_tps_grid.py (reduced from easypaddleocr 0.3,
 # pytorchocr/modeling/transforms/tps.py: ``TPS.forward`` hands ``image.shape[2:]`` to the grid generator at :294;
 # ``build_P_paddle`` unpacks it at :200 and divides the ranges by
 # ``torch.as_tensor(np.array([I_r_width]).astype(np.float64))`` at :201-207). Without the rewrite the export keeps
 # the example's width: the grid, and the sampled image, are wrong at any other width. Only the recorded run says
 # the parameter held a ``torch.Size``; the export's warning at the line says the size became a NumPy value.
-TPS_GRID = (Path(__file__).parents[1] / "recipe_variants" / "trt711" / "paddleocr_tps_grid.py").read_text()
+TPS_GRID = (Path(__file__).parents[1] / "size_recipe_variants" / "paddleocr_tps_grid.py").read_text()
 
 
 def _tps_facts(holds: str) -> Facts:
@@ -2673,11 +2673,11 @@ def test_a_shape_handed_down_to_a_numpy_row_is_rewritten() -> None:
     for image in [torch.rand(2, 3, 8, 20, generator=torch.Generator().manual_seed(0)), torch.zeros(1, 3, 1, 1),
                   -torch.ones(1, 3, 4, 3), torch.full((1, 3, 2, 5), float("inf"))]:
         assert_same(before(image), after(image))
-    # Exported with a dynamic width (the inverse by TRT338 in both), the rewritten grid follows the width; the
-    # original's keeps the example's.
-    inverse = Options(select=("TRT338",), unsafe=True)
-    exported = {name: load(fix_source(code.encode(), "snippet.py", inverse).source.decode(), "build")()
-                for name, code in (("before", TPS_GRID), ("after", new))}
+    # Exported with a dynamic width, with TRT338's inverse (the original's does not export): with the facts of a
+    # shape the grid follows the width; with those of a tensor TRT711 leaves it, and it keeps the example's.
+    exported = {name: load(fix_source(TPS_GRID.encode(), "snippet.py", Options(
+        select=("TRT711", "TRT338"), unsafe=True, facts=_tps_facts(holds), scope="all")).source.decode(), "build")()
+        for name, holds in (("before", "tensor"), ("after", "shape"))}
     example = torch.rand(1, 3, 8, 20, generator=torch.Generator().manual_seed(1))
     other = torch.rand(2, 3, 8, 33, generator=torch.Generator().manual_seed(2))
     axes = {"image": {0: "batch", 3: "width"}}
@@ -2698,14 +2698,14 @@ def test_a_shape_handed_down_to_a_numpy_row_is_rewritten() -> None:
 
 
 def test_migrate_makes_the_tps_rectifier_export_at_every_width() -> None:
-    """The reduced TPS rectifier (``tests/recipe_variants/trt711/paddleocr_tps_grid.py``): the recorded run says
+    """The reduced TPS rectifier (``tests/size_recipe_variants/paddleocr_tps_grid.py``): the recorded run says
     the grid builder is handed a ``torch.Size``, so TRT711 keeps its NumPy rows traced; TRT338 inverts the
     spline's system while exporting; TRT701 narrows the float64 computation at the located sites, the float64
     constants of the same file that feed them, and the float64 cast TRT711's row keeps (a follow-up in the code
     it wrote). The model ends exported, faithful at the stretched width, with no TensorRT error (exit 0)."""
     from support import TESTS, migrate_json
 
-    path = TESTS / "recipe_variants" / "trt711" / "paddleocr_tps_grid.py"
+    path = TESTS / "size_recipe_variants" / "paddleocr_tps_grid.py"
     report = migrate_json(path, '{"image": {"0": "batch", "3": "width"}}')
     assert report["before"]["exported"] is False, report["before"]
     applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
