@@ -336,6 +336,8 @@ class Converter:
         if kind in ("int", "float"):
             dtype = "int64" if kind == "int" else "float64"
             return Array(f"{self.torch}.tensor({code_of(expr)}, dtype={self.torch}.{dtype})", dtype, 1)
+        if type(expr) in (cst.List, cst.Tuple):
+            return self._scalars_array(expr)  # type: ignore[arg-type]
         if type(expr) is not cst.ListComp or expr.lpar or expr.for_in.inner_for_in is not None \
                 or expr.for_in.ifs or expr.for_in.asynchronous is not None or type(expr.for_in.target) is not cst.Name:
             return None
@@ -350,6 +352,20 @@ class Converter:
         self.used.extend(n for n in inner.used if n.value != name)
         self.calls.extend(inner.calls)
         return Array(made.text, made.dtype, made.ndim)
+
+    def _scalars_array(self, display: cst.List | cst.Tuple) -> Array | None:
+        """``np.array([w])``, ``np.array((h, w))``: a row of Python numbers (sizes among them), int64 when all
+        are integers, else float64, as NumPy makes it; each number a 0-d tensor of that dtype (a traced size
+        stays in the graph), stacked."""
+        if not display.elements or any(type(e) is not cst.Element for e in display.elements):
+            return None  # `[*sizes]`, `[]`: not in the table
+        scalars = [self.scalar(e.value) for e in display.elements]
+        if None in scalars or any(s.kind not in ("int", "float") for s in scalars):  # type: ignore[union-attr]
+            return None
+        dtype = "int64" if all(s.kind == "int" for s in scalars) else "float64"  # type: ignore[union-attr]
+        items = ", ".join(f"{self.torch}.as_tensor({s.text}, dtype={self.torch}.{dtype})"  # type: ignore[union-attr]
+                          for s in scalars)
+        return Array(f"{self.torch}.stack([{items}])", dtype, 1)
 
     def _shape(self, shape: cst.BaseExpression) -> tuple[str, int] | None:
         """A shape argument: ``(n, 4)`` or ``n`` → its text and rank."""

@@ -122,6 +122,9 @@ class _Frame:
     #: Names holding ``o.size(i)`` / ``o.shape[i]`` of an ``o`` not shown to be a tensor: a size
     #: only where observed facts say a traced tensor met Python there (see ``traced_at``).
     loose: set[str] = field(default_factory=set)
+    #: Parameters every recorded call passed a ``torch.Size`` (``image.shape[2:]`` handed to a grid builder),
+    #: not rebound since: their items are loose sizes (see ``loose``).
+    loose_shapes: set[str] = field(default_factory=set)
     #: Parameters annotated ``int`` (``max_det: int``), not rebound since: Python ints.
     ints: set[str] = field(default_factory=set)
     #: Names bound to a whole shape (``image_shape = x.shape[2:]``) → its sizes are counts.
@@ -146,6 +149,7 @@ class _Frame:
         self.masks.discard(name)
         self.counts.discard(name)
         self.loose.discard(name)
+        self.loose_shapes.discard(name)
         self.decisions.discard(name)
 
 
@@ -210,6 +214,8 @@ class SizeRule(RuntimeScopeRule):
         # An unannotated forward parameter reads as a tensor; the recorded run may say it held a number.
         frame.tensors -= self._observed.number_parameters(node)
         frame.ints |= _int_parameters(node)
+        # A parameter the recorded run saw holding a ``torch.Size`` only: a shape handed down by the caller.
+        frame.loose_shapes |= self._observed.number_parameters(node, frozenset({"shape"}))
         self._frames.append(frame)
 
     def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
@@ -274,7 +280,7 @@ class SizeRule(RuntimeScopeRule):
         if type(target) in (cst.Tuple, cst.List):
             if self._is_shape_tuple(value):
                 return "size", self._is_count_tensor(self._shape_owner(value))
-            if self._loose_owner(value) is not None:
+            if self._loose_owner(value) is not None or self._loose_shape(value):
                 return "loose", False
         return None, False
 
@@ -608,6 +614,13 @@ class SizeRule(RuntimeScopeRule):
             return None
         return owner
 
+    def _loose_shape(self, expr: cst.BaseExpression) -> bool:
+        """A parameter the recorded run saw holding a ``torch.Size`` on every call, not rebound since
+        (PaddleOCR's TPS ``build_P_paddle(self, I_r_size)``, given ``image.shape[2:]``)."""
+        frame = self._frame()
+        return frame is not None and type(expr) is cst.Name and expr.value in frame.loose_shapes \
+            and self._local(expr.value)
+
     def _loose_size(self, expr: cst.BaseExpression) -> bool:
         """``o.size(i)``, ``o.shape[i]`` or a name bound to one, where ``o`` is not shown to be a
         tensor: a size only with observed evidence (:meth:`traced_at`)."""
@@ -618,7 +631,7 @@ class SizeRule(RuntimeScopeRule):
             return expr.value in frame.loose and self._local(expr.value)
         if type(expr) is cst.Subscript:
             return (len(expr.slice) == 1 and type(expr.slice[0].slice) is cst.Index
-                    and self._loose_owner(expr.value) is not None)
+                    and (self._loose_owner(expr.value) is not None or self._loose_shape(expr.value)))
         if type(expr) is cst.Call and len(expr.args) == 1 and expr.args[0].keyword is None:
             parts = method_call(expr)
             return parts is not None and parts[1] == "size" and type(parts[0]) is cst.Name and \

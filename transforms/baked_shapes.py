@@ -121,6 +121,11 @@ the exporter's own `torch.linspace` divides 0 by 0 at one step, a NaN where NumP
 `shift_x, shift_y = np.meshgrid(shift_x, shift_y)` or `batch_id = torch.from_numpy(batch_id)`)
 are rewritten with it when only rewritten code reads them. Scalars are sizes, numeric
 literals, configuration values (`self.stride`, assumed an `int`) and locals holding numbers.
+`np.array([w])`, `np.array((h, w))`, a row of numbers, becomes each number a 0-d tensor of NumPy's
+dtype (int64, float64 where one is a float), stacked: PaddleOCR's TPS rectifier divides its grid by
+`torch.as_tensor(np.array([I_r_width]).astype(np.float64))`. A size may also be an item of a
+parameter the recorded run saw holding a `torch.Size` on every call (that TPS hands `image.shape[2:]`
+to its grid builder, which unpacks it), where the export warned at the line.
 Anything else (a call outside the table, an array returned or printed as NumPy, a local changed
 in place, `**`) is named, not rewritten.
 

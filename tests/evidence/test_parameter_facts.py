@@ -70,6 +70,29 @@ def test_the_observer_records_what_each_parameter_held() -> None:
                     "scale": ("float", PARAMETER_CALLS)}
 
 
+def _grid(size, extent: int) -> int:
+    """A user function handed a tensor's sizes (``image.shape[2:]``, as PaddleOCR's TPS hands its grid builder)."""
+    return size[0] * size[1] + extent
+
+
+def test_a_torch_size_is_recorded_as_a_shape() -> None:
+    rec = Recorder(UserFiles([str(Path(__file__).parent)]))
+    image = torch.ones(1, 3, 4, 5)
+    old = sys.gettrace()
+    sys.settrace(rec.trace)
+    try:
+        rec.recording = True
+        _grid(image.shape[2:], 1)
+        _grid(image.size(), 2)
+        _grid((4, 5), 3)  # a plain tuple is not a shape: nothing a rule reads
+    finally:
+        rec.recording = False
+        sys.settrace(old)
+    held = [(e["name"], e["holds"], e["count"]) for e in rec.events.values()
+            if e["kind"] == "parameter" and e["function"] == "_grid"]
+    assert sorted(held) == [("extent", "int", 3), ("size", "shape", 2)]
+
+
 def _event(path: str, line: int, **fields: object) -> dict:
     return {"path": path, "line": line, "column": 1, "end_line": line, "end_column": 1, "direct": True, "count": 1,
             **fields}

@@ -2625,3 +2625,94 @@ def test_a_number_computed_from_a_loop_bound_gets_no_fix() -> None:
     [half] = [f for f in found if f.line == line]
     assert half.fix == Safety.NONE
     assert "it is computed from the trip count of the loop `for ... in range(size)`, which `range` reads" in half.message
+
+
+# A shape handed down as a parameter, its sizes made a NumPy row: PaddleOCR's TPS rectifier, the variant
+# tests/size_recipe_variants/paddleocr_tps_grid.py (reduced from easypaddleocr 0.3,
+# pytorchocr/modeling/transforms/tps.py: ``TPS.forward`` hands ``image.shape[2:]`` to the grid generator at :294;
+# ``build_P_paddle`` unpacks it at :200 and divides the ranges by
+# ``torch.as_tensor(np.array([I_r_width]).astype(np.float64))`` at :201-207). Without the rewrite the export keeps
+# the example's width: the grid, and the sampled image, are wrong at any other width. Only the recorded run says
+# the parameter held a ``torch.Size``; the export's warning at the line says the size became a NumPy value.
+TPS_GRID = (Path(__file__).parents[1] / "size_recipe_variants" / "paddleocr_tps_grid.py").read_text()
+
+
+def _tps_facts(holds: str) -> Facts:
+    """The recorded run: ``sampling_grid`` called with ``holds`` for ``size``, and the export's warnings
+    at the two NumPy rows."""
+    path = str(Path("snippet.py").resolve())
+    line = _line_of(TPS_GRID, "def sampling_grid")
+    events = [{"kind": "parameter", "path": path, "line": line, "column": 1, "end_line": line, "end_column": 1,
+               "direct": True, "count": 3, "function": "sampling_grid", "name": "size", "holds": holds}]
+    facts = Facts.from_json({"version": 1, "runs": 3, "lines": {path: list(range(1, 110))}, "events": events,
+                             "inputs": {}})
+    facts.note_traced([(path, number, "Converting a tensor to a NumPy array might cause the trace to be incorrect.")
+                       for number, text in enumerate(TPS_GRID.splitlines(), 1) if "np.array" in text])
+    return facts
+
+
+@pytest.mark.parametrize("holds", ["tensor", "int"])
+def test_a_handed_down_parameter_not_seen_holding_a_shape_stays(holds: str) -> None:
+    for facts in (None, _tps_facts(holds)):
+        assert "np.array([cols])" in fixed(TPS_GRID, facts) and "np.array([rows])" in fixed(TPS_GRID, facts)
+
+
+def test_a_shape_handed_down_to_a_numpy_row_is_rewritten() -> None:
+    facts = _tps_facts("shape")
+    found = findings(TPS_GRID, facts)
+    assert [f.line for f in found] == [_line_of(TPS_GRID, "np.array([cols])"), _line_of(TPS_GRID, "np.array([rows])")]
+    new = fixed(TPS_GRID, facts)
+    assert ("        across = (torch.arange(-cols, cols, 2, dtype=torch.float64) + 1.0) / "
+            "torch.stack([torch.as_tensor(cols, dtype=torch.int64)]).to(torch.float64)\n") in new
+    assert "np.array" not in new
+    before, after = load(TPS_GRID, "build")(), load(new, "build")()
+    # The grid alone: the same float64 values bit for bit, at one row or column, odd sizes, an empty axis.
+    for size in [(1, 1), (1, 2), (2, 1), (3, 7), (32, 100), (0, 4), (5, 0)]:
+        assert bits_equal(before.grid.sampling_grid(torch.Size(size)), after.grid.sampling_grid(torch.Size(size)))
+    # The whole rectifier on images with edge values.
+    for image in [torch.rand(2, 3, 8, 20, generator=torch.Generator().manual_seed(0)), torch.zeros(1, 3, 1, 1),
+                  -torch.ones(1, 3, 4, 3), torch.full((1, 3, 2, 5), float("inf"))]:
+        assert_same(before(image), after(image))
+    # Exported with a dynamic width, with TRT338's inverse (the original's does not export): with the facts of a
+    # shape the grid follows the width; with those of a tensor TRT711 leaves it, and it keeps the example's.
+    exported = {name: load(fix_source(TPS_GRID.encode(), "snippet.py", Options(
+        select=("TRT711", "TRT338"), unsafe=True, facts=_tps_facts(holds), scope="all")).source.decode(), "build")()
+        for name, holds in (("before", "tensor"), ("after", "shape"))}
+    example = torch.rand(1, 3, 8, 20, generator=torch.Generator().manual_seed(1))
+    other = torch.rand(2, 3, 8, 33, generator=torch.Generator().manual_seed(2))
+    axes = {"image": {0: "batch", 3: "width"}}
+
+    def gap(model: torch.nn.Module) -> float:
+        """The largest difference of the exported graph from eager mode at the other width (inf if it fails)."""
+        session = export_session(model, (example,), ["image"], axes)
+        try:
+            got = session.run(None, {"image": other.numpy()})[0]
+        except Exception:  # noqa: BLE001 - a graph that cannot run at this width
+            return float("inf")
+        expected = model(other).detach().numpy()
+        return float(np.abs(got - expected).max()) if got.shape == expected.shape else float("inf")
+
+    with torch.no_grad():
+        assert gap(exported["after"]) < 1e-5  # the elimination's rounding, not LAPACK's
+        assert gap(exported["before"]) > 1e-2
+
+
+def test_migrate_makes_the_tps_rectifier_export_at_every_width() -> None:
+    """The reduced TPS rectifier (``tests/size_recipe_variants/paddleocr_tps_grid.py``): the recorded run says
+    the grid builder is handed a ``torch.Size``, so TRT711 keeps its NumPy rows traced; TRT338 inverts the
+    spline's system while exporting; TRT701 narrows the float64 computation at the located sites, the float64
+    constants of the same file that feed them, and the float64 cast TRT711's row keeps (a follow-up in the code
+    it wrote). The model ends exported, faithful at the stretched width, with no TensorRT error (exit 0)."""
+    from support import TESTS, migrate_json
+
+    path = TESTS / "size_recipe_variants" / "paddleocr_tps_grid.py"
+    report = migrate_json(path, '{"image": {"0": "batch", "3": "width"}}')
+    assert report["before"]["exported"] is False, report["before"]
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    source = path.read_text()
+    for rule, text in (("TRT711", "np.array([cols])"), ("TRT711", "np.array([rows])"),
+                       ("TRT338", "torch.inverse(system)"), ("TRT701", "xs = torch.linspace")):
+        assert (rule, _line_of(source, text)) in applied, report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True, report["after"]
+    assert report["after"]["trt_errors"] == 0, report["remaining"]

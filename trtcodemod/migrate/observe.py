@@ -223,10 +223,12 @@ PARAMETER_CALLS = 8
 
 
 def _held(value: Any, torch: Any) -> str | None:
-    """What a parameter held, for the facts: ``tensor``, ``bool``, ``int`` or ``float``; None for
-    anything else (modules, lists, None), which no rule asks about."""
+    """What a parameter held, for the facts: ``tensor``, ``shape`` (a ``torch.Size``), ``bool``, ``int`` or
+    ``float``; None for anything else (modules, lists, None), which no rule asks about."""
     if torch is not None and isinstance(value, torch.Tensor):
         return "tensor"
+    if torch is not None and isinstance(value, torch.Size):
+        return "shape"  # a tensor's sizes handed down (``image.shape[2:]``): a tuple of ints
     kind = type(value)
     return kind.__name__ if kind in (bool, int, float) else None
 

@@ -242,11 +242,22 @@ COMPANION_OF = {"TRT361": "TRT360"}
 #: only from the rows a caller's `_trt_unbound` or `_trt_listed` kept (the export wrapper's `torch.unbind(images,
 #: dim=0)`, in another file); the split the trace records is located at the caller's line, nothing at the stack's.
 HELPER_COMPANION_OF = {("TRT366", "_trt_restack"): (("TRT366", "_trt_unbound"), ("TRT366", "_trt_listed"))}
+#: Rules whose unlocated findings go with an applied fix of the same rule in the same file: TRT701's float64
+#: sites of one computation. The graph locates a float64 node only where it depends on the input (PaddleOCR's
+#: TPS: the grid ranges from the image's size, `torch.ones((n, 1), dtype=torch.float64)` of its point count);
+#: the float64 constants the same code builds (the fiducial points, the spline's system) are folded into
+#: initializers, located nowhere, and once the located sites are float32 their float64 values promote them
+#: back (a Cast to float64 where they meet). Narrowed together, the computation is float32 throughout.
+SAME_FILE_COMPANIONS = frozenset({"TRT701"})
 
 
 def _lead_of(decision: Decision, made: list[Decision], applied: list[Decision]) -> Decision | None:
     """The applied fix that ``decision``'s finding goes with (:data:`COMPANION_OF`, :data:`HELPER_COMPANION_OF`)."""
     finding = decision.finding
+    if finding.rule in SAME_FILE_COMPANIONS and "float64" in finding.message:
+        return next((d for d in [*made, *applied] if d.action == APPLY and d.finding.rule == finding.rule
+                     and d.problems and norm(d.finding.path) == norm(finding.path)
+                     and "float64" in d.finding.message), None)
     lead_rule = COMPANION_OF.get(finding.rule)
     if lead_rule is not None:
         return next((d for d in [*made, *applied] if d.action == APPLY and d.finding.rule == lead_rule), None)
@@ -693,7 +704,8 @@ class Plan:
 
     def _follow_ups(self, findings: list[Any], problems: list[Problem]) -> list[Any]:
         """Findings for hostile nodes located in code a planned fix wrote, which no finding
-        of the original file addresses: the rule the graph check names, at that line."""
+        of the original file addresses, or only findings already applied: the rule the graph
+        check names, at that line."""
         from trtcodemod.registry import rule_by_id
         from trtcodemod.rules import Finding
 
@@ -702,8 +714,13 @@ class Plan:
             if problem.kind != "hostile" or problem.severity != "error" or not problem.rule or problem.path is None \
                     or problem.line is None:
                 continue  # a warning the fix's own code brings (its NonZero) is the fix's stated cost
-            if any(matches(problem, f) for f in findings):
+            matched = [f for f in findings if matches(problem, f)]
+            applied = {d.key for d in self.applied}
+            if any((norm(f.path), f.rule, f.line, f.column) not in applied for f in matched):
                 continue
+            # Every finding that addresses it is applied and the node is still there: the code a fix wrote on the
+            # line brings it back (TRT711's float64 NumPy row, made a tensor, beside the range TRT701 made float32:
+            # a Cast where they meet). The rule the graph check names takes it in the rewritten code.
             owner = next((d for d in self.applied if not d.follow_up
                           and _span(d.finding).has_line(problem.path, problem.line)), None)
             info = rule_by_id(problem.rule)
