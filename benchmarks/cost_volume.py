@@ -26,14 +26,13 @@ from __future__ import annotations
 import argparse
 import io
 import platform
-import statistics
-import time
 import types
 import warnings
 
 import onnxruntime as ort
 import torch
 
+from topk_rounds import _median_ms  # a sibling script: run from the repository root, benchmarks/ is on sys.path
 from trtcodemod.engine import Options, fix_source
 
 SOURCE = '''import torch
@@ -89,16 +88,6 @@ class _Volume(torch.nn.Module):
 
     def forward(self, ref, tgt):
         return self.fn(ref, tgt, *self.extra)
-
-
-def _median_ms(fn, runs: int) -> float:
-    fn()
-    times = []
-    for _ in range(runs):
-        start = time.perf_counter()
-        fn()
-        times.append((time.perf_counter() - start) * 1e3)
-    return statistics.median(times)
 
 
 def _session(model: torch.nn.Module, ref: torch.Tensor, tgt: torch.Tensor) -> ort.InferenceSession:

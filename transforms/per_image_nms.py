@@ -1443,15 +1443,7 @@ and its rank in the image into a `(batch, count, columns)` fill.""",
     def _runs_nms(self, node: cst.For) -> bool:
         """Does the body call NMS (torchvision's, or a function or method named for it)? A name that says it runs
         before NMS (oriented_det's `yolo_obb_decode_pre_nms`, `rotated_rtmdet_decode_pre_nms`) does not."""
-        for inner in walk(node.body):
-            if type(inner) is cst.Call:
-                if self.context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
-                    return True
-                name = inner.func.attr.value if type(inner.func) is cst.Attribute else (
-                    inner.func.value if type(inner.func) is cst.Name else "")
-                if "nms" in _PRE_NMS.sub("", name.lower()):
-                    return True
-        return False
+        return self._body_runs_nms(node.body)
 
     def _index_column(self, node: cst.For, index: str) -> cst.Call | None:
         """The call that appends rows with the image's index as a column (``rows.append(torch.cat([b, s[:, None],
