@@ -14,6 +14,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, variable_names, walk
+from trtcodemod.context import FileContext
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
@@ -1012,6 +1013,20 @@ def _indented(text: str, spaces: int) -> str:
     return "".join(" " * spaces + line for line in text.splitlines(keepends=True))
 
 
+def calls_nms(context: FileContext, node: cst.CSTNode) -> bool:
+    """Does ``node`` call torchvision's NMS or a function or method named for it? A name that says it runs before
+    NMS (oriented_det's `yolo_obb_decode_pre_nms`, `rotated_rtmdet_decode_pre_nms`) does not count."""
+    for inner in walk(node):
+        if type(inner) is cst.Call:
+            if context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
+                return True
+            name = inner.func.attr.value if type(inner.func) is cst.Attribute else (
+                inner.func.value if type(inner.func) is cst.Name else "")
+            if "nms" in _PRE_NMS.sub("", name.lower()):
+                return True
+    return False
+
+
 class PerImageNms(RuntimeScopeRule):
     needs_text = spelled("nms")
     info = RuleInfo(
@@ -1235,21 +1250,9 @@ and its rank in the image into a `(batch, count, columns)` fill.""",
             elif type(func) is cst.Name and self.context.module is not None:
                 defined = next((d for d in self.context.module.body
                                 if type(d) is cst.FunctionDef and d.name.value == func.value), None)
-            if defined is not None and self._body_runs_nms(defined):
+            if defined is not None and calls_nms(self.context, defined):
                 return code_of(func).strip()
         return None
-
-    def _body_runs_nms(self, node: cst.CSTNode) -> bool:
-        """Does ``node`` call torchvision's NMS or a function named for it (not one named for what runs before)?"""
-        for inner in walk(node):
-            if type(inner) is cst.Call:
-                if self.context.refers_to(inner.func, *_NMS, *_BATCHED_NMS):
-                    return True
-                name = inner.func.attr.value if type(inner.func) is cst.Attribute else (
-                    inner.func.value if type(inner.func) is cst.Name else "")
-                if "nms" in _PRE_NMS.sub("", name.lower()):
-                    return True
-        return False
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
         if not self.active():
@@ -1443,7 +1446,7 @@ and its rank in the image into a `(batch, count, columns)` fill.""",
     def _runs_nms(self, node: cst.For) -> bool:
         """Does the body call NMS (torchvision's, or a function or method named for it)? A name that says it runs
         before NMS (oriented_det's `yolo_obb_decode_pre_nms`, `rotated_rtmdet_decode_pre_nms`) does not."""
-        return self._body_runs_nms(node.body)
+        return calls_nms(self.context, node.body)
 
     def _index_column(self, node: cst.For, index: str) -> cst.Call | None:
         """The call that appends rows with the image's index as a column (``rows.append(torch.cat([b, s[:, None],

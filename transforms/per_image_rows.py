@@ -14,7 +14,8 @@ import libcst as cst
 from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
-from trtcodemod.transforms.per_image_nms import _CAT, FILL_HELPER, Decline, Flattener, Kind, PerImageNms, _indented
+from trtcodemod.transforms.per_image_nms import (_CAT, FILL_HELPER, Decline, Flattener, Kind, PerImageNms, _indented,
+                                                 calls_nms)
 
 ROWS_HELPER = "_trt_flat_rows"
 IMAGES_HELPER = "_trt_flat_images"
@@ -298,7 +299,7 @@ graph is faithful and equivalent on its inputs.""",
         return results_text
 
     def _runs_nms(self, node: cst.For) -> bool:
-        return PerImageNms._runs_nms(self, node)  # type: ignore[arg-type]  (TRT360's loops)
+        return calls_nms(self.context, node.body)  # TRT360's loops
 
     def _report(self, node: cst.CSTNode, replacement: cst.CSTNode, helpers: set[str]) -> None:
         self.found(node, "a list of one result an image flattened into rows with the image's index: a traced "
