@@ -235,17 +235,17 @@ graph reshapes an empty tensor (a `Reshape` whose 0 means "copy", refused by ONN
 with value zero exceeds the dimension size of the input tensor") and scatters an empty update into the
 volume. TensorRT refuses the same nodes. Eager mode writes nothing there and runs.
 
-The rewrite: the guarded block becomes `if _trt_tracing(): <its rewritten copy> else: <the block as
-written>`, so eager mode, scripting and `torch.compile` run the slices as before (at their speed, bit for bit)
-and only a trace (either ONNX exporter, `torch.export`) records the copy. In the copy every `x[..., i:]` becomes
-`x` and every `x[..., :-i]` becomes `_trt_shift_right(x, i, 3)`, the map moved `i` columns right with zeros
-coming in (column `j` holds column `j - i`, zeros where `i` is the width or more): `F.pad` by `i` columns on
-the left and `narrow` back to the width, no empty tensor at any width. Each write of the columns from `i` on becomes a write of the whole
-plane, `volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], value, i, 3)`: the plane's own
-values before column `i` (the zeros it was made with), the full-width value from `i` on. The choice is a
-`torch.where`, never a product with a mask: what the full-width computation puts before column `i` (a NaN of
-a normalization over a zero column, an inf) never reaches the volume. The guard's `else` branch (`i == 0`) is
-left as written.
+The rewrite: the guarded block becomes `if _trt_tracing(): <its rewritten copy> else: <the block as written>`,
+so eager mode, scripting and `torch.compile` run the slices as before (at their speed, bit for bit) and only a
+trace (either ONNX exporter, `torch.export`) records the copy. In the copy every `x[..., i:]` becomes `x` and
+every `x[..., :-i]` becomes `_trt_shift_right(x, i, 3)`, the map moved `i` columns right with zeros coming in
+(column `j` holds column `j - i`, zeros where `i` is the width or more): `F.pad` by `i` columns on the left
+and `narrow` back to the width, no empty tensor at any width. Each write of the columns from `i` on becomes a
+write of the whole plane, `volume[:, :, i, :, :] = _trt_where_from(volume[:, :, i, :, :], value, i, 3)`: the
+plane's own values before column `i` (the zeros it was made with), the full-width value from `i` on. The
+choice is a `torch.where`, never a product with a mask: what the full-width computation puts before column `i`
+(a NaN of a normalization over a zero column, an inf) never reaches the volume. The guard's `else` branch
+(`i == 0`) is left as written.
 
 Fix safety: unsafe. It holds only when the per-plane computation is column-local: output column `j`
 depends only on input column `j` of each map (elementwise arithmetic, means, sums and norms over channels,

@@ -412,12 +412,13 @@ else:
     self.qk_mask = qk_mask
 ```
 That is an `if` with an `else` whose test compares a key read from `self` with a value that is not (a
-hit, `key == v` joined by `and`, or a miss, `key != v` joined by `or`), where `self.c is not None`
-(in a hit) or `self.c is None` (in a miss) may join as an emptiness test; the hit branch reads values
-on `self` and writes none, the miss branch writes those same values, and forward code (the `if`'s
-method or another one forward reaches) writes the key. Not reported: a key forward code does not write (a configured size: the form above), a hit branch
-that writes to `self`, a miss branch that does not fill what the hit reads, a cache forward also
-writes outside such an `if` (per-call state), an emptiness test alone, and an `elif`.
+hit, `key == v` joined by `and`, or a miss, `key != v` joined by `or`), where `self.c is not None` (in a
+hit) or `self.c is None` (in a miss) may join as an emptiness test; the hit branch reads values on `self`
+and writes none, the miss branch writes those same values, and forward code (the `if`'s method or another
+one forward reaches) writes the key. Not reported: a key forward code does not write (a configured size:
+the form above), a hit branch that writes to `self`, a miss branch that does not fill what the hit reads,
+a cache forward also writes outside such an `if` (per-call state), an emptiness test alone, and an
+`elif`.
 
 Why it hurts: both exporters trace. The comparison is a traced size turned into a Python
 bool (a TracerWarning at the `if`), decided once on the example call. When the cache already
