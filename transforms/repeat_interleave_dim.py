@@ -18,6 +18,7 @@ from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
 
 HELPER = "_trt_export_dim"
+CALL_HELPER = "_trt_repeat_interleave"
 _FUNCTION = ("torch.repeat_interleave",)
 
 
@@ -76,6 +77,7 @@ TensorRT versions: all (ONNX Runtime refuses the graph, or its values are wrong,
     def visit_Call(self, node: cst.Call) -> None:
         if in_inserted_helper(self) or has_star_args(node):
             return
+        method = False
         if any(self.context.refers_to(node.func, name) for name in _FUNCTION):
             tensor = argument(node, 0, "input")
             dim = argument(node, 2, "dim")
@@ -83,9 +85,9 @@ TensorRT versions: all (ONNX Runtime refuses the graph, or its values are wrong,
             receiver = tensor_method_receiver(self, node, ("repeat_interleave",))
             if receiver is None:
                 return
-            tensor = cst.Arg(receiver)
+            tensor, method = cst.Arg(receiver), True
             dim = argument(node, 1, "dim")
-        if tensor is None or dim is None or not plain_read(tensor.value):
+        if tensor is None or dim is None:
             return
         value = int_value(dim.value)
         if value is not None and value >= 0:
@@ -94,12 +96,19 @@ TensorRT versions: all (ONNX Runtime refuses the graph, or its values are wrong,
             return
         if type(dim.value) is cst.Call and type(dim.value.func) is cst.Name and dim.value.func.value == HELPER:
             return  # already rewritten
-        wrapped = helper_call(HELPER, as_argument(tensor.value), as_argument(dim.value))
-        self.report(node, "`repeat_interleave` along a negative axis: the TorchScript export adds the rank to the "
-                          "axis constant in place, which every other use of that constant in the graph shares (a "
-                          f"`-1` of a reshape or cat elsewhere); `{HELPER}` passes the axis counted from the front "
-                          "while exporting",
-                    Fix({dim: dim.with_changes(value=wrapped)}, helpers=(HELPER,)))
+        message = ("`repeat_interleave` along a negative axis: the TorchScript export adds the rank to the axis "
+                   "constant in place, which every other use of that constant in the graph shares (a `-1` of a "
+                   "reshape or cat elsewhere); `{}` passes the axis counted from the front while exporting")
+        if plain_read(tensor.value):
+            wrapped = helper_call(HELPER, as_argument(tensor.value), as_argument(dim.value))
+            self.report(node, message.format(HELPER), Fix({dim: dim.with_changes(value=wrapped)}, helpers=(HELPER,)))
+            return
+        # A receiver that calls something (a chain of two repeats, a projection): read once, by the whole-call helper.
+        repeats = argument(node, 0, "repeats")
+        if not method or repeats is None or len(node.args) != 2:
+            return  # the function form of a computed input, or `output_size`: left alone
+        call = helper_call(CALL_HELPER, as_argument(tensor.value), as_argument(repeats.value), as_argument(dim.value))
+        self.report(node, message.format(CALL_HELPER), Fix({node: call}, helpers=(CALL_HELPER,)))
 
 
 RULES = (RepeatInterleaveDim,)

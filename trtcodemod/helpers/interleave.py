@@ -30,3 +30,14 @@ def _trt_export_dim_eager(tensor, dim):
         return dim
     rank = tensor.dim()
     return dim + rank if -rank <= dim else dim
+
+
+def _trt_repeat_interleave(tensor, repeats, dim):
+    # type: (Tensor, Union[int, Tensor], int) -> Tensor
+    """``tensor.repeat_interleave(repeats, dim=dim)``; while exporting to ONNX, along ``dim`` counted from the front
+    (for a receiver that cannot be read twice: ``x.repeat_interleave(2, dim=-1).repeat_interleave(2, dim=-2)``)."""
+    if torch.jit.is_scripting():
+        if isinstance(repeats, int):
+            return tensor.repeat_interleave(repeats, dim=dim)
+        return tensor.repeat_interleave(repeats, dim=dim)
+    return tensor.repeat_interleave(repeats, dim=_trt_export_dim_eager(tensor, dim))

@@ -483,10 +483,14 @@ def _empty_axis(problems: list[Problem]) -> str:
             "a cost volume written over shifted columns), or declare the axis static")
 
 
-def describe(problems: list[Problem]) -> str:
+def describe(problems: list[Problem], path: str | None = None) -> str:
+    """The located problems in a few words; where ``path`` (the fix's file) is given, a problem in another file is
+    placed by file and line (TRT373's shared constant breaks nodes in files other than its own)."""
     parts: list[str] = []
     for p in problems:
         where = f" at line {p.line}" if p.line else ""
+        if where and path is not None and p.path is not None and norm(p.path) != norm(path):
+            where = f" at {Path(p.path).name}:{p.line}"
         if p.kind == "hostile":
             parts.append(f"{p.op} node{where} ({p.severity})")
         elif p.kind == "baked" and p.message.endswith((GUARD_NOTE, WARN_GUARD_NOTE, CHECK_CALL_NOTE)):
@@ -547,7 +551,7 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
             return Decision(finding, INFO, reason="never ran in the observed forwards (not on the exported path)")
     if not hits:
         return Decision(finding, INFO, reason="no hostile node, baked value or export failure comes from this line")
-    located = describe(hits)
+    located = describe(hits, finding.path if finding.rule in SHARED_CONSTANT_RULES else None)
     if all(p.kind == "state" and SCRATCH_TAIL in p.message for p in hits):
         # Scratch state (TRT703): every observed call wrote the attribute before it read it, so the graph bakes
         # nothing of it across calls; information, the graph's real cause (if any) is located elsewhere.
