@@ -108,6 +108,7 @@ RULE_MODULES: tuple[str, ...] = (
     "linspace_steps",
     "cost_volume_shift",
     "promoted_operands",
+    "repeat_interleave_dim",
 )
 
 

@@ -347,6 +347,10 @@ def matches(problem: Problem, finding: Any) -> bool:
         # that is never empty.
         return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
             and _at(problem, finding)
+    if finding.rule in SHARED_CONSTANT_RULES:
+        # Its rewrite changes only the axis constant of the call while exporting; the nodes the in-place write broke
+        # lie wherever the graph used the same value, so any refused node or first differing line may be its.
+        return problem.kind == "unfaithful" and problem.op in (FAILS_TO_RUN, WRONG_VALUES)
     if finding.rule in PROMOTION_RULES:
         # Its rewrite casts the operands of an einsum or outer while exporting: it fixes an Einsum of two types that
         # ONNX Runtime refuses at load, or an outer whose values first differ, made at its own line, and nothing else.
@@ -435,6 +439,12 @@ EMPTY_SLICE_RULES = frozenset({"TRT369"})
 #: to load, timesformer-pytorch's rotary `einsum` of an int64 range and float frequencies; an `outer` whose values
 #: first differ, or whose integer product a node refuses, TRELLIS's voxel `outer` at the `Cos` below it).
 PROMOTION_RULES = frozenset({"TRT370"})
+#: Rules whose rewrite keeps the TorchScript exporter from rewriting a constant the whole graph shares (TRT373: a
+#: `repeat_interleave` along a negative axis adds the rank to its axis constant in place, so every other `-1` of the
+#: graph changes): the node refused, or the line whose values first differ, is any that used the constant, in any
+#: file (snac's snake `reshape(b, c, -1)` and rotary `cat(dim=-1)`, lines and files away from its quantizer's
+#: `repeat_interleave(self.stride, dim=-1)`).
+SHARED_CONSTANT_RULES = frozenset({"TRT373"})
 #: ONNX Runtime's words where one node's type parameter is bound to two of its operands' types.
 _MIXED_TYPES = "bound to different types"
 #: ONNX Runtime's words where a node takes no integer input (``Type 'tensor(int32)' of input parameter (...) of
@@ -473,10 +483,14 @@ def _empty_axis(problems: list[Problem]) -> str:
             "a cost volume written over shifted columns), or declare the axis static")
 
 
-def describe(problems: list[Problem]) -> str:
+def describe(problems: list[Problem], path: str | None = None) -> str:
+    """The located problems in a few words; where ``path`` (the fix's file) is given, a problem in another file is
+    placed by file and line (TRT373's shared constant breaks nodes in files other than its own)."""
     parts: list[str] = []
     for p in problems:
         where = f" at line {p.line}" if p.line else ""
+        if where and path is not None and p.path is not None and norm(p.path) != norm(path):
+            where = f" at {Path(p.path).name}:{p.line}"
         if p.kind == "hostile":
             parts.append(f"{p.op} node{where} ({p.severity})")
         elif p.kind == "baked" and p.message.endswith((GUARD_NOTE, WARN_GUARD_NOTE, CHECK_CALL_NOTE)):
@@ -537,7 +551,7 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
             return Decision(finding, INFO, reason="never ran in the observed forwards (not on the exported path)")
     if not hits:
         return Decision(finding, INFO, reason="no hostile node, baked value or export failure comes from this line")
-    located = describe(hits)
+    located = describe(hits, finding.path if finding.rule in SHARED_CONSTANT_RULES else None)
     if all(p.kind == "state" and SCRATCH_TAIL in p.message for p in hits):
         # Scratch state (TRT703): every observed call wrote the attribute before it read it, so the graph bakes
         # nothing of it across calls; information, the graph's real cause (if any) is located elsewhere.
