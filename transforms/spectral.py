@@ -18,17 +18,28 @@ FNet's ``fft(fft(x, dim=-1), dim=-2).real``, OKNet's ``y = ifft2(fft2(x) * a)`` 
 
 from __future__ import annotations
 
+import ast
+from functools import lru_cache
+from pathlib import Path
+
 import libcst as cst
 
 from trtcodemod.astutil import has_star_args, mentions_name, not_variables, walk
+from trtcodemod.migrate.check_calls import resolve_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
 #: The transforms rewritten: torch's name → the helper.
 TRANSFORMS = {f"torch.fft.{name}": f"_trt_{name}" for name in (
     "fft", "ifft", "rfft", "fft2", "ifft2", "rfft2", "fftn", "ifftn", "rfftn")}
+#: The short-time transform (frames of a real signal, each transformed as ``rfft`` does) is one of them.
+TRANSFORMS["torch.stft"] = "_trt_stft"
 #: The inverse real transforms rewritten where their input is made from real parts: torch's name → the helper.
 INVERSE_REAL = {f"torch.fft.{name}": f"_trt_{name}" for name in ("irfft", "irfft2", "irfftn")}
+#: The inverse short-time transform (each frame's inverse real DFT, a windowed overlap-add) is one of them.
+INVERSE_REAL["torch.istft"] = "_trt_istft"
+#: What a spectrum passed to a function that reads that parameter only through ``abs`` becomes.
+ABS_ARGUMENT_HELPER = "_trt_dft_abs_argument"
 #: What ``torch.complex(re, im)`` / ``torch.view_as_complex(pairs)`` an inverse real transform takes becomes.
 COMPLEX_MAKERS = {"torch.complex": "_trt_complex", "torch.view_as_complex": "_trt_view_as_complex"}
 #: The keywords each of them may be given.
@@ -65,12 +76,41 @@ def complex_maker(node: cst.CSTNode, context) -> str | None:
     return name
 
 
+def _keyword_is(call: cst.Call, keyword: str, value: str) -> bool:
+    """Whether ``call`` passes ``keyword=<value>`` (a name such as ``True``)."""
+    return any(a.keyword is not None and a.keyword.value == keyword and type(a.value) is cst.Name
+               and a.value.value == value for a in call.args)
+
+
+def real_input(name: str) -> bool:
+    """Whether the transform ``name`` is taken of a real signal only (``rfft*``, ``stft``): its
+    helper keeps torch's function for a complex one, and no chain goes through its input."""
+    return name.startswith("torch.fft.rfft") or name == "torch.stft"
+
+
+def plain_transform(call: cst.Call, name: str | None) -> bool:
+    """The transform's own arguments only: the input, then at most ``n``/``s``, ``dim``, ``norm``;
+    for ``torch.stft``, any of its own by position or keyword with ``return_complex=True`` (a
+    complex result: the real pairs of ``return_complex=False`` are another layout)."""
+    if name == "torch.stft":
+        return not has_star_args(call) and bool(call.args) and call.args[0].keyword is None \
+            and len(call.args) <= 10 and _keyword_is(call, "return_complex", "True")
+    return _plain_transform(call)
+
+
 def inverse_real(node: cst.CSTNode, context) -> str | None:
     """The inverse real transform (``irfft``/``irfft2``/``irfftn``) ``node`` calls, when its input
-    is given first, by position, and nothing else than ``n``/``s``, ``dim`` and ``norm`` follows."""
+    is given first, by position, and nothing else than ``n``/``s``, ``dim`` and ``norm`` follows;
+    ``torch.istft`` with its own arguments, its input first, and no ``return_complex=True``."""
     if type(node) is not cst.Call:
         return None
     name = context.refers_to(node.func, *INVERSE_REAL)
+    if name == "torch.istft":
+        if has_star_args(node) or not node.args or node.args[0].keyword is not None or len(node.args) > 10 \
+                or any(a.keyword is not None and a.keyword.value == "return_complex"
+                       and not (type(a.value) is cst.Name and a.value.value == "False") for a in node.args):
+            return None
+        return name
     if name is None or has_star_args(node) or not node.args or len(node.args) > 4 \
             or node.args[0].keyword is not None \
             or any(a.keyword is not None and a.keyword.value == "out" for a in node.args):
@@ -143,6 +183,93 @@ def _inline_pairs(call: cst.Call, context) -> bool:
         and context.refers_to(inner.func, "torch.view_as_complex") is not None
 
 
+def _read_only_through_abs(function: ast.FunctionDef, name: str) -> bool:
+    """Whether every mention of the parameter ``name`` in ``function``'s body is ``name.abs()``,
+    ``name.absolute()`` or ``torch.abs(name)`` (at least one; never rebound, deleted or passed on)."""
+    parents: dict[int, ast.AST] = {}
+    for outer in ast.walk(function):
+        for child in ast.iter_child_nodes(outer):
+            parents[id(child)] = outer
+    reads = 0
+    for statement in function.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.arg) and node.arg == name:
+                return False  # (a nested function's parameter of that name: another variable)
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return False
+            if not isinstance(node, ast.Name) or node.id != name:
+                continue
+            if not isinstance(node.ctx, ast.Load):
+                return False
+            parent = parents.get(id(node))
+            grand = parents.get(id(parent)) if parent is not None else None
+            if isinstance(parent, ast.Attribute) and parent.attr in ("abs", "absolute") \
+                    and isinstance(grand, ast.Call) and grand.func is parent and not grand.args and not grand.keywords:
+                reads += 1
+                continue
+            if isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords \
+                    and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("abs", "absolute") \
+                    and isinstance(parent.func.value, ast.Name) and parent.func.value.id == "torch":
+                reads += 1
+                continue
+            return False
+    return reads > 0
+
+
+@lru_cache(maxsize=8)
+def _module_tree(source: bytes) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _module_function(source: bytes, name: str) -> ast.FunctionDef | None:
+    """The module-level ``def name`` of the file being rewritten (the last one), if any."""
+    tree = _module_tree(source)
+    found = None
+    for statement in tree.body if tree is not None else ():
+        if isinstance(statement, ast.FunctionDef) and statement.name == name:
+            found = statement
+    return found
+
+
+def abs_arguments(node: cst.CSTNode, context) -> list[cst.BaseExpression]:
+    """The arguments of the call ``node`` (a plain name: a module-level function of this file or
+    one imported with ``from ... import``, found as :func:`resolve_function` finds it) whose
+    parameter that function reads only through ``abs`` (noisereduce's ``amp_to_db(x)``: ``20 *
+    torch.log10(x.abs() + eps)``): a complex spectrum passed there may be passed as its
+    magnitude, the same values for the function."""
+    if type(node) is not cst.Call or type(node.func) is not cst.Name or has_star_args(node) or not node.args:
+        return []
+    function = _module_function(context.source if context.source is not None else context.module.code.encode(),
+                                node.func.value)
+    path = getattr(context, "path", None)
+    if function is None and path:
+        try:
+            function = resolve_function(Path(path), node.func.value)
+        except (OSError, SyntaxError, ValueError, RecursionError):
+            return []
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(function, ast.AsyncFunctionDef) \
+            or function.args.vararg is not None or function.args.kwarg is not None:
+        return []
+    positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+    named = set(positional[len(function.args.posonlyargs):]) | {a.arg for a in function.args.kwonlyargs}
+    found: list[cst.BaseExpression] = []
+    for index, argument in enumerate(node.args):
+        if argument.keyword is None:
+            if index >= len(positional):
+                return []
+            parameter = positional[index]
+        elif argument.keyword.value in named:
+            parameter = argument.keyword.value
+        else:
+            return []
+        if _read_only_through_abs(function, parameter):
+            found.append(argument.value)
+    return found
+
+
 def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> dict[int, dict[cst.CSTNode, str]]:
     """The complex pipelines in ``function`` taken as one fix each: a root that reads a
     spectrum (an inverse real transform, or a part: ``.real``, ``.imag``, ``abs``, ``angle``,
@@ -169,6 +296,9 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         if not isinstance(units[index], cst.BaseCompoundStatement):
             order.append((units[index], ancestors))
     roots: list[tuple[cst.CSTNode, int, tuple, str, cst.BaseExpression]] = []
+    # (a call's callee is looked up only where the function transforms something)
+    transformed = any(type(n) is cst.Call and context.refers_to(n.func, *TRANSFORMS) is not None
+                      for n in walk(function.body))
     for position, (unit, ancestors) in enumerate(order):
         deferred = {id(n) for inner in walk(unit) if type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef)
                     for n in walk(inner)}  # (run later, when the names may hold other values)
@@ -181,6 +311,9 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
             read = part_of(inner, context)
             if read is not None:
                 roots.append((inner, position, ancestors, f"part:{read[1]}", read[0]))
+                continue
+            for argument in (abs_arguments(inner, context) if transformed else ()):
+                roots.append((argument, position, ancestors, "part:abs-argument", argument))
     if not roots:
         return {}
     assigned: dict[str, list[tuple[int, tuple, cst.BaseExpression]]] = {}
@@ -204,12 +337,12 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         if type(expr) is cst.Call:
             transform = context.refers_to(expr.func, *TRANSFORMS)
             if transform is not None:
-                if not _plain_transform(expr):
+                if not plain_transform(expr, transform):
                     return False
                 found[expr] = "transform"
-                # A complex transform of a spectrum (not `rfft*`, which refuse one; not an input
-                # written `view_as_complex(pairs)` there, which the helper takes as its pairs).
-                if not transform.startswith("torch.fft.rfft") and expr.args[0].keyword is None \
+                # A complex transform of a spectrum (not `rfft*`/`stft`, which take real signals; not an
+                # input written `view_as_complex(pairs)` there, which the helper takes as its pairs).
+                if not real_input(transform) and expr.args[0].keyword is None \
                         and not _inline_pairs(expr, context) \
                         and spectral(expr.args[0].value, position, ancestors, found, visiting, nested):
                     nested.add(id(expr))
@@ -323,6 +456,23 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         first = next(n for n, k in ordered.items() if k == "inverse" or k.startswith("part:"))
         chains[id(first)] = ordered
     return chains
+
+
+def taken_stfts(function: cst.FunctionDef, context) -> set[int]:
+    """The ids of the ``torch.stft`` calls in ``function`` that TRT709 rewrites: those of its
+    complex pipelines (:func:`spectral_chains`, the weak ones included) and those whose result
+    is read right there by a part (``torch.stft(...).abs()``); TRT706 names the others."""
+    calls = [n for n in walk(function.body) if type(n) is cst.Call and context.refers_to(n.func, "torch.stft")]
+    if not calls:
+        return set()
+    taken = {id(n) for chains in (spectral_chains(function, context), spectral_chains(function, context, weak=True))
+             for chain in chains.values() for n in chain}
+    for inner in walk(function.body):
+        read = part_of(inner, context)
+        if read is not None and type(read[0]) is cst.Call and plain_transform(read[0], "torch.stft") \
+                and context.refers_to(read[0].func, "torch.stft"):
+            taken.add(id(read[0]))
+    return {id(n) for n in calls if id(n) in taken}
 
 
 def takes_inverse_real(node: cst.Call, context, kept_inputs: set[int]) -> bool:
@@ -680,11 +830,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                     cst.Arg(value=z), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
             self._kept[id(call)] = replacements
 
-    @staticmethod
-    def _plain(call: cst.Call) -> bool:
-        """The transform's own arguments only: the input, then at most ``n``/``s``, ``dim``, ``norm``."""
-        return not has_star_args(call) and 0 < len(call.args) <= 4 \
-            and not any(a.keyword is not None and a.keyword.value == "out" for a in call.args)
+    def _plain(self, call: cst.Call) -> bool:
+        """The transform's own arguments only (:func:`plain_transform`)."""
+        return plain_transform(call, self._transform(call))
 
     # --- a transform kept in a variable that a later statement rebinds from its parts ----------
 
@@ -853,15 +1001,14 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             return
         self._taken.add(id(call))
         short = name.replace("torch.fft.", "")
-        if has_star_args(call) or any(a.keyword is not None and a.keyword.value == "out" for a in call.args) \
-                or len(call.args) > 4 or not call.args:
+        if not plain_transform(call, name):
             self.found(call, f"{self._why(name)}; not rewritten: other arguments (`out=`, unpacked ones)")
             return
         helper = TRANSFORMS[name]
         replacement = cst.Call(func=cst.Name(helper), args=self._arguments(call, name, part))
         replacements: dict[cst.CSTNode, cst.CSTNode] = {whole: replacement}
         helpers: tuple[str, ...] = (helper,)
-        if id(call) in self._complex_inputs and not name.startswith("torch.fft.rfft"):
+        if id(call) in self._complex_inputs and not real_input(name):
             replacements.update(self._complex_inputs.pop(id(call)))
             helpers += (COMPLEX_HELPER,)
         self.found(call, f"{self._why(name)}; the {part} result is computed as cosine and sine matrix products "
@@ -876,7 +1023,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         args = list((updated or call).args)
         first = args[0]
         inner = call.args[0].value
-        if (first.keyword is None and not name.startswith("torch.fft.rfft") and type(inner) is cst.Call
+        if (first.keyword is None and not real_input(name) and type(inner) is cst.Call
                 and self.context.refers_to(inner.func, "torch.view_as_complex") and len(inner.args) == 1
                 and inner.args[0].keyword is None and not inner.args[0].star):
             args[0] = first.with_changes(value=first.value.args[0].value)  # type: ignore[attr-defined]
@@ -885,6 +1032,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
 
     @staticmethod
     def _why(name: str) -> str:
+        if name in ("torch.stft", "torch.istft"):
+            return (f"`{name}` has no TensorRT path: its complex spectrum does not export (the TorchScript exporter "
+                    "refuses a complex STFT, the dynamo exporter writes complex values no TensorRT graph carries)")
         return (f"`{name}` has no TensorRT path: the TorchScript exporter has no ONNX symbolic for it, the dynamo "
                 "exporter's ONNX DFT is not parsed by any TensorRT release, and its result is complex")
 
@@ -900,7 +1050,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             helpers: tuple[str, ...] = tuple(dict.fromkeys(
                 TRANSFORMS[self._transform(call)] for call in replacements  # type: ignore[index,arg-type]
                 if self._transform(call) is not None)) + (PART_HELPER,)  # type: ignore[arg-type]
-            if id(node) in self._complex_inputs and not name.startswith("torch.fft.rfft"):  # type: ignore[union-attr]
+            if id(node) in self._complex_inputs and not real_input(name):  # type: ignore[union-attr]
                 replacements.update(self._complex_inputs.pop(id(node)))
                 helpers += (COMPLEX_HELPER,)
             where: cst.CSTNode = node
@@ -935,7 +1085,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             self._shift(node, shift)
             return
         name = self._transform(node)
-        if name is not None:
+        if name is not None and name != "torch.stft":  # (TRT706 names a `torch.stft` no fix takes)
             self.found(node, f"{self._why(name)}; not rewritten: its complex result is used as such (only "
                              "`torch.view_as_real`, `.real`, `.imag`, `.abs()` and `torch.angle` of it are, also "
                              "through products with real tensors or numbers and further complex transforms)")
@@ -999,6 +1149,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 helper = INVERSE_REAL[inverse_real(original, self.context)]  # type: ignore[index]
                 helpers.append(helper)
                 return updated.with_changes(func=cst.Name(helper))  # type: ignore[attr-defined]
+            if kind == "part:abs-argument":  # a function reads it only through abs: its magnitude while exporting
+                helpers.append(ABS_ARGUMENT_HELPER)
+                return cst.Call(func=cst.Name(ABS_ARGUMENT_HELPER), args=[cst.Arg(value=updated)])  # type: ignore[arg-type]
             if kind.startswith("part:"):
                 return self._chain_part(original, updated, kind[5:], kinds, helpers)
             if kind in ("product", "quotient"):
@@ -1012,7 +1165,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 return updated.with_changes(func=cst.Name(made_by))  # type: ignore[attr-defined]
             transform = self._transform(original)  # type: ignore[arg-type]
             helpers.append(TRANSFORMS[transform])  # type: ignore[index]
-            if id(original) in self._complex_inputs and not transform.startswith("torch.fft.rfft"):  # type: ignore[union-attr]
+            if id(original) in self._complex_inputs and not real_input(transform):  # type: ignore[union-attr]
                 extra.update(self._complex_inputs.pop(id(original)))
                 helpers.append(COMPLEX_HELPER)
             return cst.Call(func=cst.Name(TRANSFORMS[transform]),  # type: ignore[index]
@@ -1078,6 +1231,14 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         self.found(node, f"{message}; the same reordering is taken as slices and a concatenation while exporting "
                          f"(`{name}` otherwise)",
                    Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,)))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) in self._chains:  # (a spectrum passed to a function that reads it only through abs)
+            self._chain(self._chains.pop(id(node)))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if id(node) in self._chains:
+            self._chain(self._chains.pop(id(node)))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if id(node) in self._chains:

@@ -17,7 +17,7 @@ import libcst as cst
 
 from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
-from trtcodemod.transforms.spectral import INVERSE_REAL, inverse_real_makers, takes_inverse_real
+from trtcodemod.transforms.spectral import INVERSE_REAL, inverse_real_makers, taken_stfts, takes_inverse_real
 from trtcodemod.versions import Version
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -143,12 +143,15 @@ Fix safety: none (detect only).""",
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._spectral_inputs.update(inverse_real_makers(node, self.context))
+        self._spectral_inputs.update(taken_stfts(node, self.context))
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, *_BY_NAME)
         if name is None:
             return
         if name in INVERSE_REAL and takes_inverse_real(node, self.context, self._spectral_inputs):
+            return
+        if name == "torch.stft" and id(node) in self._spectral_inputs:  # (TRT709 rewrites it)
             return
         row = _BY_NAME[name]
         if row.needed_before is not None and not self.context.target < row.needed_before:

@@ -528,7 +528,7 @@ def _trt_stft_onnx(x, part, n_fft, hop_length, win_length, window, center, pad_m
             signal = torch.nn.functional.pad(signal, (pad, pad))
         else:  # as torch.stft pads: a (1, B, L) view for the 1-D padding modes
             signal = torch.nn.functional.pad(signal.unsqueeze(0), (pad, pad), pad_mode).squeeze(0)
-    frames = torch.div(signal.shape[-1] - n_fft, hop, rounding_mode="floor") + 1
+    frames = torch.div(signal.shape[-1] - n_fft, hop, rounding_mode="trunc") + 1  # (non-negative: the floor)
     index = torch.arange(frames, device=signal.device)[:, None] * hop \
         + torch.arange(n_fft, device=signal.device)[None, :]
     cut = signal[:, index]  # (B, frames, n_fft)
@@ -568,10 +568,10 @@ def _trt_stft(part, input, n_fft, hop_length=None, win_length=None, window=None,
                                     onesided, return_complex), part)
 
 
-def _trt_overlap_add(frames, hop):
+def _trt_overlap_add(frames, hop, n):
     """``(B, T, n)`` frames added at offsets ``t * hop``: ``(B, (T - 1) * hop + n)``, computed as
-    ``ceil(n / hop)`` shifted copies of hop-long pieces (Pad, Reshape, Slice, Add)."""
-    n = frames.shape[-1]
+    ``ceil(n / hop)`` shifted copies of hop-long pieces (Pad, Reshape, Slice, Add). ``n`` is the
+    Python int (a traced size's ``//`` would export as a truncating Div)."""
     pieces = -(-n // hop)
     if pieces * hop != n:
         frames = torch.nn.functional.pad(frames, (0, pieces * hop - n))
@@ -600,17 +600,15 @@ def _trt_istft_onnx(re, im, n_fft, hop_length, win_length, window, center, norma
     im = im.to(compute).transpose(1, 2)
     frames = _trt_irdft_onnx(re, im, [n_fft], [2], "ortho" if normalized else None)  # (B, T, n_fft)
     win = _trt_stft_window(window, n_fft, win_length, re, compute)
-    signal = _trt_overlap_add(frames * win, hop)
-    envelope = _trt_overlap_add((win * win).expand(1, frames.shape[1], n_fft), hop)
+    signal = _trt_overlap_add(frames * win, hop, n_fft)
+    envelope = _trt_overlap_add((win * win).expand(1, frames.shape[1], n_fft), hop, n_fft)
     start = n_fft // 2 if center else 0
-    end = signal.shape[1]
-    if length is not None:
+    if length is None:
+        end = signal.shape[1] - n_fft // 2 if center else signal.shape[1]
+    else:  # (a length past the frames: zeros, as torch pads; no comparison of traced sizes)
+        signal = torch.nn.functional.pad(signal, (0, length))
+        envelope = torch.nn.functional.pad(envelope, (0, length), value=1.0)
         end = start + length
-    elif center:
-        end = end - n_fft // 2
-    if end > signal.shape[1]:  # a length past the frames: zeros, as torch pads
-        signal = torch.nn.functional.pad(signal, (0, end - signal.shape[1]))
-        envelope = torch.nn.functional.pad(envelope, (0, end - envelope.shape[1]), value=1.0)
     out = signal[:, start:end] / envelope[:, start:end]
     if not batched:
         out = out.squeeze(0)

@@ -94,6 +94,14 @@ TAKEN = {
                                    ['x_freq = _trt_rfft2("complex", x, norm="backward")',
                                     'mag = _trt_dft_part(x_freq, "abs")', 'pha = _trt_dft_part(x_freq, "angle")',
                                     "x_out = _trt_complex(real, imag)"]),
+    # An STFT kept in a variable: its magnitude, a function reading it only through abs, a product with a real mask
+    # and the inverse STFT of that product (one fix); the noise clip's STFT read by that function alone (another).
+    "noisereduce_torchgate_spectral_gate": (
+        ["XN = torch.stft(xn, n_fft=self.n_fft,", "X = torch.stft("],
+        ['XN = _trt_stft("tracked", xn, n_fft=self.n_fft,', "XN_db = amp_to_db(_trt_dft_abs_argument(XN))",
+         'X = _trt_stft("tracked", ', 'sig_mask = self._nonstationary_mask(_trt_dft_part(X, "tracked:abs"))',
+         "sig_mask = self._stationary_mask(amp_to_db(_trt_dft_abs_argument(X)))",
+         "Y = _trt_complex_mul(X, sig_mask.squeeze(1))", "y = _trt_istft("]),
 }
 
 
@@ -108,7 +116,7 @@ def test_the_rule_finds_each_transform_and_rewrites_it_with_unsafe_only(name: st
 
 @pytest.mark.parametrize("name", ["vit_pytorch_fft_patch_embedding", "fastmri_varnet_block_centered_fft",
                                   "hypercomplex_unet_fft_map", "oknet_frequency_gating", "fnet_pytorch_fourier_mixing",
-                                  "darkir_amplitude_phase_mlp"])
+                                  "darkir_amplitude_phase_mlp", "noisereduce_torchgate_spectral_gate"])
 def test_migrate_rewrites_the_transforms_and_the_model_exports_equivalent(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt709_m_{name}")
@@ -229,6 +237,13 @@ DIRECT = {
         "negatives": -torch.rand(2, 3, 8, 6, generator=seeded(19)) - 1,
         "large": torch.randn(2, 3, 10, 12, generator=seeded(20)) * 1e4,
     },
+    "noisereduce_torchgate_spectral_gate": {
+        "batch 3, a length no multiple of the hop": torch.randn(3, 517, generator=seeded(21)),
+        "batch 1": torch.randn(1, 640, generator=seeded(22)),
+        "zeros": torch.zeros(2, 400),
+        "an impulse": torch.zeros(2, 300).index_fill_(1, torch.tensor([150]), 1.0),
+        "large": torch.randn(2, 333, generator=seeded(23)) * 1e4,
+    },
     "vision_ssm_derain_freq_enhance": {
         "other size": torch.randn(3, 4, 7, 9, generator=seeded(5)),
         "odd width": torch.randn(1, 4, 12, 5, generator=seeded(6)),
@@ -250,7 +265,7 @@ def test_rewritten_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
     failed = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
                           input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
                           opset=17)
-    assert failed.error is not None and "fft" in failed.error, failed.error
+    assert failed.error is not None and ("fft" in failed.error or "STFT" in failed.error), failed.error
     session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
     sets = {"example": example[0], **DIRECT[name]}
     for label, x in sets.items():
