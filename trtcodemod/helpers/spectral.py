@@ -623,7 +623,9 @@ def _trt_istft(input, n_fft, hop_length=None, win_length=None, window=None, cent
     if _trt_onnx_exporting() and not torch.jit.is_scripting() and not return_complex and onesided is not False \
             and (window is None or (isinstance(window, torch.Tensor) and not window.is_complex())):
         parts = _trt_complex_parts(input)
-        if parts is not None and parts[0].dim() in (2, 3) and parts[0].shape[-2] == n_fft // 2 + 1:
+        # (the bins are not compared with n_fft // 2 + 1: a traced size compared is a constant of the trace;
+        # torch.istft refuses another count, the products drop bins past n_fft // 2 or take missing ones as 0)
+        if parts is not None and parts[0].dim() in (2, 3):
             return _trt_istft_onnx(parts[0], parts[1], n_fft, hop_length, win_length, window, center, normalized,
                                    length)
     return torch.istft(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
