@@ -14,6 +14,12 @@ transforms and products of the chain become helpers that remember the parts whil
 The same chains end in a part of a complex pipeline (piq VSI's ``ifft2(fft2(x) * lg).real``,
 FNet's ``fft(fft(x, dim=-1), dim=-2).real``, OKNet's ``y = ifft2(fft2(x) * a)`` then
 ``torch.abs(y)``), and ``torch.angle`` is a part (atan2 of the parts, TRT301's form).
+``torch.stft(..., return_complex=True)`` is a forward transform of the family (frames of a real
+signal, each transformed as ``rfft`` does) and ``torch.istft`` an inverse (noisereduce's TorchGate:
+``X = torch.stft(x, ...)``, ``X.abs()``, ``amp_to_db(X)``, ``torch.istft(X * mask, ...)``); a
+spectrum passed to a function that reads that parameter only through ``abs`` (``amp_to_db``, in
+this file or imported with ``from ... import``) is a part read: the function is given the
+magnitude while exporting.
 """
 
 from __future__ import annotations
@@ -25,7 +31,6 @@ from pathlib import Path
 import libcst as cst
 
 from trtcodemod.astutil import has_star_args, mentions_name, not_variables, walk
-from trtcodemod.migrate.check_calls import resolve_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
@@ -234,6 +239,39 @@ def _module_function(source: bytes, name: str) -> ast.FunctionDef | None:
     return found
 
 
+def _imported_function(source: bytes, path: str | None, name: str, depth: int = 0) -> ast.FunctionDef | None:
+    """The module-level ``def name`` that ``name`` means in the module ``source`` (at ``path``):
+    its own, or one imported by ``from <module> import name [as ...]`` from a file of the same
+    tree (relative imports from the folders above ``path``, absolute ones from the folders above
+    it), followed through re-exports a few times; None when it cannot be found."""
+    own = _module_function(source, name)
+    tree = _module_tree(source)
+    if own is not None or tree is None or not path or depth > 3:
+        return own
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom):
+            continue
+        for alias in statement.names:
+            if (alias.asname or alias.name) != name:
+                continue
+            parts = statement.module.split(".") if statement.module else []
+            here = Path(path).resolve()
+            if statement.level > len(here.parents):
+                return None
+            roots = [here.parents[statement.level - 1]] if statement.level else list(here.parents)
+            for root in roots:
+                target = root.joinpath(*parts)
+                for candidate in ((target.with_suffix(".py"),) if parts else ()) + (target / "__init__.py",):
+                    if candidate.is_file() and candidate != here:
+                        try:
+                            text = candidate.read_bytes()
+                        except OSError:
+                            return None
+                        return _imported_function(text, str(candidate), alias.name, depth + 1)
+            return None
+    return None
+
+
 def abs_arguments(node: cst.CSTNode, context) -> list[cst.BaseExpression]:
     """The arguments of the call ``node`` (a plain name: a module-level function of this file or
     one imported with ``from ... import``, found as :func:`resolve_function` finds it) whose
@@ -242,14 +280,8 @@ def abs_arguments(node: cst.CSTNode, context) -> list[cst.BaseExpression]:
     magnitude, the same values for the function."""
     if type(node) is not cst.Call or type(node.func) is not cst.Name or has_star_args(node) or not node.args:
         return []
-    function = _module_function(context.source if context.source is not None else context.module.code.encode(),
-                                node.func.value)
-    path = getattr(context, "path", None)
-    if function is None and path:
-        try:
-            function = resolve_function(Path(path), node.func.value)
-        except (OSError, SyntaxError, ValueError, RecursionError):
-            return []
+    function = _imported_function(context.source if context.source is not None else context.module.code.encode(),
+                                  getattr(context, "path", None), node.func.value)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(function, ast.AsyncFunctionDef) \
             or function.args.vararg is not None or function.args.kwarg is not None:
         return []
@@ -489,8 +521,8 @@ class DftMatmul(RuntimeScopeRule):
     info = RuleInfo(
         id="TRT709",
         name="dft-matmul",
-        summary="`torch.fft.*` does not export (complex result; ONNX DFT TensorRT never parses); take the real "
-                "result as cosine and sine matrix products",
+        summary="`torch.fft.*` and `torch.stft`/`istft` do not export (complex result; ONNX DFT TensorRT never "
+                "parses); take the real result as cosine and sine matrix products",
         doc="""\
 What it finds: `torch.fft.fft`, `ifft`, `rfft`, `fft2`, `ifft2`, `rfft2`, `fftn`, `ifftn` and
 `rfftn` (under any import name, `from torch.fft import fft2` included) whose complex result the
@@ -517,7 +549,18 @@ even where another branch binds the name otherwise (SR-SIM's `imagefft.abs()` an
 torch.angle(x_freq)`). Any other use (the complex result divided by a spectrum, indexed,
 returned, passed to `irfftn` as it is), an `out=` or unpacked argument is reported without a
 fix.
-Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
+The short-time transforms are members of the same family: `torch.stft(x, ...,
+return_complex=True)` (a forward transform of a real 1-D or 2-D signal, every argument by
+position or keyword) and `torch.istft(spec, ...)` (an inverse, as `irfft*`: of `torch.complex`
+/`view_as_complex` parts or of a product of spectra), and a spectrum passed to a function that
+reads that parameter only through `abs` (`x.abs()`, `x.absolute()`, `torch.abs(x)`; the function
+defined in the file or imported with `from ... import`, found as written) is a part read
+(noisereduce's TorchGate: `X = torch.stft(x, ..., return_complex=True, pad_mode="constant",
+window=torch.hann_window(...))`, then `X.abs()`, `amp_to_db(X)` with `amp_to_db` reading
+`x.abs()` only, `Y = X * sig_mask` and `torch.istft(Y, ...)`). A function reading the parameter
+otherwise (`.real`, passing it on, rebinding it) leaves the STFT to TRT706.
+Other `irfft*` inputs, `hfft`, `ihfft`, an `stft` with real pairs (`return_complex=False`) or
+whose spectrum is used otherwise are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
 export; the dynamo exporter emits ONNX `DFT`, which no TensorRT release parses; and a complex
@@ -591,7 +634,22 @@ transform of a transform is two products), and a part written on the transform b
 helper with that part; a part of a name or a product becomes `_trt_dft_part(z, "tracked:real")`,
 which is torch's part of whatever `z` holds when it runs (a real tensor a branch bound to the
 name included) and, while exporting, the part of the remembered parts. The roots (inverses and
-parts) that share a node are one fix, placed on the first transform. `torch.angle(z)` (and
+parts) that share a node are one fix, placed on the first transform. `torch.stft(x, n_fft, ...,
+return_complex=True)` → `_trt_stft("tracked", x, n_fft, ...)` (its part, where read right there:
+`torch.stft(...).abs()` → `_trt_stft("abs", ...)`): outside an export `torch.stft` and the part;
+while exporting a real `(L)` or `(B, L)` signal, the signal padded by `n_fft // 2` on each side
+as `center` and `pad_mode` say (F.pad, as torch.stft pads), cut into frames by one gather of
+computed indices (frame t holds samples `t * hop + j`, the frame count from the traced length),
+times the window (None: ones of `win_length`; zero-padded to `n_fft` on both sides), and the
+one-sided DFT of each frame as the products above (`normalized`: the `"ortho"` scale).
+`torch.istft(Y, ...)` → `_trt_istft(Y, ...)`: while exporting, of a spectrum whose parts the
+helpers remember, each frame's inverse real DFT (the Hermitian half spectrum, as `irfft`),
+times the window, added at its hop (`ceil(n_fft / hop)` shifted copies of hop-long pieces: Pad,
+Reshape, Slice, Add), divided by the window's squares added the same way, trimmed by
+`n_fft // 2` where `center` and cut or zero-padded to `length`. `amp_to_db(X)` →
+`amp_to_db(_trt_dft_abs_argument(X))`: `X` itself outside an export; while exporting, a spectrum
+whose parts the helpers remember is passed as its magnitude (a real tensor whose `abs` is
+itself, so the function computes the same). Graph: also Gather and Pad. `torch.angle(z)` (and
 `z.angle()`) of a transform is, while exporting, `_trt_atan2_onnx(imag, real)`, TRT301's exact
 form of atan2 (Atan, Div, Abs, Min/Max, comparisons, Where: TensorRT has no Atan2). `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
@@ -606,7 +664,12 @@ largest magnitude in float32, 1e-12 in float64), costs O(n^2) per line instead o
 O(n log n), and multiplies every element by its weight: an inf or NaN in an input line makes
 every output of that line NaN or inf, where the FFT keeps some finite (`fft([1, inf, 2, 3])` has
 the finite real parts -1 in two bins; the products give NaN there). Float16/bfloat16 are
-computed in float32 (the CPU FFT refuses them). `torch.jit.script` cannot compile the helpers
+computed in float32 (the CPU FFT refuses them). The STFT helpers measured
+against `torch.stft`/`torch.istft` in float64: within 1e-14 of the largest magnitude (batch 1 and
+3, 1-D, lengths no multiple of the hop, zeros, an impulse, every padding mode, a window shorter
+than `n_fft`, none, `normalized`); the inverse does not check the window's overlap (NOLA) or the
+bin count as torch does (where torch raises, the graph divides by a zero envelope or takes
+missing bins as zeros). `torch.jit.script` cannot compile the helpers
 (their `dim` is an int or a tuple). Eager mode, `torch.fx`, `torch.compile` and `torch.export`
 run the original.
 
@@ -620,6 +683,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             "long transformed axes: the products cost O(n^2) per line (the FFT O(n log n)) and sum n terms "
             "in another order",
             "float16/bfloat16 input: computed in float32 and rounded back (the CPU FFT refuses them)",
+            "`torch.istft` where torch raises (a window whose squares add to zero somewhere, the NOLA check; a "
+            "bin count other than n_fft // 2 + 1): the exported graph divides by zero or takes missing bins as "
+            "zeros instead of raising",
             "`torch.jit.script` of the rewritten function: the helpers take `dim` as an int or a tuple (this is why "
             "the exact fftshift/ifftshift rewrite is labelled unsafe too)",
             "`torch.angle` at the branch cut: a bin whose imaginary part the FFT gives as zero (the zero frequency, "
