@@ -105,6 +105,11 @@ TAKEN = {
 }
 
 
+TAKEN["noisereduce_torchgate_partial_gate"] = (["X = torch.stft("],
+                                              ['X = _trt_stft("tracked", x,', "X_db = amp_to_db(_trt_dft_abs_argument(X))",
+                                               "y = _trt_istft(Y, n_fft=self.n_fft,"])
+
+
 @pytest.mark.parametrize("name", list(TAKEN))
 def test_the_rule_finds_each_transform_and_rewrites_it_with_unsafe_only(name: str, tmp_path: Path) -> None:
     path = HERE / f"{name}.py"
@@ -188,6 +193,24 @@ def test_lama_rebound_transform_and_its_inverse_end_to_end() -> None:
                      "ffted = _trt_complex(ffted[..., 0], ffted[..., 1])",
                      "return _trt_irfftn(ffted, s=ifft_shape_slice, dim=fft_dim, norm=self.fft_norm)"):
         assert fragment in report["diff"], report["diff"]
+
+
+def test_noisereduce_partial_gate_lands_the_squeeze_inside_the_rewritten_product() -> None:
+    """TRT709 wraps ``X * sig_mask.squeeze(1)`` in ``_trt_complex_mul(...)``; the squeeze (an ONNX
+    ``If`` on a dynamic axis, TRT401's, proved by the observed sizes) then stands on a line that
+    fix changed, at another column. The plan and the facts find it by its text, once on the line
+    before and once after, so both fixes land: exit 0, equivalent (before, TRT401 stayed named
+    "no observation covers its assumption", exit 1: noisereduce's ``nr_gate_partial``)."""
+    name = "noisereduce_torchgate_partial_gate"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False
+    product = _line_of(path, "Y = X * sig_mask.squeeze(1)")
+    assert sorted((fix["rule"], fix["line"], fix["landed"]) for fix in report["applied"]) == [
+        ("TRT401", product, True), ("TRT709", _line_of(path, "X = torch.stft("), True)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert "Y = _trt_complex_mul(X, _trt_squeeze_kept(sig_mask, 1))" in report["diff"], report["diff"]
 
 
 def test_fnet_partial_is_not_seen() -> None:
