@@ -499,11 +499,26 @@ def taken_stfts(function: cst.FunctionDef, context) -> set[int]:
         return set()
     taken = {id(n) for chains in (spectral_chains(function, context), spectral_chains(function, context, weak=True))
              for chain in chains.values() for n in chain}
+    operands: set[int] = set()
     for inner in walk(function.body):
         read = part_of(inner, context)
-        if read is not None and type(read[0]) is cst.Call and plain_transform(read[0], "torch.stft") \
+        if read is None:
+            continue
+        operands.add(id(read[0]))
+        if type(read[0]) is cst.Call and plain_transform(read[0], "torch.stft") \
                 and context.refers_to(read[0].func, "torch.stft"):
             taken.add(id(read[0]))
+    # A name bound once to the STFT whose every other mention is a part's operand (a kept transform).
+    skip = not_variables(function.body)
+    for statement in walk(function.body):
+        name = _bound_name(statement)
+        if name is None or id(statement.value) not in {id(n) for n in calls} \
+                or not plain_transform(statement.value, "torch.stft"):  # type: ignore[attr-defined]
+            continue
+        mentions = [n for n in walk(function.body) if type(n) is cst.Name and n.value == name and id(n) not in skip]
+        target = statement.targets[0].target if type(statement) is cst.Assign else statement.target  # type: ignore[attr-defined]
+        if all(n is target or id(n) in operands for n in mentions) and len(mentions) > 1:
+            taken.add(id(statement.value))  # type: ignore[attr-defined]
     return {id(n) for n in calls if id(n) in taken}
 
 
