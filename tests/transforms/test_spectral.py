@@ -1655,3 +1655,25 @@ def test_the_stft_gate_exports_and_matches_eager(gates, nonstationary: bool, tmp
         assert got.shape == tuple(want.shape), label
         assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label
         torch.testing.assert_close(rewritten(x), want, rtol=0, atol=0, msg=label)  # eager: the original
+
+
+@pytest.mark.parametrize("nonstationary", [False, True])
+def test_the_stft_gate_exports_with_the_dynamo_exporter_too(gates, nonstationary: bool) -> None:
+    original, rewritten = (g["Gate"](nonstationary).eval() for g in gates)
+    example = torch.randn(2, 400, generator=torch.Generator().manual_seed(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(rewritten, (example,), dynamo=True, dynamic_shapes={
+            "x": {0: torch.export.Dim("batch"), 1: torch.export.Dim("samples", min=100)}})
+    model = program.model_proto
+    assert not {"STFT", "DFT"} & {n.op_type for n in model.graph.node}
+    session = ort.InferenceSession(model.SerializeToString())
+    name = session.get_inputs()[0].name
+    impulse = torch.zeros(3, 300)
+    impulse[:, 150] = 1.0
+    for label, x in {"example": example, "batch 3, 517 samples": torch.randn(3, 517), "batch 1": torch.randn(1, 640),
+                     "zeros": torch.zeros(2, 400), "an impulse": impulse}.items():
+        want = original(x)
+        [got] = session.run(None, {name: x.numpy()})
+        assert got.shape == tuple(want.shape), label
+        assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label
