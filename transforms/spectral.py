@@ -14,9 +14,19 @@ transforms and products of the chain become helpers that remember the parts whil
 The same chains end in a part of a complex pipeline (piq VSI's ``ifft2(fft2(x) * lg).real``,
 FNet's ``fft(fft(x, dim=-1), dim=-2).real``, OKNet's ``y = ifft2(fft2(x) * a)`` then
 ``torch.abs(y)``), and ``torch.angle`` is a part (atan2 of the parts, TRT301's form).
+``torch.stft(..., return_complex=True)`` is a forward transform of the family (frames of a real
+signal, each transformed as ``rfft`` does) and ``torch.istft`` an inverse (noisereduce's TorchGate:
+``X = torch.stft(x, ...)``, ``X.abs()``, ``amp_to_db(X)``, ``torch.istft(X * mask, ...)``); a
+spectrum passed to a function that reads that parameter only through ``abs`` (``amp_to_db``, in
+this file or imported with ``from ... import``) is a part read: the function is given the
+magnitude while exporting.
 """
 
 from __future__ import annotations
+
+import ast
+from functools import lru_cache
+from pathlib import Path
 
 import libcst as cst
 
@@ -27,8 +37,14 @@ from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 #: The transforms rewritten: torch's name → the helper.
 TRANSFORMS = {f"torch.fft.{name}": f"_trt_{name}" for name in (
     "fft", "ifft", "rfft", "fft2", "ifft2", "rfft2", "fftn", "ifftn", "rfftn")}
+#: The short-time transform (frames of a real signal, each transformed as ``rfft`` does) is one of them.
+TRANSFORMS["torch.stft"] = "_trt_stft"
 #: The inverse real transforms rewritten where their input is made from real parts: torch's name → the helper.
 INVERSE_REAL = {f"torch.fft.{name}": f"_trt_{name}" for name in ("irfft", "irfft2", "irfftn")}
+#: The inverse short-time transform (each frame's inverse real DFT, a windowed overlap-add) is one of them.
+INVERSE_REAL["torch.istft"] = "_trt_istft"
+#: What a spectrum passed to a function that reads that parameter only through ``abs`` becomes.
+ABS_ARGUMENT_HELPER = "_trt_dft_abs_argument"
 #: What ``torch.complex(re, im)`` / ``torch.view_as_complex(pairs)`` an inverse real transform takes becomes.
 COMPLEX_MAKERS = {"torch.complex": "_trt_complex", "torch.view_as_complex": "_trt_view_as_complex"}
 #: The keywords each of them may be given.
@@ -65,12 +81,41 @@ def complex_maker(node: cst.CSTNode, context) -> str | None:
     return name
 
 
+def _keyword_is(call: cst.Call, keyword: str, value: str) -> bool:
+    """Whether ``call`` passes ``keyword=<value>`` (a name such as ``True``)."""
+    return any(a.keyword is not None and a.keyword.value == keyword and type(a.value) is cst.Name
+               and a.value.value == value for a in call.args)
+
+
+def real_input(name: str) -> bool:
+    """Whether the transform ``name`` is taken of a real signal only (``rfft*``, ``stft``): its
+    helper keeps torch's function for a complex one, and no chain goes through its input."""
+    return name.startswith("torch.fft.rfft") or name == "torch.stft"
+
+
+def plain_transform(call: cst.Call, name: str | None) -> bool:
+    """The transform's own arguments only: the input, then at most ``n``/``s``, ``dim``, ``norm``;
+    for ``torch.stft``, any of its own by position or keyword with ``return_complex=True`` (a
+    complex result: the real pairs of ``return_complex=False`` are another layout)."""
+    if name == "torch.stft":
+        return not has_star_args(call) and bool(call.args) and call.args[0].keyword is None \
+            and len(call.args) <= 10 and _keyword_is(call, "return_complex", "True")
+    return _plain_transform(call)
+
+
 def inverse_real(node: cst.CSTNode, context) -> str | None:
     """The inverse real transform (``irfft``/``irfft2``/``irfftn``) ``node`` calls, when its input
-    is given first, by position, and nothing else than ``n``/``s``, ``dim`` and ``norm`` follows."""
+    is given first, by position, and nothing else than ``n``/``s``, ``dim`` and ``norm`` follows;
+    ``torch.istft`` with its own arguments, its input first, and no ``return_complex=True``."""
     if type(node) is not cst.Call:
         return None
     name = context.refers_to(node.func, *INVERSE_REAL)
+    if name == "torch.istft":
+        if has_star_args(node) or not node.args or node.args[0].keyword is not None or len(node.args) > 10 \
+                or any(a.keyword is not None and a.keyword.value == "return_complex"
+                       and not (type(a.value) is cst.Name and a.value.value == "False") for a in node.args):
+            return None
+        return name
     if name is None or has_star_args(node) or not node.args or len(node.args) > 4 \
             or node.args[0].keyword is not None \
             or any(a.keyword is not None and a.keyword.value == "out" for a in node.args):
@@ -143,6 +188,120 @@ def _inline_pairs(call: cst.Call, context) -> bool:
         and context.refers_to(inner.func, "torch.view_as_complex") is not None
 
 
+def _read_only_through_abs(function: ast.FunctionDef, name: str) -> bool:
+    """Whether every mention of the parameter ``name`` in ``function``'s body is ``name.abs()``,
+    ``name.absolute()`` or ``torch.abs(name)`` (at least one; never rebound, deleted or passed on)."""
+    parents: dict[int, ast.AST] = {}
+    for outer in ast.walk(function):
+        for child in ast.iter_child_nodes(outer):
+            parents[id(child)] = outer
+    reads = 0
+    for statement in function.body:
+        for node in ast.walk(statement):
+            if isinstance(node, ast.arg) and node.arg == name:
+                return False  # (a nested function's parameter of that name: another variable)
+            if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+                return False
+            if not isinstance(node, ast.Name) or node.id != name:
+                continue
+            if not isinstance(node.ctx, ast.Load):
+                return False
+            parent = parents.get(id(node))
+            grand = parents.get(id(parent)) if parent is not None else None
+            if isinstance(parent, ast.Attribute) and parent.attr in ("abs", "absolute") \
+                    and isinstance(grand, ast.Call) and grand.func is parent and not grand.args and not grand.keywords:
+                reads += 1
+                continue
+            if isinstance(parent, ast.Call) and parent.args == [node] and not parent.keywords \
+                    and isinstance(parent.func, ast.Attribute) and parent.func.attr in ("abs", "absolute") \
+                    and isinstance(parent.func.value, ast.Name) and parent.func.value.id == "torch":
+                reads += 1
+                continue
+            return False
+    return reads > 0
+
+
+@lru_cache(maxsize=8)
+def _module_tree(source: bytes) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def _module_function(source: bytes, name: str) -> ast.FunctionDef | None:
+    """The module-level ``def name`` of the file being rewritten (the last one), if any."""
+    tree = _module_tree(source)
+    found = None
+    for statement in tree.body if tree is not None else ():
+        if isinstance(statement, ast.FunctionDef) and statement.name == name:
+            found = statement
+    return found
+
+
+def _imported_function(source: bytes, path: str | None, name: str, depth: int = 0) -> ast.FunctionDef | None:
+    """The module-level ``def name`` that ``name`` means in the module ``source`` (at ``path``):
+    its own, or one imported by ``from <module> import name [as ...]`` from a file of the same
+    tree (relative imports from the folders above ``path``, absolute ones from the folders above
+    it), followed through re-exports a few times; None when it cannot be found."""
+    own = _module_function(source, name)
+    tree = _module_tree(source)
+    if own is not None or tree is None or not path or depth > 3:
+        return own
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom):
+            continue
+        for alias in statement.names:
+            if (alias.asname or alias.name) != name:
+                continue
+            parts = statement.module.split(".") if statement.module else []
+            here = Path(path).resolve()
+            if statement.level > len(here.parents):
+                return None
+            roots = [here.parents[statement.level - 1]] if statement.level else list(here.parents)
+            for root in roots:
+                target = root.joinpath(*parts)
+                for candidate in ((target.with_suffix(".py"),) if parts else ()) + (target / "__init__.py",):
+                    if candidate.is_file() and candidate != here:
+                        try:
+                            text = candidate.read_bytes()
+                        except OSError:
+                            return None
+                        return _imported_function(text, str(candidate), alias.name, depth + 1)
+            return None
+    return None
+
+
+def abs_arguments(node: cst.CSTNode, context) -> list[cst.BaseExpression]:
+    """The arguments of the call ``node`` (a plain name: a module-level function of this file or
+    one imported with ``from ... import``, found as :func:`resolve_function` finds it) whose
+    parameter that function reads only through ``abs`` (noisereduce's ``amp_to_db(x)``: ``20 *
+    torch.log10(x.abs() + eps)``): a complex spectrum passed there may be passed as its
+    magnitude, the same values for the function."""
+    if type(node) is not cst.Call or type(node.func) is not cst.Name or has_star_args(node) or not node.args:
+        return []
+    function = _imported_function(context.source if context.source is not None else context.module.code.encode(),
+                                  getattr(context, "path", None), node.func.value)
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(function, ast.AsyncFunctionDef) \
+            or function.args.vararg is not None or function.args.kwarg is not None:
+        return []
+    positional = [a.arg for a in function.args.posonlyargs + function.args.args]
+    named = set(positional[len(function.args.posonlyargs):]) | {a.arg for a in function.args.kwonlyargs}
+    found: list[cst.BaseExpression] = []
+    for index, argument in enumerate(node.args):
+        if argument.keyword is None:
+            if index >= len(positional):
+                return []
+            parameter = positional[index]
+        elif argument.keyword.value in named:
+            parameter = argument.keyword.value
+        else:
+            return []
+        if _read_only_through_abs(function, parameter):
+            found.append(argument.value)
+    return found
+
+
 def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> dict[int, dict[cst.CSTNode, str]]:
     """The complex pipelines in ``function`` taken as one fix each: a root that reads a
     spectrum (an inverse real transform, or a part: ``.real``, ``.imag``, ``abs``, ``angle``,
@@ -169,6 +328,9 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         if not isinstance(units[index], cst.BaseCompoundStatement):
             order.append((units[index], ancestors))
     roots: list[tuple[cst.CSTNode, int, tuple, str, cst.BaseExpression]] = []
+    # (a call's callee is looked up only where the function transforms something)
+    transformed = any(type(n) is cst.Call and context.refers_to(n.func, *TRANSFORMS) is not None
+                      for n in walk(function.body))
     for position, (unit, ancestors) in enumerate(order):
         deferred = {id(n) for inner in walk(unit) if type(inner) in (cst.Lambda, cst.FunctionDef, cst.ClassDef)
                     for n in walk(inner)}  # (run later, when the names may hold other values)
@@ -181,6 +343,9 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
             read = part_of(inner, context)
             if read is not None:
                 roots.append((inner, position, ancestors, f"part:{read[1]}", read[0]))
+                continue
+            for argument in (abs_arguments(inner, context) if transformed else ()):
+                roots.append((argument, position, ancestors, "part:abs-argument", argument))
     if not roots:
         return {}
     assigned: dict[str, list[tuple[int, tuple, cst.BaseExpression]]] = {}
@@ -204,12 +369,12 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         if type(expr) is cst.Call:
             transform = context.refers_to(expr.func, *TRANSFORMS)
             if transform is not None:
-                if not _plain_transform(expr):
+                if not plain_transform(expr, transform):
                     return False
                 found[expr] = "transform"
-                # A complex transform of a spectrum (not `rfft*`, which refuse one; not an input
-                # written `view_as_complex(pairs)` there, which the helper takes as its pairs).
-                if not transform.startswith("torch.fft.rfft") and expr.args[0].keyword is None \
+                # A complex transform of a spectrum (not `rfft*`/`stft`, which take real signals; not an
+                # input written `view_as_complex(pairs)` there, which the helper takes as its pairs).
+                if not real_input(transform) and expr.args[0].keyword is None \
                         and not _inline_pairs(expr, context) \
                         and spectral(expr.args[0].value, position, ancestors, found, visiting, nested):
                     nested.add(id(expr))
@@ -325,6 +490,38 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
     return chains
 
 
+def taken_stfts(function: cst.FunctionDef, context) -> set[int]:
+    """The ids of the ``torch.stft`` calls in ``function`` that TRT709 rewrites: those of its
+    complex pipelines (:func:`spectral_chains`, the weak ones included) and those whose result
+    is read right there by a part (``torch.stft(...).abs()``); TRT706 names the others."""
+    calls = [n for n in walk(function.body) if type(n) is cst.Call and context.refers_to(n.func, "torch.stft")]
+    if not calls:
+        return set()
+    taken = {id(n) for chains in (spectral_chains(function, context), spectral_chains(function, context, weak=True))
+             for chain in chains.values() for n in chain}
+    operands: set[int] = set()
+    for inner in walk(function.body):
+        read = part_of(inner, context)
+        if read is None:
+            continue
+        operands.add(id(read[0]))
+        if type(read[0]) is cst.Call and plain_transform(read[0], "torch.stft") \
+                and context.refers_to(read[0].func, "torch.stft"):
+            taken.add(id(read[0]))
+    # A name bound once to the STFT whose every other mention is a part's operand (a kept transform).
+    skip = not_variables(function.body)
+    for statement in walk(function.body):
+        name = _bound_name(statement)
+        if name is None or id(statement.value) not in {id(n) for n in calls} \
+                or not plain_transform(statement.value, "torch.stft"):  # type: ignore[attr-defined]
+            continue
+        mentions = [n for n in walk(function.body) if type(n) is cst.Name and n.value == name and id(n) not in skip]
+        target = statement.targets[0].target if type(statement) is cst.Assign else statement.target  # type: ignore[attr-defined]
+        if all(n is target or id(n) in operands for n in mentions) and len(mentions) > 1:
+            taken.add(id(statement.value))  # type: ignore[attr-defined]
+    return {id(n) for n in calls if id(n) in taken}
+
+
 def takes_inverse_real(node: cst.Call, context, kept_inputs: set[int]) -> bool:
     """Whether TRT709 rewrites the inverse real transform ``node``: its input is written
     ``torch.complex(...)``/``torch.view_as_complex(...)`` there, or is a name assigned one in
@@ -339,8 +536,8 @@ class DftMatmul(RuntimeScopeRule):
     info = RuleInfo(
         id="TRT709",
         name="dft-matmul",
-        summary="`torch.fft.*` does not export (complex result; ONNX DFT TensorRT never parses); take the real "
-                "result as cosine and sine matrix products",
+        summary="`torch.fft.*` and `torch.stft`/`istft` do not export (complex result; ONNX DFT TensorRT never "
+                "parses); take the real result as cosine and sine matrix products",
         doc="""\
 What it finds: `torch.fft.fft`, `ifft`, `rfft`, `fft2`, `ifft2`, `rfft2`, `fftn`, `ifftn` and
 `rfftn` (under any import name, `from torch.fft import fft2` included) whose complex result the
@@ -367,7 +564,18 @@ even where another branch binds the name otherwise (SR-SIM's `imagefft.abs()` an
 torch.angle(x_freq)`). Any other use (the complex result divided by a spectrum, indexed,
 returned, passed to `irfftn` as it is), an `out=` or unpacked argument is reported without a
 fix.
-Other `irfft*` inputs, `hfft`, `ihfft` and `stft` are TRT706's.
+The short-time transforms are members of the same family: `torch.stft(x, ...,
+return_complex=True)` (a forward transform of a real 1-D or 2-D signal, every argument by
+position or keyword) and `torch.istft(spec, ...)` (an inverse, as `irfft*`: of `torch.complex`
+/`view_as_complex` parts or of a product of spectra), and a spectrum passed to a function that
+reads that parameter only through `abs` (`x.abs()`, `x.absolute()`, `torch.abs(x)`; the function
+defined in the file or imported with `from ... import`, found as written) is a part read
+(noisereduce's TorchGate: `X = torch.stft(x, ..., return_complex=True, pad_mode="constant",
+window=torch.hann_window(...))`, then `X.abs()`, `amp_to_db(X)` with `amp_to_db` reading
+`x.abs()` only, `Y = X * sig_mask` and `torch.istft(Y, ...)`). A function reading the parameter
+otherwise (`.real`, passing it on, rebinding it) leaves the STFT to TRT706.
+Other `irfft*` inputs, `hfft`, `ihfft`, an `stft` with real pairs (`return_complex=False`) or
+whose spectrum is used otherwise are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
 export; the dynamo exporter emits ONNX `DFT`, which no TensorRT release parses; and a complex
@@ -441,7 +649,22 @@ transform of a transform is two products), and a part written on the transform b
 helper with that part; a part of a name or a product becomes `_trt_dft_part(z, "tracked:real")`,
 which is torch's part of whatever `z` holds when it runs (a real tensor a branch bound to the
 name included) and, while exporting, the part of the remembered parts. The roots (inverses and
-parts) that share a node are one fix, placed on the first transform. `torch.angle(z)` (and
+parts) that share a node are one fix, placed on the first transform. `torch.stft(x, n_fft, ...,
+return_complex=True)` → `_trt_stft("tracked", x, n_fft, ...)` (its part, where read right there:
+`torch.stft(...).abs()` → `_trt_stft("abs", ...)`): outside an export `torch.stft` and the part;
+while exporting a real `(L)` or `(B, L)` signal, the signal padded by `n_fft // 2` on each side
+as `center` and `pad_mode` say (F.pad, as torch.stft pads), cut into frames by one gather of
+computed indices (frame t holds samples `t * hop + j`, the frame count from the traced length),
+times the window (None: ones of `win_length`; zero-padded to `n_fft` on both sides), and the
+one-sided DFT of each frame as the products above (`normalized`: the `"ortho"` scale).
+`torch.istft(Y, ...)` → `_trt_istft(Y, ...)`: while exporting, of a spectrum whose parts the
+helpers remember, each frame's inverse real DFT (the Hermitian half spectrum, as `irfft`),
+times the window, added at its hop (`ceil(n_fft / hop)` shifted copies of hop-long pieces: Pad,
+Reshape, Slice, Add), divided by the window's squares added the same way, trimmed by
+`n_fft // 2` where `center` and cut or zero-padded to `length`. `amp_to_db(X)` →
+`amp_to_db(_trt_dft_abs_argument(X))`: `X` itself outside an export; while exporting, a spectrum
+whose parts the helpers remember is passed as its magnitude (a real tensor whose `abs` is
+itself, so the function computes the same). Graph: also Gather and Pad. `torch.angle(z)` (and
 `z.angle()`) of a transform is, while exporting, `_trt_atan2_onnx(imag, real)`, TRT301's exact
 form of atan2 (Atan, Div, Abs, Min/Max, comparisons, Where: TensorRT has no Atan2). `torch.fft.fftshift(x, dim)` →
 `_trt_fftshift(x, dim)` (`ifftshift` alike): while exporting a real input, each axis is split at
@@ -456,7 +679,12 @@ largest magnitude in float32, 1e-12 in float64), costs O(n^2) per line instead o
 O(n log n), and multiplies every element by its weight: an inf or NaN in an input line makes
 every output of that line NaN or inf, where the FFT keeps some finite (`fft([1, inf, 2, 3])` has
 the finite real parts -1 in two bins; the products give NaN there). Float16/bfloat16 are
-computed in float32 (the CPU FFT refuses them). `torch.jit.script` cannot compile the helpers
+computed in float32 (the CPU FFT refuses them). The STFT helpers measured
+against `torch.stft`/`torch.istft` in float64: within 1e-14 of the largest magnitude (batch 1 and
+3, 1-D, lengths no multiple of the hop, zeros, an impulse, every padding mode, a window shorter
+than `n_fft`, none, `normalized`); the inverse does not check the window's overlap (NOLA) or the
+bin count as torch does (where torch raises, the graph divides by a zero envelope or takes
+missing bins as zeros). `torch.jit.script` cannot compile the helpers
 (their `dim` is an int or a tuple). Eager mode, `torch.fx`, `torch.compile` and `torch.export`
 run the original.
 
@@ -470,6 +698,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             "long transformed axes: the products cost O(n^2) per line (the FFT O(n log n)) and sum n terms "
             "in another order",
             "float16/bfloat16 input: computed in float32 and rounded back (the CPU FFT refuses them)",
+            "`torch.istft` where torch raises (a window whose squares add to zero somewhere, the NOLA check; a "
+            "bin count other than n_fft // 2 + 1): the exported graph divides by zero or takes missing bins as "
+            "zeros instead of raising",
             "`torch.jit.script` of the rewritten function: the helpers take `dim` as an int or a tuple (this is why "
             "the exact fftshift/ifftshift rewrite is labelled unsafe too)",
             "`torch.angle` at the branch cut: a bin whose imaginary part the FFT gives as zero (the zero frequency, "
@@ -680,11 +911,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                     cst.Arg(value=z), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
             self._kept[id(call)] = replacements
 
-    @staticmethod
-    def _plain(call: cst.Call) -> bool:
-        """The transform's own arguments only: the input, then at most ``n``/``s``, ``dim``, ``norm``."""
-        return not has_star_args(call) and 0 < len(call.args) <= 4 \
-            and not any(a.keyword is not None and a.keyword.value == "out" for a in call.args)
+    def _plain(self, call: cst.Call) -> bool:
+        """The transform's own arguments only (:func:`plain_transform`)."""
+        return plain_transform(call, self._transform(call))
 
     # --- a transform kept in a variable that a later statement rebinds from its parts ----------
 
@@ -853,15 +1082,14 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             return
         self._taken.add(id(call))
         short = name.replace("torch.fft.", "")
-        if has_star_args(call) or any(a.keyword is not None and a.keyword.value == "out" for a in call.args) \
-                or len(call.args) > 4 or not call.args:
+        if not plain_transform(call, name):
             self.found(call, f"{self._why(name)}; not rewritten: other arguments (`out=`, unpacked ones)")
             return
         helper = TRANSFORMS[name]
         replacement = cst.Call(func=cst.Name(helper), args=self._arguments(call, name, part))
         replacements: dict[cst.CSTNode, cst.CSTNode] = {whole: replacement}
         helpers: tuple[str, ...] = (helper,)
-        if id(call) in self._complex_inputs and not name.startswith("torch.fft.rfft"):
+        if id(call) in self._complex_inputs and not real_input(name):
             replacements.update(self._complex_inputs.pop(id(call)))
             helpers += (COMPLEX_HELPER,)
         self.found(call, f"{self._why(name)}; the {part} result is computed as cosine and sine matrix products "
@@ -876,7 +1104,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         args = list((updated or call).args)
         first = args[0]
         inner = call.args[0].value
-        if (first.keyword is None and not name.startswith("torch.fft.rfft") and type(inner) is cst.Call
+        if (first.keyword is None and not real_input(name) and type(inner) is cst.Call
                 and self.context.refers_to(inner.func, "torch.view_as_complex") and len(inner.args) == 1
                 and inner.args[0].keyword is None and not inner.args[0].star):
             args[0] = first.with_changes(value=first.value.args[0].value)  # type: ignore[attr-defined]
@@ -885,6 +1113,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
 
     @staticmethod
     def _why(name: str) -> str:
+        if name in ("torch.stft", "torch.istft"):
+            return (f"`{name}` has no TensorRT path: its complex spectrum does not export (the TorchScript exporter "
+                    "refuses a complex STFT, the dynamo exporter writes complex values no TensorRT graph carries)")
         return (f"`{name}` has no TensorRT path: the TorchScript exporter has no ONNX symbolic for it, the dynamo "
                 "exporter's ONNX DFT is not parsed by any TensorRT release, and its result is complex")
 
@@ -900,7 +1131,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             helpers: tuple[str, ...] = tuple(dict.fromkeys(
                 TRANSFORMS[self._transform(call)] for call in replacements  # type: ignore[index,arg-type]
                 if self._transform(call) is not None)) + (PART_HELPER,)  # type: ignore[arg-type]
-            if id(node) in self._complex_inputs and not name.startswith("torch.fft.rfft"):  # type: ignore[union-attr]
+            if id(node) in self._complex_inputs and not real_input(name):  # type: ignore[union-attr]
                 replacements.update(self._complex_inputs.pop(id(node)))
                 helpers += (COMPLEX_HELPER,)
             where: cst.CSTNode = node
@@ -935,7 +1166,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             self._shift(node, shift)
             return
         name = self._transform(node)
-        if name is not None:
+        if name is not None and name != "torch.stft":  # (TRT706 names a `torch.stft` no fix takes)
             self.found(node, f"{self._why(name)}; not rewritten: its complex result is used as such (only "
                              "`torch.view_as_real`, `.real`, `.imag`, `.abs()` and `torch.angle` of it are, also "
                              "through products with real tensors or numbers and further complex transforms)")
@@ -999,6 +1230,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 helper = INVERSE_REAL[inverse_real(original, self.context)]  # type: ignore[index]
                 helpers.append(helper)
                 return updated.with_changes(func=cst.Name(helper))  # type: ignore[attr-defined]
+            if kind == "part:abs-argument":  # a function reads it only through abs: its magnitude while exporting
+                helpers.append(ABS_ARGUMENT_HELPER)
+                return cst.Call(func=cst.Name(ABS_ARGUMENT_HELPER), args=[cst.Arg(value=updated)])  # type: ignore[arg-type]
             if kind.startswith("part:"):
                 return self._chain_part(original, updated, kind[5:], kinds, helpers)
             if kind in ("product", "quotient"):
@@ -1012,7 +1246,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 return updated.with_changes(func=cst.Name(made_by))  # type: ignore[attr-defined]
             transform = self._transform(original)  # type: ignore[arg-type]
             helpers.append(TRANSFORMS[transform])  # type: ignore[index]
-            if id(original) in self._complex_inputs and not transform.startswith("torch.fft.rfft"):  # type: ignore[union-attr]
+            if id(original) in self._complex_inputs and not real_input(transform):  # type: ignore[union-attr]
                 extra.update(self._complex_inputs.pop(id(original)))
                 helpers.append(COMPLEX_HELPER)
             return cst.Call(func=cst.Name(TRANSFORMS[transform]),  # type: ignore[index]
@@ -1078,6 +1312,14 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         self.found(node, f"{message}; the same reordering is taken as slices and a concatenation while exporting "
                          f"(`{name}` otherwise)",
                    Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,)))
+
+    def visit_Name(self, node: cst.Name) -> None:
+        if id(node) in self._chains:  # (a spectrum passed to a function that reads it only through abs)
+            self._chain(self._chains.pop(id(node)))
+
+    def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
+        if id(node) in self._chains:
+            self._chain(self._chains.pop(id(node)))
 
     def visit_Attribute(self, node: cst.Attribute) -> None:
         if id(node) in self._chains:

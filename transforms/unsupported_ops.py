@@ -17,7 +17,7 @@ import libcst as cst
 
 from trtcodemod.rules import Example, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
-from trtcodemod.transforms.spectral import INVERSE_REAL, inverse_real_makers, takes_inverse_real
+from trtcodemod.transforms.spectral import INVERSE_REAL, inverse_real_makers, taken_stfts, takes_inverse_real
 from trtcodemod.versions import Version
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -94,7 +94,9 @@ class UnsupportedOperator(RuntimeScopeRule):
 What it finds: calls of torch functions and module classes from a table, each backed by an
 export with `torch.onnx.export(dynamo=False, opset_version=17)` and by TensorRT's ONNX
 operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT312's, which
-rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT;
+rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT; a complex
+`torch.stft` whose spectrum is read only through parts, a product with a mask and `torch.istft`
+is TRT709's;
 the other transforms are TRT709's, which rewrites them where their result is taken as real, and
 so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
 `torch.view_as_complex(pairs)`, written there or assigned in the same function, or a product
@@ -143,12 +145,15 @@ Fix safety: none (detect only).""",
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         self._spectral_inputs.update(inverse_real_makers(node, self.context))
+        self._spectral_inputs.update(taken_stfts(node, self.context))
 
     def visit_Call(self, node: cst.Call) -> None:
         name = self.context.refers_to(node.func, *_BY_NAME)
         if name is None:
             return
         if name in INVERSE_REAL and takes_inverse_real(node, self.context, self._spectral_inputs):
+            return
+        if name == "torch.stft" and id(node) in self._spectral_inputs:  # (TRT709 rewrites it)
             return
         row = _BY_NAME[name]
         if row.needed_before is not None and not self.context.target < row.needed_before:

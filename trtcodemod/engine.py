@@ -279,6 +279,43 @@ def _line_map(original: bytes, current: bytes) -> Callable[[int], int | None]:
     return mapping.get
 
 
+def _span_map(original: bytes, current: bytes) -> Callable[[int, int, int, int], tuple[int, int, int, int] | None]:
+    """A span on one line an earlier pass changed → the span of the same text on the original
+    lines that change replaced, where the text occurs exactly once among those lines and once
+    among the lines replacing them: a fix that wraps an expression keeps it (TRT709's `X *
+    mask.squeeze(1)` → `_trt_complex_mul(X, mask.squeeze(1))` keeps the squeeze TRT401 asks the
+    facts about). Columns 1-based, the end exclusive, as :meth:`FileFacts.span` takes them."""
+    old_lines = original.decode("utf-8", "replace").splitlines()
+    new_lines = current.decode("utf-8", "replace").splitlines()
+    blocks = [(i1, i2, j1, j2) for tag, i1, i2, j1, j2 in _line_ops(original, current) if tag == "replace"]
+
+    def hits(lines: list[str], first: int, last: int, text: str) -> list[tuple[int, int]]:
+        found = []
+        for index in range(first, last):
+            at = lines[index].find(text)
+            while at >= 0:
+                found.append((index, at))
+                at = lines[index].find(text, at + 1)
+        return found
+
+    def moved(line: int, column: int, end_line: int, end_column: int) -> tuple[int, int, int, int] | None:
+        if line != end_line or column < 1 or end_column <= column:
+            return None
+        for i1, i2, j1, j2 in blocks:
+            if j1 <= line - 1 < j2:
+                text = new_lines[line - 1][column - 1:end_column - 1]
+                if not text.strip() or len(hits(new_lines, j1, j2, text)) != 1:
+                    return None
+                old = hits(old_lines, i1, i2, text)
+                if len(old) != 1:
+                    return None
+                index, at = old[0]
+                return index + 1, at + 1, index + 1, at + 1 + len(text)
+        return None
+
+    return moved
+
+
 def _original_line(original: bytes, current: bytes, line: int) -> int:
     """Line ``line`` of the rewritten ``current`` mapped back to ``original`` (1-based)."""
     for tag, i1, i2, j1, j2 in _line_ops(original, current):
@@ -339,7 +376,8 @@ def analyze(
     if options.facts is not None:
         moved = original is not None and original != source
         facts = options.facts.for_file(path, _line_map(original, source) if moved else None,
-                                       source=original if original is not None else source)
+                                       source=original if original is not None else source,
+                                       span_map=_span_map(original, source) if moved else None)
     context = FileContext(path=path, module=module, target=target, unsafe=options.unsafe, facts=facts,
                           source=source)
     context.imports.add_imports_from(module.body)
@@ -438,6 +476,12 @@ def _permitted(finding: Finding, options: Options, original: bytes | None, sourc
         # changed the line count: kornia's CLAHE, TRT311 on an unfold chain after TRT717 above it).
         return unchanged != finding.line and options.allow(dataclasses.replace(
             finding, line=unchanged, end_line=_original_line(original, source, finding.end_line)))
+    # A changed line where the finding's own text stands once, as it stood once on the lines that
+    # change replaced (a fix wrapped the expression): the plan decided it there, in the first pass.
+    moved = _span_map(original, source)(finding.line, finding.column, finding.end_line, finding.end_column)
+    if moved is not None and options.allow(dataclasses.replace(
+            finding, line=moved[0], column=moved[1], end_line=moved[2], end_column=moved[3])):
+        return True
     if options.follow_up is None:
         return False
     return options.follow_up(findings_in_original([finding], original, source)[0])

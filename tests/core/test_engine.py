@@ -251,3 +251,26 @@ def test_no_fix_inside_a_self_documenting_fstring_field() -> None:
             printed.append((out.getvalue(), value))
         assert printed[0][0] == printed[1][0]
         assert torch.equal(printed[0][1].nan_to_num(), printed[1][1].nan_to_num())
+
+
+def test_a_span_on_a_line_another_fix_changed_maps_to_its_text_there() -> None:
+    """A fix that wraps an expression (TRT709's ``X * m.squeeze(1)`` → ``_trt_complex_mul(X,
+    m.squeeze(1))``, with helpers inserted above) keeps the inner expression's text: its span maps
+    back to where that text stood, when it stands once on each side; not otherwise."""
+    from trtcodemod.engine import _span_map
+
+    original = b"def f(X, m):\n    Y = X * m.squeeze(1)\n    return Y\n"
+    current = (b"def _helper(a, b):\n    return a * b\n\n\ndef f(X, m):\n"
+               b"    Y = _trt_complex_mul(X, m.squeeze(1))\n    return Y\n")
+    line = current.decode().splitlines()[5]
+    column = line.index("m.squeeze(1)") + 1
+    moved = _span_map(original, current)(6, column, 6, column + len("m.squeeze(1)"))
+    assert moved == (2, original.decode().splitlines()[1].index("m.squeeze(1)") + 1, 2,
+                     original.decode().splitlines()[1].index("m.squeeze(1)") + 1 + len("m.squeeze(1)"))
+    # Text found twice on the new line (or nowhere on the old one): nothing is known.
+    twice = current.replace(b"_trt_complex_mul(X, m.squeeze(1))", b"_trt_complex_mul(m.squeeze(1), m.squeeze(1))")
+    at = twice.decode().splitlines()[5].index("m.squeeze(1)") + 1
+    assert _span_map(original, twice)(6, at, 6, at + len("m.squeeze(1)")) is None
+    other = current.replace(b"m.squeeze(1))", b"m.squeeze(2))")
+    at = other.decode().splitlines()[5].index("m.squeeze(2)") + 1
+    assert _span_map(original, other)(6, at, 6, at + len("m.squeeze(2)")) is None

@@ -14,9 +14,11 @@ from __future__ import annotations
 
 import io
 import math
+import textwrap
 import warnings
 
 import onnx
+import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
@@ -27,7 +29,7 @@ from trtcodemod.helpers.spectral import (
     _trt_fft, _trt_fft2, _trt_fftn, _trt_fftshift, _trt_ifft, _trt_ifft2, _trt_ifftn, _trt_ifftshift, _trt_rfft,
     _trt_rfft2, _trt_rfftn,
 )
-from trtcodemod.engine import Options, check_source
+from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.trt.check import check_graph
 
 HELPERS = {"fft": _trt_fft, "ifft": _trt_ifft, "rfft": _trt_rfft, "fft2": _trt_fft2, "ifft2": _trt_ifft2,
@@ -1298,6 +1300,7 @@ def test_the_product_rewrite_exports_and_equals_eager(products, dynamo) -> None:
 
 PIPELINES = '''
 import math
+import textwrap
 
 import torch
 import torch.nn.functional as F
@@ -1503,3 +1506,174 @@ def test_the_pipeline_rewrite_exports_and_equals_eager(pipelines, dynamo) -> Non
                 assert got.shape == want.shape, (name, other)
                 assert torch.allclose(got, want, rtol=1e-4, atol=1e-4 * (1 + float(want.abs().max()))), \
                     (name, other, values, float((got - want).abs().max()))
+
+
+# --- torch.stft / torch.istft as members of the pipeline family ---------------------------------------
+
+from trtcodemod.helpers.spectral import _trt_istft_onnx, _trt_stft_onnx  # noqa: E402
+
+STFT_GATE = '''
+import torch
+from torch import nn
+
+
+def amp_to_db(x, eps=1e-10, top_db=40):
+    x_db = 20 * torch.log10(x.abs() + eps)
+    return torch.max(x_db, (x_db.max(-1).values - top_db).unsqueeze(-1))
+
+
+class Gate(nn.Module):
+    def __init__(self, nonstationary):
+        super().__init__()
+        self.nonstationary = nonstationary
+
+    def forward(self, x):
+        X = torch.stft(x, n_fft=64, hop_length=16, return_complex=True, pad_mode="constant", center=True,
+                       window=torch.hann_window(64).to(x.device))
+        if self.nonstationary:
+            mask = torch.sigmoid(X.abs() - 1.0)
+        else:
+            db = amp_to_db(X)
+            mask = torch.gt(db, db.mean(-1, keepdim=True)) * 1.0
+        Y = X * mask
+        return torch.istft(Y, n_fft=64, hop_length=16, center=True, window=torch.hann_window(64).to(Y.device))
+'''
+
+
+def _stft_signals() -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(5)
+    impulse = torch.zeros(3, 300, dtype=torch.float64)
+    impulse[:, 150] = 1.0
+    return {"batch 3": torch.randn(3, 1000, generator=generator, dtype=torch.float64),
+            "batch 1, a length no multiple of the hop": torch.randn(1, 999, generator=generator, dtype=torch.float64),
+            "1-D": torch.randn(777, generator=generator, dtype=torch.float64),
+            "zeros": torch.zeros(3, 400, dtype=torch.float64), "an impulse": impulse}
+
+
+#: (n_fft, hop_length, win_length, window?, center, pad_mode, normalized)
+STFT_SETTINGS = [(256, 64, None, True, True, "constant", False), (256, 100, 200, True, True, "reflect", True),
+                 (64, 16, None, False, False, "reflect", False), (128, 32, 100, False, True, "replicate", False),
+                 (64, 24, 50, True, True, "circular", False)]
+
+
+@pytest.mark.parametrize("setting", STFT_SETTINGS, ids=str)
+def test_stft_and_istft_export_formulations_are_torchs_up_to_rounding(setting) -> None:
+    n_fft, hop, win_length, windowed, center, pad_mode, normalized = setting
+    window = torch.hann_window(win_length or n_fft, dtype=torch.float64) if windowed else None
+    for label, x in _stft_signals().items():
+        if x.shape[-1] <= n_fft // 2:
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # (torch's rectangular-window warning)
+            spectrum = torch.stft(x, n_fft, hop, win_length, window, center, pad_mode, normalized, None, True)
+        got = _trt_stft_onnx(x, "view_as_real", n_fft, hop, win_length, window, center, pad_mode, normalized, None)
+        want = torch.view_as_real(spectrum)
+        assert got.shape == want.shape, label
+        torch.testing.assert_close(got, want, rtol=0, atol=1e-12 * max(1.0, want.abs().max().item()), msg=label)
+        if not center and not windowed:  # (NOLA holds for a rectangular window without centring too)
+            pass
+        for length in (None, x.shape[-1], x.shape[-1] - 7):
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                signal = torch.istft(spectrum, n_fft, hop, win_length, window, center, normalized, None, length)
+            back = _trt_istft_onnx(spectrum.real, spectrum.imag, n_fft, hop, win_length, window, center, normalized,
+                                   length)
+            assert back.shape == signal.shape, (label, length)
+            torch.testing.assert_close(back, signal, rtol=0, atol=1e-12 * max(1.0, signal.abs().max().item()),
+                                       msg=f"{label} {length}")
+
+
+def test_stft_pipeline_rewrite_text() -> None:
+    new = strip_helpers(rewrite(STFT_GATE, unsafe=True, select=("TRT709",)))
+    for fragment in ('X = _trt_stft("tracked", x, n_fft=64,', 'mask = torch.sigmoid(_trt_dft_part(X, "tracked:abs")',
+                     "db = amp_to_db(_trt_dft_abs_argument(X))", "Y = _trt_complex_mul(X, mask)",
+                     "return _trt_istft(Y, n_fft=64,"):
+        assert fragment in new, new
+    assert rules_found(STFT_GATE).count("TRT706") == 0  # (TRT709 takes the STFT: TRT706 does not name it too)
+    assert rewrite(STFT_GATE, select=("TRT709",)) == textwrap.dedent(STFT_GATE)  # unsafe only
+
+
+@pytest.mark.parametrize("reads", ["return x.real", "y = x.abs()\n    return y + x.real", "return helper(x)",
+                                   "x = x * 2\n    return x.abs()"])
+def test_a_function_reading_more_than_abs_keeps_the_stft_named(reads: str) -> None:
+    code = STFT_GATE.replace("    x_db = 20 * torch.log10(x.abs() + eps)\n    return torch.max(x_db, (x_db.max(-1)"
+                             ".values - top_db).unsqueeze(-1))", f"    {reads}")
+    assert "def amp_to_db(x, eps=1e-10, top_db=40):\n    " + reads.split("\n")[0] in code
+    new = rewrite(code, unsafe=True, select=("TRT709",))
+    assert "amp_to_db(X)" in new and "_trt_dft_abs_argument" not in new
+
+
+def test_a_function_imported_from_another_module_is_read_there(tmp_path) -> None:
+    package = tmp_path / "gatepkg"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "utils.py").write_text(textwrap.dedent('''
+        import torch
+
+
+        @torch.no_grad()
+        def amp_to_db(x, eps=1e-10, top_db=40):
+            x_db = 20 * torch.log10(x.abs() + eps)
+            return torch.max(x_db, (x_db.max(-1).values - top_db).unsqueeze(-1))
+    '''))
+    main = package / "gate.py"
+    main.write_text(STFT_GATE.replace("def amp_to_db(x, eps=1e-10, top_db=40):\n    x_db = 20 * torch.log10(x.abs() "
+                                      "+ eps)\n    return torch.max(x_db, (x_db.max(-1).values - top_db).unsqueeze(-1))",
+                                      "from .utils import amp_to_db"))
+    findings = check_source(main.read_bytes(), str(main), Options(select=("TRT709", "TRT706"), scope="all"))
+    assert [f.rule for f in findings] == ["TRT709"]
+    new = fix_source(main.read_bytes(), str(main), Options(select=("TRT709",), unsafe=True)).source.decode()
+    assert "db = amp_to_db(_trt_dft_abs_argument(X))" in new
+
+
+@pytest.fixture(scope="module")
+def gates(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stft_gate")
+    original = import_source(STFT_GATE, folder)
+    rewritten = import_source(rewrite(STFT_GATE, unsafe=True, select=("TRT709",)), folder)
+    return original, rewritten
+
+
+@pytest.mark.parametrize("nonstationary", [False, True])
+def test_the_stft_gate_exports_and_matches_eager(gates, nonstationary: bool, tmp_path) -> None:
+    original, rewritten = (g["Gate"](nonstationary).eval() for g in gates)
+    example = torch.randn(2, 400, generator=torch.Generator().manual_seed(1))
+    with pytest.raises(Exception, match="STFT"):
+        torch.onnx.export(original, (example,), io.BytesIO(), dynamo=False, opset_version=17)
+    buffer = io.BytesIO()
+    torch.onnx.export(rewritten, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                      dynamic_axes={"x": {0: "batch", 1: "samples"}})
+    graph = onnx.load_from_string(buffer.getvalue())
+    assert not {"STFT", "DFT"} & {n.op_type for n in graph.graph.node}
+    session = ort.InferenceSession(buffer.getvalue())
+    impulse = torch.zeros(3, 300)
+    impulse[:, 150] = 1.0
+    for label, x in {"example": example, "batch 3, 517 samples": torch.randn(3, 517), "batch 1": torch.randn(1, 640),
+                     "zeros": torch.zeros(2, 400), "an impulse": impulse}.items():
+        want = original(x)
+        [got] = session.run(None, {"x": x.numpy()})
+        assert got.shape == tuple(want.shape), label
+        assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label
+        torch.testing.assert_close(rewritten(x), want, rtol=0, atol=0, msg=label)  # eager: the original
+
+
+@pytest.mark.parametrize("nonstationary", [False, True])
+def test_the_stft_gate_exports_with_the_dynamo_exporter_too(gates, nonstationary: bool) -> None:
+    original, rewritten = (g["Gate"](nonstationary).eval() for g in gates)
+    example = torch.randn(2, 400, generator=torch.Generator().manual_seed(3))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(rewritten, (example,), dynamo=True, dynamic_shapes={
+            "x": {0: torch.export.Dim("batch"), 1: torch.export.Dim("samples", min=100)}})
+    model = program.model_proto
+    assert not {"STFT", "DFT"} & {n.op_type for n in model.graph.node}
+    session = ort.InferenceSession(model.SerializeToString())
+    name = session.get_inputs()[0].name
+    impulse = torch.zeros(3, 300)
+    impulse[:, 150] = 1.0
+    for label, x in {"example": example, "batch 3, 517 samples": torch.randn(3, 517), "batch 1": torch.randn(1, 640),
+                     "zeros": torch.zeros(2, 400), "an impulse": impulse}.items():
+        want = original(x)
+        [got] = session.run(None, {name: x.numpy()})
+        assert got.shape == tuple(want.shape), label
+        assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label

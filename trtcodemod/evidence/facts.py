@@ -280,7 +280,9 @@ class Facts:
         return known is not None and known != source_hash(source)
 
     def for_file(self, path: str, line_map: Callable[[int], int | None] | None = None,
-                 source: bytes | None = None) -> "FileFacts | None":
+                 source: bytes | None = None,
+                 span_map: Callable[[int, int, int, int], tuple[int, int, int, int] | None] | None = None,
+                 ) -> "FileFacts | None":
         """What the facts say about one file (None when nothing), for a rule's context.
 
         ``source``: the contents the facts must have been observed on; facts about a file
@@ -290,7 +292,7 @@ class Facts:
         resolved = self.resolve(path)
         if resolved is None or (source is not None and self.stale(path, source)):
             return None
-        return FileFacts(self, resolved, line_map)
+        return FileFacts(self, resolved, line_map, span_map)
 
 
 @dataclass
@@ -305,6 +307,9 @@ class FileFacts:
     facts: Facts
     path: str
     line_map: Callable[[int], int | None] | None = None
+    #: Where ``line_map`` knows nothing (a line an earlier fix pass changed): a span of the analysed
+    #: source → the span of the same text on the original lines that pass replaced, when it maps one.
+    span_map: Callable[[int, int, int, int], tuple[int, int, int, int] | None] | None = None
     #: (number of events when built, every line of this file where something was observed, sorted).
     _observed_lines: tuple[int, list[int]] | None = field(default=None, init=False, repr=False, compare=False)
     #: (number of events when built, :meth:`_builds`'s table).
@@ -317,7 +322,8 @@ class FileFacts:
             return Span(self.path, line, column, end_line, end_column)
         start, end = self.line_map(line), self.line_map(end_line)
         if start is None or end is None or end - start != end_line - line:
-            return None
+            moved = self.span_map(line, column, end_line, end_column) if self.span_map is not None else None
+            return None if moved is None else Span(self.path, *moved)
         return Span(self.path, start, column, end, end_column)
 
     def silent(self, line: int, end_line: int) -> bool:

@@ -493,3 +493,151 @@ def _trt_ifftshift(input, dim=None):
     if _trt_onnx_exporting() and isinstance(input, torch.Tensor) and not input.is_complex():
         return _trt_shift_onnx(input, dim, True)
     return torch.fft.ifftshift(input, dim)
+
+
+def _trt_stft_window(window, n_fft, win_length, like, compute):
+    """The analysis (or synthesis) window as torch uses it: ``window`` (None: ones of
+    ``win_length``), zero-padded on both sides to ``n_fft``, in ``compute``."""
+    length = n_fft if win_length is None else win_length
+    if window is None:
+        window = torch.ones(length, dtype=compute, device=like.device)
+    else:
+        window = window.to(compute)
+    if length < n_fft:
+        left = (n_fft - length) // 2
+        window = torch.nn.functional.pad(window, (left, n_fft - length - left))
+    return window
+
+
+def _trt_stft_onnx(x, part, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided):
+    """``part`` of ``torch.stft(x, ..., return_complex=True)`` of the real ``x`` (``(L)`` or
+    ``(B, L)``) without a complex operation: the signal padded by ``n_fft // 2`` on each side
+    as ``center``/``pad_mode`` say, cut into frames by a gather of computed indices (frame t
+    holds samples ``t * hop + j``), multiplied by the window and transformed along the frame by
+    the cosine and sine products of :func:`_trt_dft_lines`; the result ``(..., freq, frames)``."""
+    dtype = x.dtype if x.is_floating_point() else torch.get_default_dtype()
+    compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    hop = n_fft // 4 if hop_length is None else hop_length
+    signal = x.to(compute)
+    batched = signal.dim() == 2
+    if not batched:
+        signal = signal.unsqueeze(0)
+    if center:
+        pad = n_fft // 2
+        if pad_mode == "constant":
+            signal = torch.nn.functional.pad(signal, (pad, pad))
+        else:  # as torch.stft pads: a (1, B, L) view for the 1-D padding modes
+            signal = torch.nn.functional.pad(signal.unsqueeze(0), (pad, pad), pad_mode).squeeze(0)
+    frames = torch.div(signal.shape[-1] - n_fft, hop, rounding_mode="trunc") + 1  # (non-negative: the floor)
+    index = torch.arange(frames, device=signal.device)[:, None] * hop \
+        + torch.arange(n_fft, device=signal.device)[None, :]
+    cut = signal[:, index]  # (B, frames, n_fft)
+    cut = cut * _trt_stft_window(window, n_fft, win_length, signal, compute)
+    side = True if onesided is None else onesided
+    re, im = _trt_dft_lines(cut, None, [None], [2], "ortho" if normalized else None, False, side, compute)
+    re = re.transpose(1, 2)
+    im = im.transpose(1, 2)
+    if not batched:
+        re = re.squeeze(0)
+        im = im.squeeze(0)
+    if part == "tracked":
+        return _trt_complex(re if re.dtype == dtype else re.to(dtype), im if im.dtype == dtype else im.to(dtype))
+    if part == "view_as_real" or part == "complex":
+        out = torch.stack((re, im), -1)
+    elif part == "real":
+        out = re
+    elif part == "imag":
+        out = im
+    elif part == "angle":
+        out = _trt_atan2_onnx(im, re)
+    else:
+        out = torch.sqrt(re * re + im * im)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+def _trt_stft(part, input, n_fft, hop_length=None, win_length=None, window=None, center=True,
+              pad_mode="reflect", normalized=False, onesided=None, return_complex=None):
+    """``part`` of ``torch.stft(input, ...)``; while exporting, with a real 1-D or 2-D input and
+    ``return_complex=True``, a gather of frames and cosine and sine matrix products."""
+    if _trt_onnx_exporting() and not torch.jit.is_scripting() and isinstance(input, torch.Tensor) \
+            and not input.is_complex() and return_complex is True and input.dim() in (1, 2) \
+            and (window is None or (isinstance(window, torch.Tensor) and not window.is_complex())):
+        return _trt_stft_onnx(input, part, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+                              onesided)
+    return _trt_dft_part(torch.stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
+                                    onesided, return_complex), part)
+
+
+def _trt_overlap_add(frames, hop, n):
+    """``(B, T, n)`` frames added at offsets ``t * hop``: ``(B, (T - 1) * hop + n)``, computed as
+    ``ceil(n / hop)`` shifted copies of hop-long pieces (Pad, Reshape, Slice, Add). ``n`` is the
+    Python int (a traced size's ``//`` would export as a truncating Div)."""
+    pieces = -(-n // hop)
+    if pieces * hop != n:
+        frames = torch.nn.functional.pad(frames, (0, pieces * hop - n))
+    chunks = frames.reshape(frames.shape[0], frames.shape[1], pieces, hop)
+    total = None
+    for j in range(pieces):
+        shifted = torch.nn.functional.pad(chunks[:, :, j, :], (0, 0, j, pieces - 1 - j))
+        total = shifted if total is None else total + shifted
+    out = total.reshape(frames.shape[0], -1)  # ((T + pieces - 1) * hop)
+    return out[:, :out.shape[1] - (pieces * hop - n)]
+
+
+def _trt_istft_onnx(re, im, n_fft, hop_length, win_length, window, center, normalized, length):
+    """``torch.istft`` of the one-sided spectrum ``re + i im`` (``(freq, T)`` or ``(B, freq, T)``)
+    without a complex operation: each frame's inverse real DFT (:func:`_trt_irdft_onnx`), times
+    the window, added at its hop, divided by the window's squares added the same way, trimmed
+    by ``n_fft // 2`` where ``center`` and to ``length``."""
+    dtype = re.dtype
+    compute = torch.float32 if dtype in (torch.float16, torch.bfloat16) else dtype
+    hop = n_fft // 4 if hop_length is None else hop_length
+    batched = re.dim() == 3
+    if not batched:
+        re = re.unsqueeze(0)
+        im = im.unsqueeze(0)
+    re = re.to(compute).transpose(1, 2)  # (B, T, freq)
+    im = im.to(compute).transpose(1, 2)
+    frames = _trt_irdft_onnx(re, im, [n_fft], [2], "ortho" if normalized else None)  # (B, T, n_fft)
+    win = _trt_stft_window(window, n_fft, win_length, re, compute)
+    signal = _trt_overlap_add(frames * win, hop, n_fft)
+    envelope = _trt_overlap_add((win * win).expand(1, frames.shape[1], n_fft), hop, n_fft)
+    start = n_fft // 2 if center else 0
+    if length is None:
+        end = signal.shape[1] - n_fft // 2 if center else signal.shape[1]
+    else:  # (a length past the frames: zeros, as torch pads; no comparison of traced sizes)
+        signal = torch.nn.functional.pad(signal, (0, length))
+        envelope = torch.nn.functional.pad(envelope, (0, length), value=1.0)
+        end = start + length
+    out = signal[:, start:end] / envelope[:, start:end]
+    if not batched:
+        out = out.squeeze(0)
+    return out if out.dtype == dtype else out.to(dtype)
+
+
+def _trt_istft(input, n_fft, hop_length=None, win_length=None, window=None, center=True, normalized=False,
+               onesided=None, length=None, return_complex=False):
+    """``torch.istft(input, ...)``; while exporting, of a one-sided spectrum whose parts the
+    helpers remember (a tracked ``_trt_stft``, ``_trt_complex``, a product of them), the
+    inverse DFT of each frame as matrix products and a windowed overlap-add."""
+    if _trt_onnx_exporting() and not torch.jit.is_scripting() and not return_complex and onesided is not False \
+            and (window is None or (isinstance(window, torch.Tensor) and not window.is_complex())):
+        parts = _trt_complex_parts(input)
+        # (the bins are not compared with n_fft // 2 + 1: a traced size compared is a constant of the trace;
+        # torch.istft refuses another count, the products drop bins past n_fft // 2 or take missing ones as 0)
+        if parts is not None and parts[0].dim() in (2, 3):
+            return _trt_istft_onnx(parts[0], parts[1], n_fft, hop_length, win_length, window, center, normalized,
+                                   length)
+    return torch.istft(input, n_fft, hop_length, win_length, window, center, normalized, onesided, length,
+                       return_complex)
+
+
+def _trt_dft_abs_argument(z):
+    """``z``, always, for a function that reads it only through ``abs``; while exporting, a
+    complex ``z`` whose parts the helpers remember is passed as its magnitude instead (a real
+    tensor whose ``abs`` is itself), so the function computes from real tensors only."""
+    if isinstance(z, torch.Tensor) and z.is_complex() and not torch.jit.is_scripting() and _trt_onnx_exporting():
+        parts = _trt_complex_parts(z)
+        if parts is not None:
+            return torch.sqrt(parts[0] * parts[0] + parts[1] * parts[1])
+    return z

@@ -94,7 +94,20 @@ TAKEN = {
                                    ['x_freq = _trt_rfft2("complex", x, norm="backward")',
                                     'mag = _trt_dft_part(x_freq, "abs")', 'pha = _trt_dft_part(x_freq, "angle")',
                                     "x_out = _trt_complex(real, imag)"]),
+    # An STFT kept in a variable: its magnitude, a function reading it only through abs, a product with a real mask
+    # and the inverse STFT of that product (one fix); the noise clip's STFT read by that function alone (another).
+    "noisereduce_torchgate_spectral_gate": (
+        ["XN = torch.stft(xn, n_fft=self.n_fft,", "X = torch.stft("],
+        ['XN = _trt_stft("tracked", xn, n_fft=self.n_fft,', "XN_db = amp_to_db(_trt_dft_abs_argument(XN))",
+         'X = _trt_stft("tracked", ', 'sig_mask = self._nonstationary_mask(_trt_dft_part(X, "tracked:abs"))',
+         "sig_mask = self._stationary_mask(amp_to_db(_trt_dft_abs_argument(X)))",
+         "Y = _trt_complex_mul(X, sig_mask.squeeze(1))", "y = _trt_istft("]),
 }
+
+
+TAKEN["noisereduce_torchgate_partial_gate"] = (["X = torch.stft("],
+                                              ['X = _trt_stft("tracked", x,', "X_db = amp_to_db(_trt_dft_abs_argument(X))",
+                                               "y = _trt_istft(Y, n_fft=self.n_fft,"])
 
 
 @pytest.mark.parametrize("name", list(TAKEN))
@@ -182,6 +195,40 @@ def test_lama_rebound_transform_and_its_inverse_end_to_end() -> None:
         assert fragment in report["diff"], report["diff"]
 
 
+def test_noisereduce_gate_migrates_its_forward_stft_and_istft() -> None:
+    """The forward's STFT, its magnitude, ``amp_to_db`` of it, the masked product and the inverse
+    are one fix; the noise clip's STFT (``xn`` is None in this model) never runs, so migrate
+    leaves it as it is: exit 0, equivalent (before: TRT706 at the STFT, exit 1)."""
+    name = "noisereduce_torchgate_spectral_gate"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT709", _line_of(path, "X = torch.stft("))]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    for fragment in TAKEN[name][1][3:]:
+        assert fragment in report["diff"], report["diff"]
+
+
+def test_noisereduce_partial_gate_lands_the_squeeze_inside_the_rewritten_product() -> None:
+    """TRT709 wraps ``X * sig_mask.squeeze(1)`` in ``_trt_complex_mul(...)``; the squeeze (an ONNX
+    ``If`` on a dynamic axis, TRT401's, proved by the observed sizes) then stands on a line that
+    fix changed, at another column. The plan and the facts find it by its text, once on the line
+    before and once after, so both fixes land: exit 0, equivalent (before, TRT401 stayed named
+    "no observation covers its assumption", exit 1: noisereduce's ``nr_gate_partial``)."""
+    name = "noisereduce_torchgate_partial_gate"
+    path = HERE / f"{name}.py"
+    module = load_variant(path, f"trt709_m_{name}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is False
+    product = _line_of(path, "Y = X * sig_mask.squeeze(1)")
+    assert sorted((fix["rule"], fix["line"], fix["landed"]) for fix in report["applied"]) == [
+        ("TRT401", product, True), ("TRT709", _line_of(path, "X = torch.stft("), True)]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert "Y = _trt_complex_mul(X, _trt_squeeze_kept(sig_mask, 1))" in report["diff"], report["diff"]
+
+
 def test_fnet_partial_is_not_seen() -> None:
     """The transform is bound with ``functools.partial`` when the model is built; at the call the
     rule sees ``self.fourier_transform(...)``, not ``torch.fft.fftn``. migrate places the export
@@ -229,6 +276,13 @@ DIRECT = {
         "negatives": -torch.rand(2, 3, 8, 6, generator=seeded(19)) - 1,
         "large": torch.randn(2, 3, 10, 12, generator=seeded(20)) * 1e4,
     },
+    "noisereduce_torchgate_spectral_gate": {
+        "batch 3, a length no multiple of the hop": torch.randn(3, 517, generator=seeded(21)),
+        "batch 1": torch.randn(1, 640, generator=seeded(22)),
+        "zeros": torch.zeros(2, 400),
+        "an impulse": torch.zeros(2, 300).index_fill_(1, torch.tensor([150]), 1.0),
+        "large": torch.randn(2, 333, generator=seeded(23)) * 1e4,
+    },
     "vision_ssm_derain_freq_enhance": {
         "other size": torch.randn(3, 4, 7, 9, generator=seeded(5)),
         "odd width": torch.randn(1, 4, 12, 5, generator=seeded(6)),
@@ -250,7 +304,7 @@ def test_rewritten_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
     failed = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
                           input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
                           opset=17)
-    assert failed.error is not None and "fft" in failed.error, failed.error
+    assert failed.error is not None and ("fft" in failed.error or "STFT" in failed.error), failed.error
     session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
     sets = {"example": example[0], **DIRECT[name]}
     for label, x in sets.items():
