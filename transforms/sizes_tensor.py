@@ -23,6 +23,10 @@ LEGACY_HELPER = "_trt_sizes_legacy_tensor"
 _CONSTRUCTORS = ("torch.as_tensor", "torch.tensor")
 #: ``+ - * / //``: the operators of a number computed from sizes with a true division (``(w - 1) / 2.``).
 _NUMBER_OPERATORS = (*INTEGER_OPERATORS, cst.Divide)
+#: Operators a tuple does not take: an operand of one is a number (``n - 1``, ``2.0 / n``).
+_NUMBER_ONLY_OPERATORS = (cst.Subtract, cst.Divide, cst.FloorDivide)
+#: TRT712's helpers for ``max(a, b)`` and ``min(a, b)`` of sizes: the same number, kept in the graph.
+_EXTREME_HELPERS = frozenset({"_trt_size_max", "_trt_size_min"})
 #: The level of a literal in :meth:`SizesTensor._number_level`: not a size, but may stand beside one.
 _LITERAL = 3
 #: The keywords the helper takes; a call with any other (``requires_grad=``...) is left alone.
@@ -394,19 +398,40 @@ Applies to every TensorRT version.""",
             return 0  # an item alone is a display, not one integer
         return None
 
-    def _item_leaf(self, expr: cst.BaseExpression) -> int:
+    def _item_leaf(self, expr: cst.BaseExpression, numeric: bool = False) -> int:
         """How sure ``expr`` (reading a comprehension target) is one number of sizes: a size read
-        from the target, or ``+ - * / //`` of those with number literals (``s[0] // 2``, ``s[1] / 2.0``)."""
+        from the target, or ``+ - * / //`` of those with number literals (``s[0] // 2``, ``s[1] / 2.0``),
+        or the larger or smaller of two (``max(n - 1, 1)``). Where ``numeric``, ``expr`` stands where only
+        a number can (an operand of ``-``, ``/``, ``//``, a negation, an argument of ``max(a, b)``
+        compared with a number): the target itself is then one number, an item of a flat list of sizes
+        (``[2.0 / max(n - 1, 1) for n in shape]``, pyniftireg's ``to_grid_sample``; a tuple there raises)."""
         found = self._item_size(expr)
         if found is not None:
-            return found
+            item = self._item(expr)
+            return item[1] if found == 0 and numeric and item is not None else found
         if type(expr) in (cst.Integer, cst.Float):
             return SIZE
         if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
-            return min(self._item_leaf(expr.left), self._item_leaf(expr.right))
+            numeric = type(expr.operator) in _NUMBER_ONLY_OPERATORS
+            return min(self._item_leaf(expr.left, numeric), self._item_leaf(expr.right, numeric))
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
-            return self._item_leaf(expr.expression)
+            return self._item_leaf(expr.expression, True)
+        pair = self._extreme_pair(expr)
+        if pair is not None and any(type(a) not in (cst.Integer, cst.Float) for a in pair):
+            return min(self._item_leaf(a, True) for a in pair)
         return 0
+
+    def _extreme_pair(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        """The two arguments of the built-in ``max(a, b)`` / ``min(a, b)`` (not rebound), or of the
+        helpers TRT712 puts there (``_trt_size_max(a, b)``), which take the same larger or smaller."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or len(expr.args) != 2 \
+                or any(a.keyword is not None or a.star for a in expr.args):
+            return None
+        name = expr.func.value
+        if name in ("max", "min") and not self.context.resolver.binds(name) \
+                or name in _EXTREME_HELPERS:
+            return expr.args[0].value, expr.args[1].value
+        return None
 
     def _item_shape(self, expr: cst.BaseExpression) -> int | None:
         """``f.shape``, ``f.shape[a:b]``, ``f.size()`` of a comprehension target ``f``: LOOSE."""

@@ -4,6 +4,11 @@ The TorchScript exporter has no symbolic for ``aten::mT`` (torch 2.13, every ops
 property that swaps a tensor's last two axes: the export stops. ``x.transpose(-2, -1)`` is the same
 view and exports as ``Transpose``. ``_trt_mT`` is ``x.mT`` itself everywhere except inside
 ``torch.onnx.export``, where it takes ``transpose``.
+
+``_trt_movedim`` (TRT371) is ``x.movedim(source, destination)`` (``torch.movedim``) with a negative
+``source`` counted from the front while exporting: the TorchScript exporter's ``movedim`` writes the
+source into the ``Transpose`` permutation as written (torch 2.13, ``perm=[0, 1, -1, 2]`` for
+``movedim(-1, 2)`` of a 4-D tensor), a graph ONNX Runtime refuses at load and TensorRT cannot parse.
 """
 
 import torch
@@ -20,3 +25,30 @@ def _trt_mT(x):
     if _trt_onnx_exporting() and isinstance(x, torch.Tensor) and x.dim() >= 2:
         return x.transpose(-2, -1)
     return x.mT
+
+
+def _trt_movedim(x, source: int, destination: int):
+    """``x.movedim(source, destination)``; while exporting to ONNX, a negative ``source`` within ``x``'s
+    rank is passed counted from the front (``source + x.dim()``), the same axis, so the same view.
+    Anything else (scripted, not a tensor, an axis out of range, a 0-d tensor) is ``movedim`` as
+    written, with its own errors."""
+    if torch.jit.is_scripting():
+        return x.movedim(source, destination)
+    if _trt_onnx_exporting() and isinstance(x, torch.Tensor):
+        rank = x.dim()
+        if (type(source) is int and type(destination) is int and -rank <= source < 0
+                and -rank <= destination < rank):
+            return x.movedim(source + rank, destination)
+    return x.movedim(source, destination)
+
+
+def _trt_torch_movedim(x, source: int, destination: int):
+    """``torch.movedim(x, source, destination)``, with ``_trt_movedim``'s source while exporting."""
+    if torch.jit.is_scripting():
+        return torch.movedim(x, source, destination)
+    if _trt_onnx_exporting() and isinstance(x, torch.Tensor):
+        rank = x.dim()
+        if (type(source) is int and type(destination) is int and -rank <= source < 0
+                and -rank <= destination < rank):
+            return torch.movedim(x, source + rank, destination)
+    return torch.movedim(x, source, destination)

@@ -1,0 +1,115 @@
+"""``x.movedim(-s, d)`` → ``_trt_movedim(x, -s, d)`` (TRT371): the source axis counted from the front.
+
+The TorchScript exporter's ``movedim`` (torch 2.13) builds the ``Transpose`` permutation in Python
+from the source and destination as written: a negative destination indexes the permutation from its
+end, the right place, but a negative source is written into it as it is. ``x.movedim(-1, 2)`` of a
+4-D tensor exports as ``Transpose(perm=[0, 1, -1, 2])``, which ONNX Runtime refuses when it loads
+the graph and TensorRT cannot parse. pyniftireg's per-axis B-spline evaluation moves each
+contracted axis back this way (``torch.tensordot(x, m, dims=...).movedim(-1, 2 + axis)``).
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import argument, has_star_args, short_code
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
+
+HELPER = "_trt_movedim"
+FUNCTION_HELPER = "_trt_torch_movedim"
+_NAMES = ("movedim", "moveaxis")
+_FUNCTIONS = tuple(f"torch.{name}" for name in _NAMES)
+
+
+def _negative(value: cst.BaseExpression) -> bool:
+    """A negative integer literal (``-1``, ``-(2)``)."""
+    if type(value) is not cst.UnaryOperation or type(value.operator) is not cst.Minus:
+        return False
+    operand = value.expression
+    return type(operand) is cst.Integer and operand.evaluated_value != 0
+
+
+def _arg(value: cst.BaseExpression, last: bool) -> cst.Arg:
+    if value.lpar and type(value) not in (cst.Tuple, cst.GeneratorExp, cst.NamedExpr):
+        value = value.with_changes(lpar=[], rpar=[])  # `(x + 1).movedim(...)`: an argument needs none
+    return cst.Arg(value=value, comma=cst.MaybeSentinel.DEFAULT if last
+                   else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+
+
+class MovedimNegativeSource(Rule):
+    needs_text = (b"movedim", b"moveaxis")
+    info = RuleInfo(
+        id="TRT371",
+        name="movedim-negative-source",
+        summary="`x.movedim(-s, d)`: the TorchScript exporter writes a negative source axis into the Transpose "
+                "permutation as it is, a graph ONNX Runtime refuses at load; count the axis from the front",
+        doc="""\
+What it finds: `x.movedim(source, destination)` and `x.moveaxis(...)` (tensor methods), and
+`torch.movedim(x, source, destination)` / `torch.moveaxis(...)`, by position or by keyword, whose
+source is a negative integer literal: `torch.tensordot(x, m, dims=([2 + axis], [1])).movedim(-1,
+2 + axis)` (pyniftireg 0.1.1's per-axis B-spline evaluation, `pyniftireg/bspline.py:64`),
+`torch.movedim(feats, -1, 1)`, `x.moveaxis(-3, 0)`.
+Left alone: a source of 0 or more, one that is a name or an expression (its sign is not written),
+a tuple or list of axes, a negative destination alone (the exporter places it right), NumPy's
+`np.moveaxis`, and calls with unpacked arguments.
+
+Why it hurts: the TorchScript exporter's `movedim` (torch 2.13, every opset) builds the permutation
+of one `Transpose` in Python: `perm[destination] = source`, then the other axes in order. A
+negative destination indexes that list from its end, the right place; a negative source is
+stored as written. `movedim(-1, 2)` of a 4-D tensor exports as `Transpose(perm=[0, 1, -1, 2])`:
+ONNX Runtime refuses the graph when it loads it (`[TypeInferenceError] Invalid attribute perm
+{0, 1, -1, 2}`), and TensorRT's parser, which needs a permutation of the axes, cannot take it.
+The dynamo exporter is not affected.
+
+The rewrite: `_trt_movedim(x, -s, d)` (`_trt_torch_movedim(x, -s, d)` for the function form), an
+inserted helper that, while `torch.onnx.export` runs, calls `x.movedim(-s + x.dim(), d)` when
+both axes are within `x`'s rank, the same axis counted from the front, and `movedim` as written
+otherwise (not a tensor, a 0-d tensor, an axis out of range: the same error), outside an export
+and under `torch.jit.script`.
+
+Fix safety: safe. `movedim` wraps a negative axis to the same axis before it does anything, so
+both calls return the same view of `x` (values, dtype, shape, strides, storage, gradients) in
+every mode; eager mode, `torch.jit.script`, `torch.fx` (a proxy is passed to `movedim` as
+written), `torch.compile` and `torch.export` run `movedim` as written; only the TorchScript
+exporter's graph changes, to a valid permutation. `x` is evaluated once, as before.
+Measured on pyniftireg 0.1.1's B-spline registration (`benchmarks/real_zoo38.py`, pn_bspline and
+pn_bspline_nmi): the graph ONNX Runtime refused at `bspline.py:64` loads and runs.""",
+        fix=Safety.SAFE,
+        examples=(
+            Example("x = torch.tensordot(x, m, dims=([2 + axis], [1])).movedim(-1, 2 + axis)\n",
+                    "x = _trt_movedim(torch.tensordot(x, m, dims=([2 + axis], [1])), -1, 2 + axis)\n"),
+            Example("y = torch.movedim(feats, -1, 1)\n", "y = _trt_torch_movedim(feats, -1, 1)\n"),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.movedim.html",
+            "https://pytorch.org/docs/stable/onnx_torchscript.html",
+            "https://onnx.ai/onnx/operators/onnx__Transpose.html",
+        ),
+    )
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if in_inserted_helper(self) or has_star_args(node):
+            return
+        if self.context.refers_to(node.func, *_FUNCTIONS):
+            helper, offset = FUNCTION_HELPER, 1
+            tensor = argument(node, 0, "input")
+        else:
+            receiver = tensor_method_receiver(self, node, _NAMES)
+            if receiver is None:
+                return
+            helper, offset, tensor = HELPER, 0, cst.Arg(value=receiver)
+        if len(node.args) != offset + 2 or tensor is None:
+            return
+        source = argument(node, offset, "source")
+        destination = argument(node, offset + 1, "destination")
+        if source is None or destination is None or not _negative(source.value):
+            return
+        args = [_arg(tensor.value, False), _arg(source.value, False), _arg(destination.value, True)]
+        self.report(node, f"`{short_code(node)}`: the TorchScript exporter writes the negative source axis into the "
+                          "Transpose permutation as it is, a graph ONNX Runtime refuses at load and TensorRT cannot "
+                          f"parse; `{helper}` counts the axis from the front while exporting",
+                    Fix({node: cst.Call(func=cst.Name(helper), args=args)}, helpers=(helper,)))
+
+
+RULES = (MovedimNegativeSource,)
