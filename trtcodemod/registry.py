@@ -74,7 +74,7 @@ RULE_MODULES: tuple[str, ...] = (
     "histogram",
     "inf_tests",
     "unfold_axis",
-    "movedim_axis",
+    "permutation_axis",
     "conditional_pad",
     "bitwise_size",
     "while_scan",

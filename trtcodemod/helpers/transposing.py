@@ -5,10 +5,12 @@ property that swaps a tensor's last two axes: the export stops. ``x.transpose(-2
 view and exports as ``Transpose``. ``_trt_mT`` is ``x.mT`` itself everywhere except inside
 ``torch.onnx.export``, where it takes ``transpose``.
 
-``_trt_movedim`` (TRT371) is ``x.movedim(source, destination)`` (``torch.movedim``) with a negative
-``source`` counted from the front while exporting: the TorchScript exporter's ``movedim`` writes the
-source into the ``Transpose`` permutation as written (torch 2.13, ``perm=[0, 1, -1, 2]`` for
-``movedim(-1, 2)`` of a 4-D tensor), a graph ONNX Runtime refuses at load and TensorRT cannot parse.
+TRT371's helpers: ``_trt_movedim`` is ``x.movedim(source, destination)`` (``torch.movedim``) with
+a negative ``source`` counted from the front while exporting: the TorchScript exporter's ``movedim``
+writes the source into the ``Transpose`` permutation as written (torch 2.13, ``perm=[0, 1, -1, 2]`` for
+``movedim(-1, 2)`` of a 4-D tensor), a graph ONNX Runtime refuses at load and TensorRT cannot parse;
+``_trt_permute`` is ``x.permute(dims)`` with its negative axes counted from the front while exporting,
+for the same reason (``permute``'s axes go into the ``Transpose`` as written).
 """
 
 import torch
@@ -52,3 +54,19 @@ def _trt_torch_movedim(x, source: int, destination: int):
                 and -rank <= destination < rank):
             return torch.movedim(x, source + rank, destination)
     return torch.movedim(x, source, destination)
+
+
+def _trt_permute(x, dims: list[int]):
+    """``x.permute(*dims)``; while exporting to ONNX, negative axes within ``x``'s rank are passed
+    counted from the front when together they are a permutation of its axes (the TorchScript
+    exporter writes ``permute``'s axes into the ``Transpose`` as they are). Anything else is
+    ``permute`` as written, one axis an argument, with its own errors."""
+    if torch.jit.is_scripting():
+        return x.permute(dims)
+    if _trt_onnx_exporting() and isinstance(x, torch.Tensor):
+        rank = x.dim()
+        if all(type(d) is int for d in dims):
+            front = [d + rank if d < 0 else d for d in dims]
+            if sorted(front) == list(range(rank)):
+                return x.permute(*front)
+    return x.permute(*dims)

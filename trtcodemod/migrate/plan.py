@@ -347,6 +347,11 @@ def matches(problem: Problem, finding: Any) -> bool:
         # that is never empty.
         return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
             and _at(problem, finding)
+    if finding.rule in PERMUTATION_RULES:
+        if problem.kind != "unfaithful" or problem.op != FAILS_TO_RUN or problem.path is None:
+            return False
+        return _at(problem, finding) or (_span(finding).path == problem.path
+                                          and _INVALID_PERMUTATION in (problem.message or ""))
     if finding.rule in PROMOTION_RULES:
         # Its rewrite casts the operands of an einsum or outer while exporting: it fixes an Einsum of two types that
         # ONNX Runtime refuses at load, or an outer whose values first differ, made at its own line, and nothing else.
@@ -435,6 +440,13 @@ EMPTY_SLICE_RULES = frozenset({"TRT369"})
 #: to load, timesformer-pytorch's rotary `einsum` of an int64 range and float frequencies; an `outer` whose values
 #: first differ, or whose integer product a node refuses, TRELLIS's voxel `outer` at the `Cos` below it).
 PROMOTION_RULES = frozenset({"TRT370"})
+
+#: Rules matched only to a node ONNX Runtime refuses: TRT371's negative axis in a ``Transpose`` permutation, at its
+#: line or, where ONNX Runtime names a permutation it refuses, anywhere in the same file: ONNX Runtime's optimizer
+#: merges consecutive transposes and names the merged node after the later one (pyniftireg's ``gaussian_smooth``:
+#: the ``movedim(-1, 2 + axis)`` at ``filters.py:44`` merged with the next axis' ``movedim(2 + axis, -1)`` at ``:40``).
+PERMUTATION_RULES = frozenset({"TRT371"})
+_INVALID_PERMUTATION = "Invalid attribute perm"
 #: ONNX Runtime's words where one node's type parameter is bound to two of its operands' types.
 _MIXED_TYPES = "bound to different types"
 #: ONNX Runtime's words where a node takes no integer input (``Type 'tensor(int32)' of input parameter (...) of
