@@ -1,4 +1,5 @@
-"""TRT371: ``x.movedim(-s, d)`` becomes ``_trt_movedim(x, -s, d)``, the source axis counted from the front.
+"""TRT371: ``x.movedim(-s, d)`` becomes ``_trt_movedim(x, -s, d)``, ``x.permute(0, -1, 1, 2)`` becomes
+``_trt_permute(x, [0, -1, 1, 2])``: the axes counted from the front while exporting.
 
 The rewrite text and what is left alone; the helpers against ``movedim`` on real tensors (every
 source and destination of ranks 0 to 4, out of range on both sides, inf/NaN, integer, empty and
@@ -23,7 +24,9 @@ import torch
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import migrate_small, rewrite, rules_found, strip_helpers
 
-from trtcodemod.helpers.transposing import _trt_movedim, _trt_torch_movedim
+import itertools
+
+from trtcodemod.helpers.transposing import _trt_movedim, _trt_permute, _trt_torch_movedim
 
 
 @pytest.mark.parametrize(("code", "want"), [
@@ -34,6 +37,8 @@ from trtcodemod.helpers.transposing import _trt_movedim, _trt_torch_movedim
     ("t = (x + 1).movedim(-(2), d)\n", "t = _trt_movedim(x + 1, -(2), d)\n"),
     ("t = torch.movedim(f, -1, 1)\n", "t = _trt_torch_movedim(f, -1, 1)\n"),
     ("t = torch.moveaxis(input=f, destination=1, source=-1)\n", "t = _trt_torch_movedim(f, -1, 1)\n"),
+    ("t = x.permute(0, -1, 1, 2)\n", "t = _trt_permute(x, [0, -1, 1, 2])\n"),
+    ("t = self.proj(x).permute(-1, 0, k)\n", "t = _trt_permute(self.proj(x), [-1, 0, k])\n"),
 ])
 def test_rewrite_text(code: str, want: str) -> None:
     source = "import torch\n\n\n" + code
@@ -52,6 +57,11 @@ def test_rewrite_text(code: str, want: str) -> None:
     "t = np.moveaxis(x, -1, 0)\n",     # NumPy's
     "t = x.movedim(*args)\n",
     "t = x.movedim(-1)\n",             # not movedim's signature
+    "t = x.permute(0, 2, 3, 1)\n",     # counted from the front already
+    "t = x.permute((0, -1, 1))\n",     # one sequence of axes (not taken)
+    "t = x.permute(dims=[0, -1, 1])\n",
+    "t = torch.permute(x, (0, -1, 1))\n",
+    "t = x.permute(*order)\n",
 ])
 def test_what_is_left(code: str) -> None:
     source = "import numpy as np\nimport torch\n\n\n" + code
@@ -87,6 +97,20 @@ def test_helper_is_movedim_on_every_axis(function: bool) -> None:
                     assert_same_run(before, after, context=f"{tuple(x.shape)} {source}->{destination}")
 
 
+def test_permute_helper_is_permute_on_every_order() -> None:
+    for x in _inputs():
+        rank = x.dim()
+        orders = [list(p) for p in itertools.permutations(range(rank))]
+        signed = [[a - rank if k % 2 else a for k, a in enumerate(p)] for p in orders]  # some axes negative
+        wrong = [[0] * rank, list(range(rank + 1)), [rank] + list(range(1, rank)), [-rank - 1] + list(range(1, rank))]
+        for dims in orders + signed + wrong:
+            for requires_grad in ((False, True) if x.is_floating_point() else (False,)):
+                base = x.clone().requires_grad_(requires_grad)
+                before = run_once(lambda t: t.permute(*dims), [base])
+                after = run_once(lambda t: _trt_permute(t, dims), [base])
+                assert_same_run(before, after, context=f"{tuple(x.shape)} {dims}")
+
+
 def test_helper_keeps_the_view_of_x() -> None:
     x = torch.arange(24.0).reshape(2, 3, 4)
     got, want = _trt_movedim(x, -1, 0), x.movedim(-1, 0)
@@ -113,7 +137,8 @@ class M(nn.Module):
     def forward(self, x):
         a = x.movedim(-1, 1)
         b = torch.moveaxis(x, -3, -1)
-        return a * 2.0, b.flatten(2)
+        c = x.permute(-1, 0, -2, 1)
+        return a * 2.0, b.flatten(2), c + 1.0
 '''
 
 
@@ -170,7 +195,7 @@ def _permutations(graph: onnx.ModelProto) -> list[list[int]]:
 def test_the_torchscript_export_of_the_original_writes_a_negative_permutation(programs) -> None:
     before, _ = programs
     graph = _export(before(), torch.randn(2, 3, 4, 5), dynamo=False, axes={0: "n"})
-    assert [0, -1, 1, 2] in _permutations(graph)
+    assert [0, -1, 1, 2] in _permutations(graph) and [-1, 0, -2, 1] in _permutations(graph)
     with pytest.raises(Exception, match="Invalid attribute perm"):
         _run(graph, torch.randn(2, 3, 4, 5))
 
