@@ -797,7 +797,10 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
     located = locate(source, side, facts if side == "before" else None)
     if side == "after" and report["after"]["faithful"] is True:
-        located += hidden_data_reads(source, facts)  # a value from the data the input sets all gave alike
+        # A value from the data the input sets all gave alike, at a line the rewrite left as it was.
+        copies = Rewritten(sources) if sources else None
+        located += [p for p in hidden_data_reads(source, facts)
+                    if copies is None or copies.copy(p.path, p.line) is not None]
     if retrace is not None:
         # The verdict is about the original's code: on the rewritten side it covers only the
         # code the rewrite left as it was.
