@@ -82,8 +82,11 @@ anything, so both calls return the same view of `x` (values, dtype, shape, strid
 gradients) in every mode; eager mode, `torch.jit.script`, `torch.fx` (a proxy is passed on as
 written), `torch.compile` and `torch.export` run the call as written; only the TorchScript
 exporter's graph changes, to a valid permutation. `x` is evaluated once, as before.
-Measured on pyniftireg 0.1.1's B-spline registration (`benchmarks/real_zoo38.py`, pn_bspline and
-pn_bspline_nmi): the graph ONNX Runtime refused at `bspline.py:64` loads and runs.""",
+Measured on pyniftireg 0.1.1 (`benchmarks/real_zoo38.py`): the B-spline models' graphs (pn_bspline,
+pn_bspline_nmi), refused at `bspline.py:64`, load and run, exit 1 → 0 with TRT716's grid; the LNCC
+smoothing of pn_svf_inverse_lncc (`filters.py:44`, which ONNX Runtime names at `:40`, the next axis'
+transpose its optimizer merged it with; migrate matches the rule to a refused permutation anywhere in
+the file) loads and runs too.""",
         fix=Safety.SAFE,
         examples=(
             Example("x = torch.tensordot(x, m, dims=([2 + axis], [1])).movedim(-1, 2 + axis)\n",
