@@ -23,6 +23,10 @@ LEGACY_HELPER = "_trt_sizes_legacy_tensor"
 _CONSTRUCTORS = ("torch.as_tensor", "torch.tensor")
 #: ``+ - * / //``: the operators of a number computed from sizes with a true division (``(w - 1) / 2.``).
 _NUMBER_OPERATORS = (*INTEGER_OPERATORS, cst.Divide)
+#: Operators a tuple does not take: an operand of one is a number (``n - 1``, ``2.0 / n``).
+_NUMBER_ONLY_OPERATORS = (cst.Subtract, cst.Divide, cst.FloorDivide)
+#: TRT712's helpers for ``max(a, b)`` and ``min(a, b)`` of sizes: the same number, kept in the graph.
+_EXTREME_HELPERS = frozenset({"_trt_size_max", "_trt_size_min"})
 #: The level of a literal in :meth:`SizesTensor._number_level`: not a size, but may stand beside one.
 _LITERAL = 3
 #: The keywords the helper takes; a call with any other (``requires_grad=``...) is left alone.
@@ -56,7 +60,14 @@ of any other list (`[f.shape[-2:] for f in feats]`, `[(f.size(2), f.size(3)) for
 of sizes a caller hands down: `[[shape[1], shape[0]] for shape in spatial_shapes_list]` in
 Mask2Former's deformable attention), the latter two loose sizes as below. A comprehension over a tensor's shape
 itself gives one size per item, also rounded (`[int(round(s / self.scale)) for s in x.shape[2:]]`, then
-`torch.tensor(shape)`: torchreg's pyramid, its sigmas divided by the new sizes). What a size is is
+`torch.tensor(shape)`: torchreg's pyramid, its sigmas divided by the new sizes). An item of a list a
+caller hands down is one size itself where it stands as a number: an operand of `-`, `/` or `//`, or
+an argument of the built-in `max(a, b)` / `min(a, b)` (a tuple there raises), with the larger or
+smaller of two such numbers one too: pyniftireg 0.1.1's `to_grid_sample` (`pyniftireg/grid.py:43`)
+scales voxel coordinates by `torch.tensor([2.0 / max(n - 1, 1) for n in shape], dtype=coords.dtype,
+device=coords.device)` of the image's sizes (loose: taken where the export warned at the call); the
+rewrite writes such a `max`/`min` as TRT712's `_trt_size_max`/`_trt_size_min` in the same fix, so the
+choice (a one-voxel axis keeps the factor 2) stays in the graph with the list. What a size is is
 decided as for TRT711–TRT715 (`x.shape[i]`, `x.size(i)`, names
 unpacked from `x.shape`, arithmetic on those). In a display, a size may also be divided or
 scaled: `+ - * / // %` of sizes with integer and float literals (`w / 2.0`, `h * 0.8`, `(h - 1) / 2`),
@@ -161,8 +172,11 @@ Measured on transformers 5.24.0's Deformable DETR (`benchmarks/real_zoo.py`): ap
 on its Mask2Former (`benchmarks/real_zoo4.py`), applied at `modeling_mask2former.py:1000` (the
 list handed down) and `:1353` with TRT717's four Swin pads, exit 1 → 0; on kornia 0.9.0's DeFMO
 (`benchmarks/real_zoo16.py`), the range index at `kornia/feature/defmo.py:358`, exit 1 → 0; on
-easydetect 0.7.10's D-FINE-style detectors (`benchmarks/real_zoo17.py`, ed_n_deploy and
-ed_s_fused), the loop-unpacked `[w, h]` at `easydetect/nn/decoder.py:742` with TRT316, TRT712 and
+pyniftireg 0.1.1's registration models (`benchmarks/real_zoo38.py`), the comprehension at
+`pyniftireg/grid.py:43`: pn_svf_3d (with TRT313), pn_bspline and pn_bspline_nmi (with TRT371's
+movedim) exit 1 → 0, pn_svf_inverse_lncc's graph becomes faithful (it stays at exit 1 for its
+data-dependent step count); on easydetect 0.7.10's D-FINE-style detectors
+(`benchmarks/real_zoo17.py`, ed_n_deploy and ed_s_fused), the loop-unpacked `[w, h]` at `easydetect/nn/decoder.py:742` with TRT316, TRT712 and
 TRT717's candidates (which the bake left unprovable and took back before), exit 1 → 0; on kornia
 0.9.0's depth warp and undistortion (`benchmarks/real_zoo19.py`, kornia_warp_frame_depth and
 kornia_undistort), the camera matrix of scaled sizes in the model's `forward`, from not faithful to
@@ -394,19 +408,40 @@ Applies to every TensorRT version.""",
             return 0  # an item alone is a display, not one integer
         return None
 
-    def _item_leaf(self, expr: cst.BaseExpression) -> int:
+    def _item_leaf(self, expr: cst.BaseExpression, numeric: bool = False) -> int:
         """How sure ``expr`` (reading a comprehension target) is one number of sizes: a size read
-        from the target, or ``+ - * / //`` of those with number literals (``s[0] // 2``, ``s[1] / 2.0``)."""
+        from the target, or ``+ - * / //`` of those with number literals (``s[0] // 2``, ``s[1] / 2.0``),
+        or the larger or smaller of two (``max(n - 1, 1)``). Where ``numeric``, ``expr`` stands where only
+        a number can (an operand of ``-``, ``/``, ``//``, a negation, an argument of ``max(a, b)``
+        compared with a number): the target itself is then one number, an item of a flat list of sizes
+        (``[2.0 / max(n - 1, 1) for n in shape]``, pyniftireg's ``to_grid_sample``; a tuple there raises)."""
         found = self._item_size(expr)
         if found is not None:
-            return found
+            item = self._item(expr)
+            return item[1] if found == 0 and numeric and item is not None else found
         if type(expr) in (cst.Integer, cst.Float):
             return SIZE
         if type(expr) is cst.BinaryOperation and type(expr.operator) in _NUMBER_OPERATORS:
-            return min(self._item_leaf(expr.left), self._item_leaf(expr.right))
+            numeric = type(expr.operator) in _NUMBER_ONLY_OPERATORS
+            return min(self._item_leaf(expr.left, numeric), self._item_leaf(expr.right, numeric))
         if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
-            return self._item_leaf(expr.expression)
+            return self._item_leaf(expr.expression, True)
+        pair = self._extreme_pair(expr)
+        if pair is not None and any(type(a) not in (cst.Integer, cst.Float) for a in pair):
+            return min(self._item_leaf(a, True) for a in pair)
         return 0
+
+    def _extreme_pair(self, expr: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        """The two arguments of the built-in ``max(a, b)`` / ``min(a, b)`` (not rebound), or of the
+        helpers TRT712 puts there (``_trt_size_max(a, b)``), which take the same larger or smaller."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or len(expr.args) != 2 \
+                or any(a.keyword is not None or a.star for a in expr.args):
+            return None
+        name = expr.func.value
+        if name in ("max", "min") and not self.context.resolver.binds(name) \
+                or name in _EXTREME_HELPERS:
+            return expr.args[0].value, expr.args[1].value
+        return None
 
     def _item_shape(self, expr: cst.BaseExpression) -> int | None:
         """``f.shape``, ``f.shape[a:b]``, ``f.size()`` of a comprehension target ``f``: LOOSE."""
@@ -604,7 +639,13 @@ Applies to every TensorRT version.""",
         if not sure or (sure == LOOSE and not self.traced_at(node)):
             return
         helper = LEGACY_HELPER if legacy else HELPER
-        fix = Fix({node: node.with_changes(func=cst.Name(helper))}, safety=Safety.UNSAFE, helpers=(helper,))
+        # A built-in `max(a, b)` / `min(a, b)` of sizes in the list compares traced sizes in Python, which keeps the
+        # example's choice: TRT712's helpers keep it in the graph, written here too so that the list is whole.
+        extremes = _Extremes(self)
+        data = positional[0].value.visit(extremes)
+        args = [node.args[0].with_changes(value=data), *node.args[1:]]
+        fix = Fix({node: node.with_changes(func=cst.Name(helper), args=args)}, safety=Safety.UNSAFE,
+                  helpers=(helper, *sorted(extremes.used)))
         self.found(node, f"`{short_code(node)}` copies traced sizes into a new tensor: the TorchScript export "
                          f"keeps the example's sizes as a constant; {helper} stacks them in the graph while "
                          "tracing", fix)
@@ -669,6 +710,23 @@ Applies to every TensorRT version.""",
             lists[name] = min(lists[name], sure)
         else:
             lists.pop(name)
+
+
+class _Extremes(cst.CSTTransformer):
+    """``max(a, b)`` → ``_trt_size_max(a, b)`` (``min`` likewise) for the built-ins (not rebound)."""
+
+    def __init__(self, rule: SizesTensor) -> None:
+        super().__init__()
+        self.rule = rule
+        self.used: set[str] = set()
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        func = original_node.func
+        if type(func) is cst.Name and func.value in ("max", "min") and self.rule._extreme_pair(original_node):
+            helper = f"_trt_size_{func.value}"
+            self.used.add(helper)
+            return updated_node.with_changes(func=cst.Name(helper))
+        return updated_node
 
 
 def _fractional(expr: cst.BaseExpression) -> bool:

@@ -74,6 +74,7 @@ RULE_MODULES: tuple[str, ...] = (
     "histogram",
     "inf_tests",
     "unfold_axis",
+    "permutation_axis",
     "conditional_pad",
     "bitwise_size",
     "while_scan",

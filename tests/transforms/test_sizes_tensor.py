@@ -928,3 +928,50 @@ def test_integer_numbers_of_sizes_handed_down_are_taken_where_the_export_warned(
             (baked,) = before.run(None, {"x": x.numpy(), "pts": pts.numpy()})
             assert not torch.allclose(torch.from_numpy(baked), want, atol=1e-5, equal_nan=True), shape
         torch.testing.assert_close(rewritten(x, pts), want, rtol=0, atol=0, equal_nan=True)  # eager unchanged
+
+
+# pyniftireg 0.1.1 (C. T. Lo), `pyniftireg/grid.py:43` (`to_grid_sample`): one factor per axis from the sizes a caller
+# hands down, each through the built-in `max` (a one-voxel axis keeps 2). Reduced in our own words.
+FLAT_SIZES = """\
+import torch
+class M(torch.nn.Module):
+    def forward(self, coords, shape):
+        return torch.tensor([2.0 / max(n - 1, 1) for n in shape], dtype=coords.dtype, device=coords.device)
+"""
+
+
+def test_an_item_of_a_flat_list_handed_down_used_as_a_number_is_a_size(tmp_path) -> None:
+    assert "_trt_sizes_tensor" not in rewrite(FLAT_SIZES, unsafe=True)  # loose: only where the export warned
+    after = _with_warning(FLAT_SIZES, tmp_path)
+    # The built-in max of sizes becomes TRT712's helper in the same fix: the choice stays in the graph.
+    assert ("return _trt_sizes_tensor([2.0 / _trt_size_max(n - 1, 1) for n in shape], dtype=coords.dtype, "
+            "device=coords.device)") in after
+    assert "def _trt_size_max(" in after
+    for code in (FLAT_SIZES.replace("max(n - 1, 1)", "min(1, n // 2)"), FLAT_SIZES.replace("max(n - 1, 1)", "(n - 1)")):
+        assert "_trt_sizes_tensor(" in _with_warning(code, tmp_path), code
+    # An item that is not shown to be a number (`s * 2` repeats a tuple, `+` joins two), or a max of one argument
+    # (the largest item of a tuple) or of a rebound `max`, is left alone.
+    for elt in ("s * 2", "s + s", "max(s)", "max(s, key=abs)"):
+        code = FLAT_SIZES.replace("2.0 / max(n - 1, 1) for n in shape", f"{elt} for s in shape")
+        assert "_trt_sizes_tensor(" not in _with_warning(code, tmp_path), code
+    rebound = FLAT_SIZES.replace("import torch\n", "import torch\nfrom numpy import maximum as max\n")
+    assert "_trt_sizes_tensor(" not in _with_warning(rebound.replace("    def forward", "    def forward", 1), tmp_path)
+
+
+def test_the_flat_list_of_sizes_runs_as_the_original(tmp_path) -> None:
+    new = _with_warning(FLAT_SIZES, tmp_path)
+    assert "_trt_sizes_tensor([2.0 / _trt_size_max(" in new
+    before, after = load(FLAT_SIZES, "M")(), load(new, "M")()
+    for dtype in (torch.float32, torch.float64, torch.float16):
+        coords = torch.zeros(1, dtype=dtype)
+        for shape in ([4, 5], [1, 1], [0, 2], [-3, 7], torch.Size([64, 80]), (2**31, 3), [torch.tensor(6), 1]):
+            want, got = before(coords, shape), after(coords, shape)
+            assert torch.equal(want, got) and want.dtype == got.dtype, (shape, dtype)
+    for bad in ([], [1.5, 2], [(1, 2)], None):
+        try:
+            want = before(torch.zeros(1), bad)
+        except (ValueError, TypeError, RuntimeError, ZeroDivisionError) as error:
+            with pytest.raises(type(error)):
+                after(torch.zeros(1), bad)
+        else:
+            assert torch.equal(want, after(torch.zeros(1), bad))

@@ -301,6 +301,45 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
     return out
 
 
+#: Said of a value read from the data that a rewritten graph proven faithful on every input set still bakes.
+DATA_READ_NOTE = ("; the rewritten graph matched eager mode on every input set only because they all gave the value "
+                  "read here alike: Python reads this tensor's value in eager mode too (observed), so it comes from "
+                  "the data, and the graph keeps the example's value for every input")
+
+
+def hidden_data_reads(report: VerifyReport, facts: Facts | None) -> list[Problem]:
+    """The data reads a rewritten graph bakes although it is faithful on every input set.
+
+    :func:`baked_values` skips a faithful rewritten side's TracerWarnings: a size read there the
+    second input set (other sizes) would have exposed. A tensor's value read from the data (the
+    observed eager reads: a size is a Python int in eager mode, a tensor read there is a value) is
+    exposed only by an input set that changes that value, which random inputs of one scale need not
+    do: pyniftireg's scaling and squaring takes ``ceil(log2(max |v|))`` squarings, alike on every
+    input set, and the graph keeps that count for every field. Each such TracerWarning the rewritten
+    export gave at a line of such a read, not in a check and not computed from constants, is one."""
+    if facts is None:
+        return []
+    data = {(os.path.realpath(path), line) for path, line in facts.baked_lines()}
+    out: list[Problem] = []
+    seen: set[tuple[str, int]] = set()
+    for check in report.checks("after"):
+        if check.exporter != "torchscript" or check.faithful is not True:
+            continue
+        for warning in check.warnings:
+            path, line = _split(warning.source)
+            if warning.category != "TracerWarning" or not path or not line or warning.input_free:
+                continue
+            key = (os.path.realpath(path), line)
+            if key not in data or key in seen:
+                continue
+            if _guard_note(path, line, warning.callers) or _constant_data_note(path, line, warning.message):
+                continue
+            seen.add(key)
+            out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + DATA_READ_NOTE,
+                               "error", check.exporter))
+    return out
+
+
 #: Said of an eager value read the original's export never reached, judged on the rewritten model's trace.
 UNTRACED_AFTER_NOTE = ("; the rewritten model's TorchScript export read no tensor value here (no TracerWarning at "
                        "this line, which the rewrite left as it was: the code takes another path while tracing, e.g. "

@@ -25,6 +25,14 @@ VALUE_STEP = ("keep the decision in the graph: compute both branches and select 
 #: A tensor's value turned into a Python number (guidance: "Python built-ins and dtypes").
 NUMBER_STEP = ("keep the number a tensor: torch functions and tensor arithmetic (`torch.exp(t)`, `t * k`) instead "
                "of `.item()`, `float()`, `.tolist()` or `math.*` on it (guidance: Python built-ins and dtypes)")
+#: A tensor's value read from the data in eager mode and baked by the trace: a number that scales values can stay a
+#: tensor; a count (how many times a loop runs) has no fixed-shape graph that follows it.
+DATA_STEP = ("where the value comes from the tensor's data, no exported graph follows it: where it scales values, "
+             + NUMBER_STEP + "; where it is a count (how many times a loop runs: a number of steps or iterations "
+             "computed from the data, as scaling and squaring's `ceil(log2(max |v|))` squarings), no graph of fixed "
+             "shape computes it: export with a fixed count (a constant number of steps, enough for the inputs you "
+             "deploy on, e.g. `steps=7` instead of `steps='auto'`), or run that part outside the engine "
+             "(guidance: For loops: parallelizable, static, dynamic)")
 #: A loop over a tensor's rows (guidance: "For loops").
 LOOP_STEP = ("vectorize the loop over the tensor, or loop over a fixed `range` of a known size "
              "(guidance: For loops: parallelizable, static, dynamic)")
@@ -133,6 +141,8 @@ _LOOP_RULES = frozenset({"TRT104", "TRT105", "TRT406"})
 #: What TRT706's message says of an operation TensorRT has no path for: the problem, not what to do.
 _NO_PATH = "has no TensorRT path"
 #: Text that shows a message already carries a manual step.
+#: Begins :data:`~.locate.DATA_READ_NOTE`.
+DATA_READ_MARK = "only because they all gave the value read here alike"
 _HAS_STEP = ("no automatic fix", "build it in the graph instead", "lift it by hand", "guidance:")
 
 
@@ -202,6 +212,10 @@ def manual_step(entry: dict[str, Any]) -> str | None:
         return LOOP_STEP
     if "(retraced graph)" in op or "from a size" in message or "input size" in message:
         return SIZE_STEP
+    if kind == "baked" and (op == "(baked value)" or DATA_READ_MARK in message) and "Python boolean" not in message \
+            and "__bool__" not in message:
+        # Read from a tensor in eager mode: a number, a count no fixed-shape graph follows, or a size kept in a tensor.
+        return f"{DATA_STEP}; where it comes from an input size only: {SIZE_STEP}"
     if kind == "baked":
         data = VALUE_STEP if "Python boolean" in message or "__bool__" in message else NUMBER_STEP
         return f"where the value comes from the data: {data}; where it comes from an input size only: {SIZE_STEP}"

@@ -351,6 +351,11 @@ def matches(problem: Problem, finding: Any) -> bool:
         # Its rewrite changes only the axis constant of the call while exporting; the nodes the in-place write broke
         # lie wherever the graph used the same value, so any refused node or first differing line may be its.
         return problem.kind == "unfaithful" and problem.op in (FAILS_TO_RUN, WRONG_VALUES)
+    if finding.rule in PERMUTATION_RULES:
+        if problem.kind != "unfaithful" or problem.op != FAILS_TO_RUN or problem.path is None:
+            return False
+        return _at(problem, finding) or (_span(finding).path == problem.path
+                                          and _INVALID_PERMUTATION in (problem.message or ""))
     if finding.rule in PROMOTION_RULES:
         # Its rewrite casts the operands of an einsum or outer while exporting: it fixes an Einsum of two types that
         # ONNX Runtime refuses at load, or an outer whose values first differ, made at its own line, and nothing else.
@@ -445,6 +450,13 @@ PROMOTION_RULES = frozenset({"TRT370"})
 #: file (snac's snake `reshape(b, c, -1)` and rotary `cat(dim=-1)`, lines and files away from its quantizer's
 #: `repeat_interleave(self.stride, dim=-1)`).
 SHARED_CONSTANT_RULES = frozenset({"TRT373"})
+
+#: Rules matched only to a node ONNX Runtime refuses: TRT371's negative axis in a ``Transpose`` permutation, at its
+#: line or, where ONNX Runtime names a permutation it refuses, anywhere in the same file: ONNX Runtime's optimizer
+#: merges consecutive transposes and names the merged node after the later one (pyniftireg's ``gaussian_smooth``:
+#: the ``movedim(-1, 2 + axis)`` at ``filters.py:44`` merged with the next axis' ``movedim(2 + axis, -1)`` at ``:40``).
+PERMUTATION_RULES = frozenset({"TRT371"})
+_INVALID_PERMUTATION = "Invalid attribute perm"
 #: ONNX Runtime's words where one node's type parameter is bound to two of its operands' types.
 _MIXED_TYPES = "bound to different types"
 #: ONNX Runtime's words where a node takes no integer input (``Type 'tensor(int32)' of input parameter (...) of

@@ -25,8 +25,8 @@ from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
-                     INPUT_FREE_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem, locate, unfaithful_graphs,
-                     untraced_after)
+                     INPUT_FREE_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem, hidden_data_reads, locate,
+                     unfaithful_graphs, untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
@@ -796,6 +796,11 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     report["after"] = side_state(source, side)
     sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
     located = locate(source, side, facts if side == "before" else None)
+    if side == "after" and report["after"]["faithful"] is True:
+        # A value from the data the input sets all gave alike, at a line the rewrite left as it was.
+        copies = Rewritten(sources) if sources else None
+        located += [p for p in hidden_data_reads(source, facts)
+                    if copies is None or copies.copy(p.path, p.line) is not None]
     if retrace is not None:
         # The verdict is about the original's code: on the rewritten side it covers only the
         # code the rewrite left as it was.

@@ -17,6 +17,11 @@ over a list of sizes; SuperPoint's descriptor sampling by numbers computed from 
 and the cell size. Each exports not faithful; ``migrate`` applies TRT716 at the call and ends with exit 0,
 equivalent; the rewritten graph equals eager mode at other sizes and on edge values, and eager mode is
 unchanged.
+
+``pyniftireg_grid_scale.py`` (pyniftireg 0.1.1's ``to_grid_sample``) builds the factors with a list
+comprehension over the sizes a caller hands down, each through the built-in ``max``
+(``[2.0 / max(n - 1, 1) for n in shape]``): migrate applies TRT716 at the call with TRT712's
+``_trt_size_max`` inside it, and ends with exit 0; the graph follows the size, one-row images included.
 """
 
 from __future__ import annotations
@@ -151,4 +156,46 @@ def test_each_other_form_rewritten_follows_the_size(name: str, tmp_path: Path) -
         if name == "aliked_soft_keypoints" and label == "zeros":
             continue  # every score ties: top-k's order among equals is the backend's own (eager mode is checked)
         assert_graph_within(session, original, inputs, 1e-5, label)
+    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
+
+
+GRID = "pyniftireg_grid_scale"
+GRID_CALL = ("scale = torch.tensor([2.0 / max(n - 1, 1) for n in shape], dtype=coords.dtype, "
+             "device=coords.device)")
+GRID_REWRITTEN = ("scale = _trt_sizes_tensor([2.0 / _trt_size_max(n - 1, 1) for n in shape], dtype=coords.dtype, "
+                  "device=coords.device)")
+
+
+def test_migrate_takes_the_comprehension_of_sizes_handed_down_and_ends_with_exit_0() -> None:
+    path = HERE / f"{GRID}.py"
+    module = load_variant(path, f"trt716_mg_{GRID}")
+    report = migrate_json(path, _axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    line = _line_of(path, GRID_CALL)
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [("TRT712", line), ("TRT716", line)]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert GRID_REWRITTEN in report["diff"], report["diff"]
+
+
+def test_the_comprehension_of_sizes_rewritten_follows_the_size(tmp_path: Path) -> None:
+    path = HERE / f"{GRID}.py"
+    module = load_variant(path, f"trt716_dg_{GRID}")
+    original = built(module)
+    example = module.inputs(seeded(0))
+    baked, traced = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
+    facts = observed_facts(path, module, tmp_path, traced)
+    text, after = rewrite_variant(path, Options(select=("TRT716", "TRT712"), unsafe=True, facts=facts, scope="all"),
+                                  tmp_path, f"trt716_dg_rewritten_{GRID}")
+    assert GRID_REWRITTEN in text
+    rewritten = built(after)
+    rewritten.load_state_dict(original.state_dict())
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    sets = {"other size": (_image(2, 2, 40, 24, 1),), "wide": (_image(1, 2, 16, 64, 2),),
+            "one row": (_image(1, 2, 1, 20, 3),), "one pixel": (_image(1, 2, 1, 1, 4),),
+            "zeros": (torch.zeros(1, 2, 24, 24),), "negatives": (-_image(3, 2, 32, 40, 5),),
+            "large": (_image(1, 2, 12, 12, 6) * 1e6,)}
+    assert not graph_matches(baked, original, sets["other size"])
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, 1e-4, label)
     assert_eager_unchanged(original, rewritten, {"example": example, **sets})
