@@ -344,6 +344,28 @@ every TensorRT version.""",
                        safety=Safety.UNSAFE)
         return Fix({node: receiver}, safety=Safety.UNSAFE)
 
+    def _int_fix(self, node: cst.Call) -> Fix | None:
+        """``int(t)`` → ``_trt_int(t)`` where the number only goes where a traced 0-d tensor stands for it:
+        directly, or through the name its arithmetic is assigned to, into arithmetic, slice bounds, sizes,
+        ``torch.arange``, or a parameter of a method of the same class that uses it only so or in a
+        cache key (see the rule's doc). Eager code keeps ``int``; a trace gets the tensor."""
+        if not self._functions or self._math_calls:
+            return None
+        top = self._flow.top(node, self._is_tensor)
+        if top is None:
+            return None
+        name = self._assigned.get(id(top))
+        if id(top) not in self._operands:
+            function = self._functions[-1]
+            if name is None or len(self.context.resolver.bindings(function).sites.get(name, ())) != 1:
+                return None  # not a number place, or bound elsewhere too: another value may reach the uses
+            where = self.current_method()
+            if not _int_uses_only(function, name, self._reads_numbers, where[0].node if where else None,
+                                  self.context.resolver):
+                return None
+        value = node.args[0].value
+        return Fix({node: helper_call(INT_HELPER, value)}, safety=Safety.UNSAFE, helpers=(INT_HELPER,))
+
     def _number_lists(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments of ``call`` that are lists whose every element it reads as a number (a size,
         a pad width), which a traced 0-d tensor stands for: ``F.pad``'s ``pad``, ``F.interpolate``'s
@@ -483,8 +505,9 @@ every TensorRT version.""",
             and (self._is_tensor(node.args[0].value) or self._observed.reads_values(node) is True)
             and not self._size_conversion(node)
         ):
+            fix = self._int_fix(node) if func.value == "int" else None
             self.found(node, f"`{short_code(node)}` reads a tensor value into Python: the traced export keeps the "
-                       "example's value as a constant; keep it a tensor or pass it in as an input")
+                       "example's value as a constant; keep it a tensor or pass it in as an input", fix)
 
 
 @dataclass
@@ -740,6 +763,8 @@ _NUMBER_LIST_ARGUMENTS = {
 }
 #: TRT702's helper for a ``tolist`` of sizes (``trtcodemod.helpers.tracing``).
 TOLIST_HELPER = "_trt_tolist"
+#: TRT702's helper for an ``int(t)`` whose number goes only where a traced 0-d tensor stands for it.
+INT_HELPER = "_trt_int"
 
 
 def _reads_only_at(function: cst.FunctionDef, name: str,
@@ -795,6 +820,139 @@ def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[
 
     reads = _reads_only_at(function, name, operands)
     return bool(reads) and all(flow.top(read, lambda _: False) is not None for read in reads)
+
+
+def _number_places(node: cst.CSTNode, reads_numbers: Callable[[cst.Call], bool]) -> list[int]:
+    """The ids of the expressions ``node`` reads as numbers a 0-d tensor stands for: the operands of
+    ``+ - * / // % **`` (and of a unary ``-``), a slice's bounds, the positional numbers of a call that
+    reads numbers (``torch.arange``, sizes)."""
+    kind = type(node)
+    if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
+        return [id(strip_parens(side)) for side in (node.left, node.right)]
+    if kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        return [id(strip_parens(node.expression))]
+    if kind is cst.Slice:
+        return _slice_bounds(node)
+    if kind is cst.Call and reads_numbers(node):
+        return _positional_numbers(node)
+    return []
+
+
+def _method_named(klass: cst.ClassDef | None, name: str) -> cst.FunctionDef | None:
+    """The one plain method ``name`` of ``klass`` (None where there is none, several, or a decorated one)."""
+    if klass is None:
+        return None
+    found = [s for s in klass.body.body if type(s) is cst.FunctionDef and s.name.value == name]
+    if len(found) != 1 or found[0].decorators:
+        return None
+    return found[0]
+
+
+def _self_call_parameters(call: cst.Call, klass: cst.ClassDef | None) -> tuple[cst.FunctionDef, dict[int, str]] | None:
+    """For ``self.m(a, b=c)`` where ``m`` is a plain method of ``klass``: ``m`` and each argument's
+    parameter name (by the argument's id); None for anything else, or star arguments."""
+    func = call.func
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
+        return None
+    method = _method_named(klass, func.attr.value)
+    if method is None or has_star_args(call) or method.params.star_arg is not cst.MaybeSentinel.DEFAULT \
+            and method.params.star_arg is not None:
+        return None
+    positional = [p.name.value for p in (*method.params.posonly_params, *method.params.params)][1:]
+    names: dict[int, str] = {}
+    for index, arg in enumerate(call.args):
+        if arg.keyword is None:
+            if index >= len(positional):
+                return None
+            names[id(arg.value)] = positional[index]
+        else:
+            names[id(arg.value)] = arg.keyword.value
+    return method, names
+
+
+def _key_uses_only(function: cst.FunctionDef, name: str) -> bool:
+    """Is every read of ``name`` (at least one) a dictionary key: ``name in d`` / ``not in``, or ``d[name]``?
+    A tuple key holding a 0-d tensor hashes by identity: while tracing, such a cache misses."""
+    def places(node: cst.CSTNode) -> list[int]:
+        if type(node) is cst.Comparison and len(node.comparisons) == 1 \
+                and type(node.comparisons[0].operator) in (cst.In, cst.NotIn):
+            return [id(strip_parens(node.left))]
+        if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+            return [id(strip_parens(node.slice[0].slice.value))]
+        return []
+    return bool(_reads_only_at(function, name, places))
+
+
+def _parameter_numbers_only(method: cst.FunctionDef, name: str, reads_numbers: Callable[[cst.Call], bool],
+                            resolver) -> bool:
+    """Does ``method`` use its parameter ``name`` only where a 0-d tensor stands for the number, or as an
+    element of a tuple assigned to a name that is only a dictionary key (a cache's key)? ``name`` is bound
+    nowhere else in the method."""
+    if len(resolver.bindings(method).sites.get(name, ())) != 1:
+        return False
+    keys: dict[int, str] = {}  # id of a tuple element -> the name the tuple is assigned to
+    for node in walk(method.body):
+        if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name \
+                and type(node.value) is cst.Tuple:
+            key = node.targets[0].target.value
+            for element in node.value.elements:
+                if type(element) is cst.Element:
+                    keys[id(element.value)] = key
+    flow = _NumberFlow()
+    used_keys: set[str] = set()
+
+    def places(node: cst.CSTNode) -> list[int]:
+        flow.note(node, reads_numbers)
+        return _number_places(node, reads_numbers) + list(keys)
+
+    reads = _reads_only_at(method, name, places)
+    if not reads:
+        return False
+    for read in reads:
+        if id(read) in keys:
+            used_keys.add(keys[id(read)])
+        elif flow.top(read, lambda _: False) is None:
+            return False
+    return all(len(resolver.bindings(method).sites.get(key, ())) == 1 and _key_uses_only(method, key)
+               for key in used_keys)
+
+
+def _int_uses_only(function: cst.FunctionDef, name: str, reads_numbers: Callable[[cst.Call], bool],
+                   klass: cst.ClassDef | None, resolver) -> bool:
+    """Is every read of ``name`` in ``function`` (at least one) a place where a 0-d tensor stands for the
+    number (:func:`_number_places`), or an argument of ``self.m(...)`` whose parameter ``m`` uses so
+    (:func:`_parameter_numbers_only`), with no call between that reads it otherwise?"""
+    flow = _NumberFlow()
+    passed: set[int] = set()
+
+    def places(node: cst.CSTNode) -> list[int]:
+        found = _number_places(node, reads_numbers)
+        if type(node) is cst.Call and not reads_numbers(node):
+            parameters = _self_call_parameters(node, klass)
+            flow.note(node, reads_numbers)
+            if parameters is not None:
+                method, names = parameters
+                for arg in node.args:
+                    if _parameter_numbers_only(method, names[id(arg.value)], reads_numbers, resolver):
+                        passed.add(id(arg.value))
+                        found.append(id(strip_parens(arg.value)))
+            return found
+        flow.note(node, reads_numbers)
+        return found
+
+    reads = _reads_only_at(function, name, places)
+    if not reads:
+        return False
+    for read in reads:
+        top = flow.top(read, lambda _: False)
+        if top is None:
+            # the number (or arithmetic on it) is a call's argument: only a parameter that passed
+            current = read
+            while id(current) in flow._parents:
+                current = flow._parents[id(current)]
+            if id(current) not in passed:
+                return False
+    return True
 
 
 class _NumberFlow:
