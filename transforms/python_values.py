@@ -144,6 +144,19 @@ Where that arithmetic is the one argument of a `math` function that torch has to
 (`math.exp(-gap.item() / tau)`), the call becomes the torch function on the tensor
 (`torch.exp(-gap / tau)`): `math.exp` would read the tensor back into a number.
 
+The rewrite of an `int(t)` whose number only goes where a 0-d tensor stands for it, as above
+(directly, or through the arithmetic on it and the one name it is assigned to), or to a parameter
+of a method of the same class (`self.tables(dim, n)`) that the method uses only so or as an
+element of a tuple that is only a dictionary key (a cache's, `key = (dim, n); if key not in
+self.cache: ...; return self.cache[key]`): `int(t)` becomes `_trt_int(t)`, an inserted helper
+that is `int(t)` everywhere but while `torch.jit.trace` records a 0-d tensor, where it is the
+tensor as int64 (truncated toward zero, as `int` truncates). Depth Anything v3's rotary
+embedding reads `max_position = int(positions.max()) + 1` off the patch grid and builds its
+cosine tables with `torch.arange(max_position)`: a size in disguise, which the trace now computes
+from the image; its cache, keyed by the tensor while tracing, misses there (a tensor hashes by
+identity), so the trace builds the tables in the graph, while eager mode keeps `int` and its hits.
+Not where the number also goes anywhere else (`x.new_full((2,), k)`, `range(k)`, an f-string).
+
 The rewrite of a `.tolist()` whose list only goes where a call reads each element as a number:
 `F.pad`'s `pad`, `F.interpolate`'s `size`, `torch.reshape`'s shape, the one list of sizes of
 `torch.zeros`-like functions and of a tensor's `view`, `reshape`, `expand`, `repeat`, `tile`,
@@ -170,7 +183,7 @@ reads them as numbers, `range(n)` or an f-string, sees a tensor), and the result
 follows tensor promotion; where `math` raises (`math.log(0)`, `math.sqrt(-1)`, an overflow
 in `math.exp`), torch returns -inf, NaN or inf. `migrate` tries it as a candidate where the export bakes the value
 and keeps it only when the rewritten model is equivalent on every input set. Other `.tolist()`,
-`.numpy()` and `int(t)`-style conversions are reported only. Code under `if self.training:`
+`.numpy()`, `float(t)`, `bool(t)` and `int(t)` are reported only. Code under `if self.training:`
 or `if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
 every TensorRT version.""",
         fix=Safety.UNSAFE,
@@ -201,7 +214,18 @@ every TensorRT version.""",
                 "class Sampler(nn.Module):\n"
                 "    def forward(self, x, num):\n"
                 "        k = int(num)\n"
-                "        return x[:, :k]\n"
+                "        return x[:, :k]\n",
+                "class Sampler(nn.Module):\n"
+                "    def forward(self, x, num):\n"
+                "        k = _trt_int(num)\n"
+                "        return x[:, :k]\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Sampler(nn.Module):\n"
+                "    def forward(self, x, num):\n"
+                "        k = int(num)\n"
+                "        return x.new_full((2,), k) + x[:, :k]\n"
             ),
             Example(
                 "class Truncate(nn.Module):\n"
@@ -248,6 +272,8 @@ every TensorRT version.""",
         self._int_of: dict[int, cst.Call] = {}
         #: The list arguments of calls that read each element as a number (``F.pad``'s ``pad``).
         self._list_args: set[int] = set()
+        #: Each call argument's (by id, parentheses stripped) call.
+        self._argument_of: dict[int, cst.Call] = {}
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) in _ARITHMETIC:
@@ -353,7 +379,19 @@ every TensorRT version.""",
             return None
         top = self._flow.top(node, self._is_tensor)
         if top is None:
-            return None
+            # `self.tables(dim, int(t.max()) + 1)`: the arithmetic is an argument of a method of the class
+            outer: cst.CSTNode = node
+            while id(outer) in self._flow._parents:
+                outer = self._flow._parents[id(outer)]
+            call = self._argument_of.get(id(outer))
+            where = self.current_method()
+            parameters = _self_call_parameters(call, where[0].node if where else None) if call else None
+            parameter = parameters[1].get(id(outer)) if parameters is not None else None
+            if parameter is None or not _parameter_numbers_only(
+                    parameters[0], parameter, self._reads_numbers, self.context.resolver):  # type: ignore[index]
+                return None
+            return Fix({node: helper_call(INT_HELPER, node.args[0].value)}, safety=Safety.UNSAFE,
+                       helpers=(INT_HELPER,))
         name = self._assigned.get(id(top))
         if id(top) not in self._operands:
             function = self._functions[-1]
@@ -471,6 +509,7 @@ every TensorRT version.""",
                 self._tensors[-1].discard(name)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._argument_of.update((id(strip_parens(arg.value)), node) for arg in node.args)
         if self._reads_numbers(node):
             self._operands.update(_positional_numbers(node))
         self._list_args.update(id(value) for value in self._number_lists(node))
