@@ -155,7 +155,10 @@ embedding reads `max_position = int(positions.max()) + 1` off the patch grid and
 cosine tables with `torch.arange(max_position)`: a size in disguise, which the trace now computes
 from the image; its cache, keyed by the tensor while tracing, misses there (a tensor hashes by
 identity), so the trace builds the tables in the graph, while eager mode keeps `int` and its hits.
-Not where the number also goes anywhere else (`x.new_full((2,), k)`, `range(k)`, an f-string).
+Not where the number also goes anywhere else (`x.new_full((2,), k)`, `range(k)`, an f-string, a
+second name it is added into that is read otherwise). A `t.item()` whose number goes to such a
+method parameter (where dropping the `.item()` would hand eager code the tensor too) becomes
+`_trt_item(t)` the same way: `t.item()` but while `torch.jit.trace` records a 0-d tensor.
 
 The rewrite of a `.tolist()` whose list only goes where a call reads each element as a number:
 `F.pad`'s `pad`, `F.interpolate`'s `size`, `torch.reshape`'s shape, the one list of sizes of
@@ -352,19 +355,22 @@ every TensorRT version.""",
         whole = self._int_of.get(id(node))
         number = whole if whole is not None else node
         name = self._assigned.get(id(number))
+        receiver = method_call(node)[0]  # type: ignore[index]
+        # Where the number goes to a method's parameter (`self.tables(dim, t.max().item() + 1)`), the tensor
+        # stands for it only while tracing: `_trt_item(t)`, whose eager value is the item's.
+        traced = (lambda: None) if whole is not None else (lambda: self._traced_number_fix(node, ITEM_HELPER, receiver))
         if id(number) not in self._operands and (
                 name is None or not _number_uses_only(self._functions[-1], name, self._reads_numbers)):
-            return None
+            return traced()
         top = self._flow.top(number, self._is_tensor)
         held = self._assigned.get(id(top)) if top is not None else None
         if top is None or (held not in (None, name) and _read_as_call_argument(
                 self._functions[-1], held, self._reads_numbers)):
             # `torch.full(s, fill_value=t.min().item() - 1.0)`: a call that wants a number
             # (`torch.full` raises on a tensor, `range`, `int`...) would get a tensor
-            return None
+            return traced()
         if name is not None and len(self.context.resolver.bindings(self._functions[-1]).sites.get(name, ())) != 1:
             return None  # assigned elsewhere too: another value may reach the same uses
-        receiver = method_call(node)[0]  # type: ignore[index]
         if whole is not None:
             return Fix({whole: cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("long")))},
                        safety=Safety.UNSAFE)
@@ -375,6 +381,11 @@ every TensorRT version.""",
         directly, or through the name its arithmetic is assigned to, into arithmetic, slice bounds, sizes,
         ``torch.arange``, or a parameter of a method of the same class that uses it only so or in a
         cache key (see the rule's doc). Eager code keeps ``int``; a trace gets the tensor."""
+        return self._traced_number_fix(node, INT_HELPER, node.args[0].value)
+
+    def _traced_number_fix(self, node: cst.Call, helper: str, value: cst.BaseExpression) -> Fix | None:
+        """``node`` (``int(t)``, ``t.item()``) → ``helper(value)`` where its number goes only where a traced 0-d
+        tensor stands for it (:meth:`_int_fix`)."""
         if not self._functions or self._math_calls:
             return None
         top = self._flow.top(node, self._is_tensor)
@@ -390,8 +401,7 @@ every TensorRT version.""",
             if parameter is None or not _parameter_numbers_only(
                     parameters[0], parameter, self._reads_numbers, self.context.resolver):  # type: ignore[index]
                 return None
-            return Fix({node: helper_call(INT_HELPER, node.args[0].value)}, safety=Safety.UNSAFE,
-                       helpers=(INT_HELPER,))
+            return Fix({node: helper_call(helper, value)}, safety=Safety.UNSAFE, helpers=(helper,))
         name = self._assigned.get(id(top))
         if id(top) not in self._operands:
             function = self._functions[-1]
@@ -401,8 +411,7 @@ every TensorRT version.""",
             if not _int_uses_only(function, name, self._reads_numbers, where[0].node if where else None,
                                   self.context.resolver):
                 return None
-        value = node.args[0].value
-        return Fix({node: helper_call(INT_HELPER, value)}, safety=Safety.UNSAFE, helpers=(INT_HELPER,))
+        return Fix({node: helper_call(helper, value)}, safety=Safety.UNSAFE, helpers=(helper,))
 
     def _number_lists(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments of ``call`` that are lists whose every element it reads as a number (a size,
@@ -804,6 +813,8 @@ _NUMBER_LIST_ARGUMENTS = {
 TOLIST_HELPER = "_trt_tolist"
 #: TRT702's helper for an ``int(t)`` whose number goes only where a traced 0-d tensor stands for it.
 INT_HELPER = "_trt_int"
+#: TRT702's helper for a ``t.item()`` whose number goes to a method's parameter that uses it as a number.
+ITEM_HELPER = "_trt_item"
 
 
 def _reads_only_at(function: cst.FunctionDef, name: str,
@@ -982,8 +993,13 @@ def _int_uses_only(function: cst.FunctionDef, name: str, reads_numbers: Callable
     reads = _reads_only_at(function, name, places)
     if not reads:
         return False
+    held = {id(node.value): node.targets[0].target.value for node in walk(function.body)
+            if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name}
     for read in reads:
         top = flow.top(read, lambda _: False)
+        if top is not None and held.get(id(top), name) != name \
+                and not _number_uses_only(function, held[id(top)], reads_numbers):
+            return False  # `n = k + 1`, then `torch.full(s, n)`: the name the arithmetic goes to is read otherwise
         if top is None:
             # the number (or arithmetic on it) is a call's argument: only a parameter that passed
             current = read

@@ -737,6 +737,11 @@ INT_TAKEN = {
     "n = int(t.max()) + 1\n        return self.tables(dim=2, length=n)[t.long()].sum() + x.sum()\n":
         "n = _trt_int(t.max()) + 1\n",
     "return torch.arange(int(t.max())).sum() + x.sum()\n": "return torch.arange(_trt_int(t.max())).sum()",
+    # `.item()` handed to the method: dropping it would hand the tensor to eager code too; `_trt_item` only traces
+    "return self.tables(2, t.max().item() + 1)[t.long()].sum() + x.sum()\n":
+        "return self.tables(2, _trt_item(t.max()) + 1)[t.long()].sum() + x.sum()\n",
+    "n = t.max().item() + 1\n        return self.tables(length=n, dim=2)[t.long()].sum() + x.sum()\n":
+        "n = _trt_item(t.max()) + 1\n",
 }
 INT_KEPT = [
     "n = int(t.max()) + 1\n        return self.other(2, n) + x.sum()\n",  # torch.full reads a number
@@ -744,13 +749,15 @@ INT_KEPT = [
     "n = int(t.max())\n        print(f'{n}')\n        return x[: n]\n",  # an f-string
     "n = int(t.max())\n        n = 3\n        return x[: n]\n",  # bound twice
     "n = float(t.max())\n        return x * n\n",  # float: reported only
+    "k = int(t.max())\n        n = k + 1\n        return torch.full((2,), n) + x.sum()\n",  # through a second name
+    "n = t.max().item() + 1\n        return self.other(2, n) + x.sum()\n",  # the item into torch.full's value
 ]
 
 
 def test_the_rewrite_takes_an_int_read_as_a_number() -> None:
     for body, want in INT_TAKEN.items():
         after = rewrite(INT_HEAD + body, unsafe=True, select=("TRT702",))
-        assert want in after and "def _trt_int(value):" in after, (body, after)
+        assert want in after and ("def _trt_int(value):" in after or "def _trt_item(value):" in after), (body, after)
         assert rewrite(INT_HEAD + body, select=("TRT702",)) == INT_HEAD + body  # unsafe: not without --unsafe
     for body in INT_KEPT:
         assert rewrite(INT_HEAD + body, unsafe=True, select=("TRT702",)) == INT_HEAD + body, body
@@ -775,10 +782,11 @@ def test_the_int_rewrite_runs_as_the_original(tmp_path: Path, body: str, t: torc
     assert len(before.cache) == len(after.cache)
 
 
-def test_the_int_rewrite_exports_the_number_from_the_input(tmp_path: Path) -> None:
+@pytest.mark.parametrize("number", ["int(t.max())", "t.max().item()"])
+def test_the_int_rewrite_exports_the_number_from_the_input(tmp_path: Path, number: str) -> None:
     """Before, the graph keeps the example's table length and fails or reads past it at a larger value;
     after, it follows the input, at a smaller and a larger maximum."""
-    body = "return self.tables(2, int(t.max()) + 1)[t.long()].sum() + x.sum()\n"
+    body = f"return self.tables(2, {number} + 1)[t.long()].sum() + x.sum()\n"
     before = import_source(INT_HEAD + body, tmp_path)["M"]()
     after = import_source(rewrite(INT_HEAD + body, unsafe=True, select=("TRT702",)), tmp_path)["M"]()
     x = torch.randn(4)
