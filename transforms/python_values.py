@@ -144,6 +144,22 @@ Where that arithmetic is the one argument of a `math` function that torch has to
 (`math.exp(-gap.item() / tau)`), the call becomes the torch function on the tensor
 (`torch.exp(-gap / tau)`): `math.exp` would read the tensor back into a number.
 
+The rewrite of an `int(t)` whose number only goes where a 0-d tensor stands for it, as above
+(directly, or through the arithmetic on it and the one name it is assigned to), or to a parameter
+of a method of the same class (`self.tables(dim, n)`) that the method uses only so or as an
+element of a tuple that is only a dictionary key (a cache's, `key = (dim, n); if key not in
+self.cache: ...; return self.cache[key]`): `int(t)` becomes `_trt_int(t)`, an inserted helper
+that is `int(t)` everywhere but while `torch.jit.trace` records a 0-d tensor, where it is the
+tensor as int64 (truncated toward zero, as `int` truncates). Depth Anything v3's rotary
+embedding reads `max_position = int(positions.max()) + 1` off the patch grid and builds its
+cosine tables with `torch.arange(max_position)`: a size in disguise, which the trace now computes
+from the image; its cache, keyed by the tensor while tracing, misses there (a tensor hashes by
+identity), so the trace builds the tables in the graph, while eager mode keeps `int` and its hits.
+Not where the number also goes anywhere else (`x.new_full((2,), k)`, `range(k)`, an f-string, a
+second name it is added into that is read otherwise). A `t.item()` whose number goes to such a
+method parameter (where dropping the `.item()` would hand eager code the tensor too) becomes
+`_trt_item(t)` the same way: `t.item()` but while `torch.jit.trace` records a 0-d tensor.
+
 The rewrite of a `.tolist()` whose list only goes where a call reads each element as a number:
 `F.pad`'s `pad`, `F.interpolate`'s `size`, `torch.reshape`'s shape, the one list of sizes of
 `torch.zeros`-like functions and of a tensor's `view`, `reshape`, `expand`, `repeat`, `tile`,
@@ -170,7 +186,7 @@ reads them as numbers, `range(n)` or an f-string, sees a tensor), and the result
 follows tensor promotion; where `math` raises (`math.log(0)`, `math.sqrt(-1)`, an overflow
 in `math.exp`), torch returns -inf, NaN or inf. `migrate` tries it as a candidate where the export bakes the value
 and keeps it only when the rewritten model is equivalent on every input set. Other `.tolist()`,
-`.numpy()` and `int(t)`-style conversions are reported only. Code under `if self.training:`
+`.numpy()`, `float(t)`, `bool(t)` and `int(t)` are reported only. Code under `if self.training:`
 or `if not torch.jit.is_tracing():` is not reported: the export does not run it. Applies to
 every TensorRT version.""",
         fix=Safety.UNSAFE,
@@ -201,7 +217,18 @@ every TensorRT version.""",
                 "class Sampler(nn.Module):\n"
                 "    def forward(self, x, num):\n"
                 "        k = int(num)\n"
-                "        return x[:, :k]\n"
+                "        return x[:, :k]\n",
+                "class Sampler(nn.Module):\n"
+                "    def forward(self, x, num):\n"
+                "        k = _trt_int(num)\n"
+                "        return x[:, :k]\n",
+                unsafe=True,
+            ),
+            Example(
+                "class Sampler(nn.Module):\n"
+                "    def forward(self, x, num):\n"
+                "        k = int(num)\n"
+                "        return x.new_full((2,), k) + x[:, :k]\n"
             ),
             Example(
                 "class Truncate(nn.Module):\n"
@@ -248,6 +275,8 @@ every TensorRT version.""",
         self._int_of: dict[int, cst.Call] = {}
         #: The list arguments of calls that read each element as a number (``F.pad``'s ``pad``).
         self._list_args: set[int] = set()
+        #: Each call argument's (by id, parentheses stripped) call.
+        self._argument_of: dict[int, cst.Call] = {}
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         if type(node.operator) in _ARITHMETIC:
@@ -326,23 +355,63 @@ every TensorRT version.""",
         whole = self._int_of.get(id(node))
         number = whole if whole is not None else node
         name = self._assigned.get(id(number))
+        receiver = method_call(node)[0]  # type: ignore[index]
+        # Where the number goes to a method's parameter (`self.tables(dim, t.max().item() + 1)`), the tensor
+        # stands for it only while tracing: `_trt_item(t)`, whose eager value is the item's.
+        traced = (lambda: None) if whole is not None else (lambda: self._traced_number_fix(node, ITEM_HELPER, receiver))
         if id(number) not in self._operands and (
                 name is None or not _number_uses_only(self._functions[-1], name, self._reads_numbers)):
-            return None
+            return traced()
         top = self._flow.top(number, self._is_tensor)
         held = self._assigned.get(id(top)) if top is not None else None
         if top is None or (held not in (None, name) and _read_as_call_argument(
                 self._functions[-1], held, self._reads_numbers)):
             # `torch.full(s, fill_value=t.min().item() - 1.0)`: a call that wants a number
             # (`torch.full` raises on a tensor, `range`, `int`...) would get a tensor
-            return None
+            return traced()
         if name is not None and len(self.context.resolver.bindings(self._functions[-1]).sites.get(name, ())) != 1:
             return None  # assigned elsewhere too: another value may reach the same uses
-        receiver = method_call(node)[0]  # type: ignore[index]
         if whole is not None:
             return Fix({whole: cst.Call(func=cst.Attribute(value=receiver, attr=cst.Name("long")))},
                        safety=Safety.UNSAFE)
         return Fix({node: receiver}, safety=Safety.UNSAFE)
+
+    def _int_fix(self, node: cst.Call) -> Fix | None:
+        """``int(t)`` → ``_trt_int(t)`` where the number only goes where a traced 0-d tensor stands for it:
+        directly, or through the name its arithmetic is assigned to, into arithmetic, slice bounds, sizes,
+        ``torch.arange``, or a parameter of a method of the same class that uses it only so or in a
+        cache key (see the rule's doc). Eager code keeps ``int``; a trace gets the tensor."""
+        return self._traced_number_fix(node, INT_HELPER, node.args[0].value)
+
+    def _traced_number_fix(self, node: cst.Call, helper: str, value: cst.BaseExpression) -> Fix | None:
+        """``node`` (``int(t)``, ``t.item()``) → ``helper(value)`` where its number goes only where a traced 0-d
+        tensor stands for it (:meth:`_int_fix`)."""
+        if not self._functions or self._math_calls:
+            return None
+        top = self._flow.top(node, self._is_tensor)
+        if top is None:
+            # `self.tables(dim, int(t.max()) + 1)`: the arithmetic is an argument of a method of the class
+            outer: cst.CSTNode = node
+            while id(outer) in self._flow._parents:
+                outer = self._flow._parents[id(outer)]
+            call = self._argument_of.get(id(outer))
+            where = self.current_method()
+            parameters = _self_call_parameters(call, where[0].node if where else None) if call else None
+            parameter = parameters[1].get(id(outer)) if parameters is not None else None
+            if parameter is None or not _parameter_numbers_only(
+                    parameters[0], parameter, self._reads_numbers, self.context.resolver):  # type: ignore[index]
+                return None
+            return Fix({node: helper_call(helper, value)}, safety=Safety.UNSAFE, helpers=(helper,))
+        name = self._assigned.get(id(top))
+        if id(top) not in self._operands:
+            function = self._functions[-1]
+            if name is None or len(self.context.resolver.bindings(function).sites.get(name, ())) != 1:
+                return None  # not a number place, or bound elsewhere too: another value may reach the uses
+            where = self.current_method()
+            if not _int_uses_only(function, name, self._reads_numbers, where[0].node if where else None,
+                                  self.context.resolver):
+                return None
+        return Fix({node: helper_call(helper, value)}, safety=Safety.UNSAFE, helpers=(helper,))
 
     def _number_lists(self, call: cst.Call) -> list[cst.BaseExpression]:
         """The arguments of ``call`` that are lists whose every element it reads as a number (a size,
@@ -449,6 +518,7 @@ every TensorRT version.""",
                 self._tensors[-1].discard(name)
 
     def visit_Call(self, node: cst.Call) -> None:
+        self._argument_of.update((id(strip_parens(arg.value)), node) for arg in node.args)
         if self._reads_numbers(node):
             self._operands.update(_positional_numbers(node))
         self._list_args.update(id(value) for value in self._number_lists(node))
@@ -483,8 +553,9 @@ every TensorRT version.""",
             and (self._is_tensor(node.args[0].value) or self._observed.reads_values(node) is True)
             and not self._size_conversion(node)
         ):
+            fix = self._int_fix(node) if func.value == "int" else None
             self.found(node, f"`{short_code(node)}` reads a tensor value into Python: the traced export keeps the "
-                       "example's value as a constant; keep it a tensor or pass it in as an input")
+                       "example's value as a constant; keep it a tensor or pass it in as an input", fix)
 
 
 @dataclass
@@ -740,6 +811,10 @@ _NUMBER_LIST_ARGUMENTS = {
 }
 #: TRT702's helper for a ``tolist`` of sizes (``trtcodemod.helpers.tracing``).
 TOLIST_HELPER = "_trt_tolist"
+#: TRT702's helper for an ``int(t)`` whose number goes only where a traced 0-d tensor stands for it.
+INT_HELPER = "_trt_int"
+#: TRT702's helper for a ``t.item()`` whose number goes to a method's parameter that uses it as a number.
+ITEM_HELPER = "_trt_item"
 
 
 def _reads_only_at(function: cst.FunctionDef, name: str,
@@ -795,6 +870,144 @@ def _number_uses_only(function: cst.FunctionDef, name: str, is_arange: Callable[
 
     reads = _reads_only_at(function, name, operands)
     return bool(reads) and all(flow.top(read, lambda _: False) is not None for read in reads)
+
+
+def _number_places(node: cst.CSTNode, reads_numbers: Callable[[cst.Call], bool]) -> list[int]:
+    """The ids of the expressions ``node`` reads as numbers a 0-d tensor stands for: the operands of
+    ``+ - * / // % **`` (and of a unary ``-``), a slice's bounds, the positional numbers of a call that
+    reads numbers (``torch.arange``, sizes)."""
+    kind = type(node)
+    if kind is cst.BinaryOperation and type(node.operator) in _ARITHMETIC:
+        return [id(strip_parens(side)) for side in (node.left, node.right)]
+    if kind is cst.UnaryOperation and type(node.operator) in (cst.Minus, cst.Plus):
+        return [id(strip_parens(node.expression))]
+    if kind is cst.Slice:
+        return _slice_bounds(node)
+    if kind is cst.Call and reads_numbers(node):
+        return _positional_numbers(node)
+    return []
+
+
+def _method_named(klass: cst.ClassDef | None, name: str) -> cst.FunctionDef | None:
+    """The one plain method ``name`` of ``klass`` (None where there is none, several, or a decorated one)."""
+    if klass is None:
+        return None
+    found = [s for s in klass.body.body if type(s) is cst.FunctionDef and s.name.value == name]
+    if len(found) != 1 or found[0].decorators:
+        return None
+    return found[0]
+
+
+def _self_call_parameters(call: cst.Call, klass: cst.ClassDef | None) -> tuple[cst.FunctionDef, dict[int, str]] | None:
+    """For ``self.m(a, b=c)`` where ``m`` is a plain method of ``klass``: ``m`` and each argument's
+    parameter name (by the argument's id); None for anything else, or star arguments."""
+    func = call.func
+    if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self":
+        return None
+    method = _method_named(klass, func.attr.value)
+    if method is None or has_star_args(call) or method.params.star_arg is not cst.MaybeSentinel.DEFAULT \
+            and method.params.star_arg is not None:
+        return None
+    positional = [p.name.value for p in (*method.params.posonly_params, *method.params.params)][1:]
+    names: dict[int, str] = {}
+    for index, arg in enumerate(call.args):
+        if arg.keyword is None:
+            if index >= len(positional):
+                return None
+            names[id(arg.value)] = positional[index]
+        else:
+            names[id(arg.value)] = arg.keyword.value
+    return method, names
+
+
+def _key_uses_only(function: cst.FunctionDef, name: str) -> bool:
+    """Is every read of ``name`` (at least one) a dictionary key: ``name in d`` / ``not in``, or ``d[name]``?
+    A tuple key holding a 0-d tensor hashes by identity: while tracing, such a cache misses."""
+    def places(node: cst.CSTNode) -> list[int]:
+        if type(node) is cst.Comparison and len(node.comparisons) == 1 \
+                and type(node.comparisons[0].operator) in (cst.In, cst.NotIn):
+            return [id(strip_parens(node.left))]
+        if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index:
+            return [id(strip_parens(node.slice[0].slice.value))]
+        return []
+    return bool(_reads_only_at(function, name, places))
+
+
+def _parameter_numbers_only(method: cst.FunctionDef, name: str, reads_numbers: Callable[[cst.Call], bool],
+                            resolver) -> bool:
+    """Does ``method`` use its parameter ``name`` only where a 0-d tensor stands for the number, or as an
+    element of a tuple assigned to a name that is only a dictionary key (a cache's key)? ``name`` is bound
+    nowhere else in the method."""
+    if len(resolver.bindings(method).sites.get(name, ())) != 1:
+        return False
+    keys: dict[int, str] = {}  # id of a tuple element -> the name the tuple is assigned to
+    for node in walk(method.body):
+        if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name \
+                and type(node.value) is cst.Tuple:
+            key = node.targets[0].target.value
+            for element in node.value.elements:
+                if type(element) is cst.Element:
+                    keys[id(element.value)] = key
+    flow = _NumberFlow()
+    used_keys: set[str] = set()
+
+    def places(node: cst.CSTNode) -> list[int]:
+        flow.note(node, reads_numbers)
+        return _number_places(node, reads_numbers) + list(keys)
+
+    reads = _reads_only_at(method, name, places)
+    if not reads:
+        return False
+    for read in reads:
+        if id(read) in keys:
+            used_keys.add(keys[id(read)])
+        elif flow.top(read, lambda _: False) is None:
+            return False
+    return all(len(resolver.bindings(method).sites.get(key, ())) == 1 and _key_uses_only(method, key)
+               for key in used_keys)
+
+
+def _int_uses_only(function: cst.FunctionDef, name: str, reads_numbers: Callable[[cst.Call], bool],
+                   klass: cst.ClassDef | None, resolver) -> bool:
+    """Is every read of ``name`` in ``function`` (at least one) a place where a 0-d tensor stands for the
+    number (:func:`_number_places`), or an argument of ``self.m(...)`` whose parameter ``m`` uses so
+    (:func:`_parameter_numbers_only`), with no call between that reads it otherwise?"""
+    flow = _NumberFlow()
+    passed: set[int] = set()
+
+    def places(node: cst.CSTNode) -> list[int]:
+        found = _number_places(node, reads_numbers)
+        if type(node) is cst.Call and not reads_numbers(node):
+            parameters = _self_call_parameters(node, klass)
+            flow.note(node, reads_numbers)
+            if parameters is not None:
+                method, names = parameters
+                for arg in node.args:
+                    if _parameter_numbers_only(method, names[id(arg.value)], reads_numbers, resolver):
+                        passed.add(id(arg.value))
+                        found.append(id(strip_parens(arg.value)))
+            return found
+        flow.note(node, reads_numbers)
+        return found
+
+    reads = _reads_only_at(function, name, places)
+    if not reads:
+        return False
+    held = {id(node.value): node.targets[0].target.value for node in walk(function.body)
+            if type(node) is cst.Assign and len(node.targets) == 1 and type(node.targets[0].target) is cst.Name}
+    for read in reads:
+        top = flow.top(read, lambda _: False)
+        if top is not None and held.get(id(top), name) != name \
+                and not _number_uses_only(function, held[id(top)], reads_numbers):
+            return False  # `n = k + 1`, then `torch.full(s, n)`: the name the arithmetic goes to is read otherwise
+        if top is None:
+            # the number (or arithmetic on it) is a call's argument: only a parameter that passed
+            current = read
+            while id(current) in flow._parents:
+                current = flow._parents[id(current)]
+            if id(current) not in passed:
+                return False
+    return True
 
 
 class _NumberFlow:

@@ -1101,6 +1101,60 @@ def test_a_bake_past_an_original_that_did_not_export_blames_no_fix(tmp_path: Pat
     assert plan.applied == [] and set(plan.reverted.values()) == {"breaks equivalence together with TRT712"}
 
 
+def test_a_value_read_into_numpy_past_an_original_that_did_not_export_is_named_not_blamed(tmp_path: Path) -> None:
+    """MoGe-2 (depth-estimation 0.1.3, modeling_moge.py:154-227): the original's export stops at an antialiased
+    resize (TRT725's); with the fix the export goes on, and its graph keeps the focal and shift the model solves
+    in NumPy from the predicted points (``points_lr.detach().cpu().numpy()`` at :191, Gauss-Newton at :84-117).
+    The graph then differs from eager mode whatever the fix does: the fix goes back unproved, with that line
+    named, not as breaking equivalence. Without that read (or where the original exported) it is blamed as before."""
+    from trtcodemod.migrate.run import _revert_culprits
+    from trtcodemod.rules import Finding, Safety
+
+    path = str((tmp_path / "m.py").resolve())
+    finding = Finding("TRT725", "antialias-resize", "m", path, 1263, 1, 1263, 9, Safety.UNSAFE)
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [191, 1263]}, "events": [], "inputs": {}})
+
+    def plan_of() -> Plan:
+        plan = Plan()
+        plan.update([finding], [Problem("export_failure", path, 1263, "(export)", "TRT725", "")], facts, unsafe=True)
+        assert [d.finding.rule for d in plan.applied] == ["TRT725"]
+        return plan
+
+    read = {"category": "TracerWarning", "source": f"{path}:191", "input_free": False,
+            "message": "Converting a tensor to a NumPy array might cause the trace to be incorrect."}
+    check = {"side": "after", "exporter": "torchscript", "faithful": False, "failing_sets": [2],
+             "detail": "set 2 differs", "warnings": [read]}
+    eager = {"name": "cpu", "exporter": None, "status": "ok", "passed": True}
+    culprit = [{"rule": "TRT725", "reproduces": True,
+                "detail": "torchscript graph with TRT725 alone differs: output: set 2: 397 of 3072 element(s)"}]
+    report = {"equivalent": False, "culprits": culprit, "export_checks": [check], "backends": [eager],
+              "export_errors": {"before": {"torchscript": "aten::_upsample_bilinear2d_aa"},
+                                "after": {"torchscript": None}}}
+    plan = plan_of()
+    assert _revert_culprits(VerifyReport.from_json(report), plan)
+    [why] = plan.reverted.values()
+    assert why.startswith("not proved: ") and f"at {path}:191," in why and "397 of 3072" in why, why
+    # The NumPy reads are named first (a Python number may be a size: `_round_to_int` of the aspect ratio at :55).
+    number = dict(read, source=f"{path}:55", message="Converting a tensor to a Python number might cause")
+    plan = plan_of()
+    assert _revert_culprits(VerifyReport.from_json(dict(report, export_checks=[dict(check, warnings=[number, read])])),
+                            plan)
+    [why] = plan.reverted.values()
+    assert f"at {path}:191 and {path}:55," in why, why
+
+    # A check's truth value (an assert) is no such read; nor a read the trace shows is the same on every input.
+    for warning in (dict(read, message="Converting a tensor to a Python boolean might cause"), dict(read, input_free=True)):
+        plan = plan_of()
+        assert _revert_culprits(VerifyReport.from_json(dict(report, export_checks=[dict(check, warnings=[warning])])),
+                                plan)
+        assert list(plan.reverted.values())[0].startswith("breaks equivalence: "), plan.reverted
+    # An original that exported: its graph is there to compare; blamed as before.
+    plan = plan_of()
+    exported = dict(report, export_errors={"before": {"torchscript": None}, "after": {"torchscript": None}})
+    assert _revert_culprits(VerifyReport.from_json(exported), plan)
+    assert list(plan.reverted.values())[0].startswith("breaks equivalence: ")
+
+
 STILL_STOPPED = """\
 import torch
 import torch.nn.functional as F

@@ -700,3 +700,111 @@ def test_torch_export_takes_the_rewrite_as_the_original(tmp_path: Path) -> None:
         for widths in ([1, 2, 0, -1], [0, 0, 3, 1]):
             inputs = (example[0], torch.tensor(widths))
             torch.testing.assert_close(program.module()(*inputs), before(*inputs))
+
+
+# --- an int(t) whose number goes only where a 0-d tensor stands for it ------------------------------
+# ``int(t)`` becomes ``_trt_int(t)``: ``int`` in eager mode, the tensor while ``torch.jit.trace`` records.
+# Depth Anything v3's rotary tables (depth-estimation 0.1.3, modeling_depth_anything_v3.py:452-491):
+# the length read off the positions, handed to a method that caches the tables under it.
+
+INT_HEAD = '''\
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cache = {}
+
+    def tables(self, dim, length):
+        key = (dim, length)
+        if key not in self.cache:
+            self.cache[key] = torch.arange(length).float()[:, None] * torch.arange(1, dim + 1).float()
+        return self.cache[key]
+
+    def other(self, dim, length):
+        return torch.full((dim,), length)
+
+    def forward(self, x, t):
+        '''
+
+INT_TAKEN = {
+    "n = int(t.max()) + 1\n        return x[: n] + torch.arange(n).sum()\n":
+        "n = _trt_int(t.max()) + 1\n",
+    "return self.tables(2, int(t.max()) + 1)[t.long()].sum() + x.sum()\n":
+        "return self.tables(2, _trt_int(t.max()) + 1)[t.long()].sum() + x.sum()\n",
+    "n = int(t.max()) + 1\n        return self.tables(dim=2, length=n)[t.long()].sum() + x.sum()\n":
+        "n = _trt_int(t.max()) + 1\n",
+    "return torch.arange(int(t.max())).sum() + x.sum()\n": "return torch.arange(_trt_int(t.max())).sum()",
+    # `.item()` handed to the method: dropping it would hand the tensor to eager code too; `_trt_item` only traces
+    "return self.tables(2, t.max().item() + 1)[t.long()].sum() + x.sum()\n":
+        "return self.tables(2, _trt_item(t.max()) + 1)[t.long()].sum() + x.sum()\n",
+    "n = t.max().item() + 1\n        return self.tables(length=n, dim=2)[t.long()].sum() + x.sum()\n":
+        "n = _trt_item(t.max()) + 1\n",
+}
+INT_KEPT = [
+    "n = int(t.max()) + 1\n        return self.other(2, n) + x.sum()\n",  # torch.full reads a number
+    "n = int(t.max())\n        return x[: n] + len(range(n))\n",  # range wants an int
+    "n = int(t.max())\n        print(f'{n}')\n        return x[: n]\n",  # an f-string
+    "n = int(t.max())\n        n = 3\n        return x[: n]\n",  # bound twice
+    "n = float(t.max())\n        return x * n\n",  # float: reported only
+    "k = int(t.max())\n        n = k + 1\n        return torch.full((2,), n) + x.sum()\n",  # through a second name
+    "n = t.max().item() + 1\n        return self.other(2, n) + x.sum()\n",  # the item into torch.full's value
+]
+
+
+def test_the_rewrite_takes_an_int_read_as_a_number() -> None:
+    for body, want in INT_TAKEN.items():
+        after = rewrite(INT_HEAD + body, unsafe=True, select=("TRT702",))
+        assert want in after and ("def _trt_int(value):" in after or "def _trt_item(value):" in after), (body, after)
+        assert rewrite(INT_HEAD + body, select=("TRT702",)) == INT_HEAD + body  # unsafe: not without --unsafe
+    for body in INT_KEPT:
+        assert rewrite(INT_HEAD + body, unsafe=True, select=("TRT702",)) == INT_HEAD + body, body
+
+
+INT_VALUES = [torch.tensor([3.0, 1.0, 4.0]), torch.tensor([0.0, 0.0]), torch.tensor([2.9, 0.5]),
+              torch.tensor([7, 2, 5]), torch.tensor([-0.5, -3.0]), torch.tensor([float("nan"), 1.0]),
+              torch.tensor([float("inf"), 1.0]), torch.zeros(0)]
+
+
+@pytest.mark.parametrize("body", list(INT_TAKEN))
+@pytest.mark.parametrize("t", INT_VALUES, ids=["floats", "zeros", "fractions", "ints", "negatives", "nan", "inf",
+                                               "empty"])
+def test_the_int_rewrite_runs_as_the_original(tmp_path: Path, body: str, t: torch.Tensor) -> None:
+    """Eager mode is unchanged bit for bit: values, dtypes, gradients and exceptions (NaN, inf and an empty
+    tensor raise in both), the cache included (a second call hits it in both)."""
+    before = import_source(INT_HEAD + body, tmp_path)["M"]()
+    after = import_source(rewrite(INT_HEAD + body, unsafe=True, select=("TRT702",)), tmp_path)["M"]()
+    x = torch.randn(10, requires_grad=True)
+    for _ in range(2):
+        assert_same_run(run_once(before, [x, t]), run_once(after, [x, t]), context=body)
+    assert len(before.cache) == len(after.cache)
+
+
+@pytest.mark.parametrize("number", ["int(t.max())", "t.max().item()"])
+def test_the_int_rewrite_exports_the_number_from_the_input(tmp_path: Path, number: str) -> None:
+    """Before, the graph keeps the example's table length and fails or reads past it at a larger value;
+    after, it follows the input, at a smaller and a larger maximum."""
+    body = f"return self.tables(2, {number} + 1)[t.long()].sum() + x.sum()\n"
+    before = import_source(INT_HEAD + body, tmp_path)["M"]()
+    after = import_source(rewrite(INT_HEAD + body, unsafe=True, select=("TRT702",)), tmp_path)["M"]()
+    x = torch.randn(4)
+    feeds = [torch.tensor([1, 6, 2]), torch.tensor([0, 1, 0]), torch.tensor([9, 3, 12])]
+    for model, follows in ((after, True), (before, False)):
+        model.cache.clear()
+        model(x, torch.tensor([3, 1, 4]))  # an eager call first: the cache holds the example's length
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (x, torch.tensor([3, 1, 4])), buffer, dynamo=False, input_names=["x", "t"])
+        session = ort.InferenceSession(buffer.getvalue())
+        same = []
+        for f in feeds:
+            try:
+                got = session.run(None, {"x": x.numpy(), "t": f.numpy()})[0]
+            except Exception:  # noqa: BLE001 - a gather past the baked table fails: not the same
+                same.append(False)
+                continue
+            same.append(bool(np.allclose(got, model(x, f).detach().numpy(), atol=1e-4)))
+        assert all(same) is follows, (follows, same)

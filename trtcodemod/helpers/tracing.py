@@ -34,6 +34,30 @@ def _trt_tolist(values):
     return values.tolist()
 
 
+def _trt_int(value):
+    """``int(value)``; while ``torch.jit.trace`` records a 0-d tensor, that tensor as an int64 tensor
+    instead (truncated toward zero, as ``int`` truncates), which ``torch.arange``, sizes, slice bounds
+    and arithmetic read as the number it holds: the TorchScript exporter's graph then computes the
+    number from the input where ``int`` left the example's (TRT702). Eager mode, ``torch.jit.script``,
+    ``torch.compile``, ``torch.fx`` and ``torch.export`` get ``int(value)``."""
+    if torch.jit.is_scripting():
+        return int(value)
+    if torch.jit.is_tracing() and isinstance(value, torch.Tensor) and value.dim() == 0:
+        return value.to(torch.int64)
+    return int(value)
+
+
+def _trt_item(value):
+    """``value.item()``; while ``torch.jit.trace`` records a 0-d tensor, that tensor instead, which
+    ``torch.arange``, sizes, slice bounds and arithmetic read as the number it holds (TRT702). Eager mode,
+    ``torch.jit.script``, ``torch.compile``, ``torch.fx`` and ``torch.export`` get ``value.item()``."""
+    if torch.jit.is_scripting():
+        return value.item()
+    if torch.jit.is_tracing() and isinstance(value, torch.Tensor) and value.dim() == 0:
+        return value
+    return value.item()
+
+
 # An early return on a tensor condition (``if all(is_zero_flow(flow)): return target``, TRT101): the
 # trace must not read the condition, so it computes the rest of the function and selects the shortcut's
 # value where the condition holds. Eager mode and scripting take the `if` as written.

@@ -584,6 +584,7 @@ def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:
         # candidate goes back as unproved. Other values at other sets may be the fix's own (pytorch3d's
         # `searchsorted` one bin over at the CDF's last edge): blamed as before.
         return False
+    kept = _input_value_kept(final)
     culprits = {c.rule: c.detail for c in final.culprits if c.reproduces}
     if culprits:
         changed = False
@@ -597,7 +598,8 @@ def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:
                     plan.reverted[decision.key] = f"breaks the export at {where}: {detail}"
                 changed = True
             else:
-                changed = plan.revert([rule], f"breaks equivalence: {detail}") or changed
+                why = _kept_value_reason(kept, detail) if kept else f"breaks equivalence: {detail}"
+                changed = plan.revert([rule], why) or changed
         return changed
     if any(c.rule == "-" for c in final.culprits):
         return False  # the original differs the same way: the rewrite did not introduce it
@@ -605,7 +607,53 @@ def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:
         return False  # a bake the original's failed export never reached: named, the fixes kept for now
     # No single rule reproduces the difference: the fixes break it together; take them all back.
     rules = {d.finding.rule for d in plan.applied}
-    return plan.revert(rules, "breaks equivalence together with " + ", ".join(sorted(rules)))
+    together = "together with " + ", ".join(sorted(rules))
+    return plan.revert(rules, _kept_value_reason(kept, together) if kept else "breaks equivalence " + together)
+
+
+#: The TracerWarnings of a tensor's value read into a Python number or list, or a NumPy array (not a truth
+#: value: a branch or a check, judged elsewhere).
+_VALUE_CONVERSIONS = ("to a NumPy array", "to a Python number", "to a Python integer", "to a Python float",
+                      "to a Python list", "to a Python index")
+
+
+def _input_value_kept(final: VerifyReport) -> str | None:
+    """Where only the fixes let the export through (no graph of the original), eager mode is unchanged, and the
+    rewritten model's TorchScript graph is not faithful: the user lines (``path:line``, up to three, NumPy arrays
+    first) at which its trace read a tensor's value into a Python number or a NumPy array whose value is not shown
+    to be the same on every input (``input_free`` not True); else None. The graph keeps the example's value there, and differs from eager
+    mode on other inputs whatever a fix does: MoGe-2's focal and shift, solved in NumPy by Gauss-Newton iterations
+    (depth-estimation 0.1.3, modeling_moge.py:191), behind the antialiased resize that stopped the original."""
+    if not _no_graph_of_the_original(final) or not side_state(final, "after")["exported"] \
+            or not _eager_unchanged(final):
+        return None
+    sources: list[str] = []
+    arrays: set[str] = set()
+    for check in final.checks("after"):
+        if check.exporter != "torchscript" or check.faithful is not False:
+            continue
+        for warning in check.warnings:
+            if warning.category == "TracerWarning" and warning.source and warning.input_free is not True \
+                    and any(kind in warning.message for kind in _VALUE_CONVERSIONS) and warning.source not in sources:
+                # A NumPy array first: what the model computes outside torch (a solver); a number may be a size.
+                sources.insert(len([s for s in sources if s in arrays]) if "NumPy" in warning.message else len(sources),
+                               warning.source)
+                if "NumPy" in warning.message:
+                    arrays.add(warning.source)
+    if not sources:
+        return None
+    shown = sources[:3]
+    return ", ".join(shown[:-1]) + " and " + shown[-1] if len(shown) > 1 else shown[0]
+
+
+def _kept_value_reason(source: str, detail: str) -> str:
+    """Why a culprit goes back where the rewritten graph keeps a value read out of a tensor (:func:`_input_value_kept`):
+    not blamed for the difference that value makes, unproved all the same."""
+    return (f"not proved: the rewritten model's graph differs from eager mode ({detail}), but it also keeps, as the "
+            f"example's constant, a value the model reads out of a tensor (into Python or NumPy) at {source}, which "
+            "no fix changes and which only the fixes let the export reach: no graph of this code can match eager mode "
+            "on other inputs, so no exported graph could test this candidate's assumption (see what remains at that "
+            "line)")
 
 
 def _reached_past_the_original(final: VerifyReport) -> bool:

@@ -82,6 +82,14 @@ def _timm_sets(example: tuple) -> dict[str, tuple]:
             "zeros": (torch.zeros_like(example[0]), *example[1:]), "negatives": (-example[0].abs() - 1.0, *example[1:])}
 
 
+def _dav3_sets(example: tuple) -> dict[str, tuple]:
+    generator = torch.Generator().manual_seed(8)
+    return {"larger": (torch.rand(2, 3, 20, 28, generator=generator),),
+            "taller": (torch.rand(1, 3, 32, 8, generator=generator),),
+            "one-patch": (torch.rand(1, 3, 4, 4, generator=generator),),
+            "zeros": (torch.zeros(1, 3, 24, 24),), "negatives": (-example[0] - 1.0,)}
+
+
 # name → (fragments of the rewritten code, whether the rule took it before, other input sets)
 VARIANTS: dict[str, tuple[tuple[str, ...], bool, Callable[[tuple], dict[str, tuple]]]] = {
     "kornia_aliked_border": (("is_max[i, :, ih - self.radius :, :] = False",
@@ -97,6 +105,9 @@ VARIANTS: dict[str, tuple[tuple[str, ...], bool, Callable[[tuple], dict[str, tup
     # Not taken before: the numbers are sizes of `reshape` (one through `h * p`).
     "timm_naflex_patch_grid": (("h = (patch_coord[0, :, 0].max() + 1)\n", "patch.reshape(h, w, p, p, 3)",
                                 "patch.reshape(3, h * p, w * p)"), False, _timm_sets),
+    # Not taken before: `int(t)`, not `.item()`, whose number goes to a method's parameter that is a cache's
+    # key and the end of `torch.arange`; `int` is kept for eager mode, the trace gets the tensor.
+    "depth_anything_v3_rope_table": (("max_position = _trt_int(positions.max()) + 1\n",), False, _dav3_sets),
 }
 _PHI4_MASK = load_variant(HERE / "phi4_multimodal_useful_crop.py", "trt702_phi4_masks").mask_of
 _TIMM_GRID = load_variant(HERE / "timm_naflex_patch_grid.py", "trt702_timm_grid").grid
