@@ -148,3 +148,4 @@ def test_migrate_names_it_where_the_graph_has_wrong_values(tmp_path: Path) -> No
     decision = decide(found[0], [wrong], facts, unsafe=True)
     assert decision.action == REMAINS and "no automatic fix" in decision.reason
     assert "write into the tensor itself through slices" in decision.reason
+    assert f"(at {found[0].path}:11)" in decision.reason  # the write, where the manual step is taken

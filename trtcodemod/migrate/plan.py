@@ -560,8 +560,12 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
         return Decision(finding, INFO, reason=located, problems=hits)
     safety = finding.fix.value
     if safety == "none":
-        return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}{_empty_axis(hits)}",
-                        problems=hits)
+        # A construct that only shows where the values first differ (TRT375's write through a view, lines above the
+        # node that differs) is named at its own line too: that is where the manual step is taken.
+        at = "" if finding.rule not in WRONG_VALUE_RULES or all(p.path is None or _span(finding).has_line(norm(p.path), p.line or 0) for p in hits) else \
+            f" (at {finding.path}:{finding.line})"
+        return Decision(finding, REMAINS,
+                        reason=f"{located}; no automatic fix{at}: {finding.message}{_empty_axis(hits)}", problems=hits)
     # What the rule's own analysis adds (TRT704: whether the call graph lets an observation
     # speak for every caller, or why the fix keeps the original for what the run never saw).
     evidence = getattr(finding.edit, "evidence", "")
