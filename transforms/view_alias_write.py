@@ -57,40 +57,57 @@ def _root(node: cst.BaseExpression) -> str | None:
 
 class _Body(cst.CSTVisitor):
     """A function's own statements (not those of functions, lambdas or classes in it): the names bound to a view
-    chain, and the in-place writes with their receivers, in order."""
+    chain and the in-place writes with their receivers, each with its place in the text and the loops around it."""
 
     def __init__(self) -> None:
-        self.views: set[str] = set()
-        self.writes: list[tuple[cst.CSTNode, cst.BaseExpression, str]] = []
+        #: (name, place, loops around the binding).
+        self.views: list[tuple[str, int, frozenset[int]]] = []
+        #: (write, target, how, place, loops around the write).
+        self.writes: list[tuple[cst.CSTNode, cst.BaseExpression, str, int, frozenset[int]]] = []
+        self._loops: list[int] = []
+        self._place = 0
 
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
-        return False
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self._place += 1
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return False
+        if isinstance(node, (cst.For, cst.While)):
+            self._loops.append(id(node))
+        return super().on_visit(node)
 
-    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
-        return False
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if isinstance(original_node, (cst.For, cst.While)):
+            self._loops.pop()
+        super().on_leave(original_node)
 
-    def visit_Lambda(self, node: cst.Lambda) -> bool:
-        return False
+    def _write(self, node: cst.CSTNode, target: cst.BaseExpression, how: str) -> None:
+        self.writes.append((node, target, how, self._place, frozenset(self._loops)))
 
     def visit_Assign(self, node: cst.Assign) -> None:
         root, through_view = _chain(node.value)
         through_view &= isinstance(root, cst.Name)  # a view of a new tensor (`x.clone().transpose(1, 2)`): its only name
         for target in node.targets:
             if isinstance(target.target, cst.Name) and through_view:
-                self.views.add(target.target.value)
+                self.views.append((target.target.value, self._place, frozenset(self._loops)))
             elif isinstance(target.target, cst.Subscript):
-                self.writes.append((node, target.target, "an assignment into it"))
+                self._write(node, target.target, "an assignment into it")
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         if isinstance(node.target, (cst.Name, cst.Subscript)):
-            self.writes.append((node, node.target, "an augmented assignment"))
+            self._write(node, node.target, "an augmented assignment")
 
     def visit_Call(self, node: cst.Call) -> None:
         func = node.func
         if isinstance(func, cst.Attribute):
             name = func.attr.value
             if name.endswith("_") and not name.startswith("_") and name not in _NOT_WRITES:
-                self.writes.append((node, func.value, f"`{name}`"))
+                self._write(node, func.value, f"`{name}`")
+
+    def a_view_at(self, name: str, place: int, loops: frozenset[int]) -> bool:
+        """Is ``name`` bound to a view where a write at ``place`` in ``loops`` runs: bound before it, or bound in
+        a loop around it (a later round's write goes through it)? A view bound only after the write (Jamba's
+        `final_hidden_states.index_add_(...)` in the loop, `.reshape(...)` of it after) is not."""
+        return any(bound == name and (at < place or bound_loops & loops) for bound, at, bound_loops in self.views)
 
 
 class ViewAliasWrite(Rule):
@@ -160,9 +177,9 @@ Fix safety: none (detect only).""",
             return
         body = _Body()
         node.body.visit(body)
-        for write, target, how in body.writes:
+        for write, target, how, place, loops in body.writes:
             root, through_view = _chain(target)
-            if not isinstance(root, cst.Name) or not through_view and root.value not in body.views:
+            if not isinstance(root, cst.Name) or not through_view and not body.a_view_at(root.value, place, loops):
                 continue
             name = root.value if isinstance(root, cst.Name) else "the tensor"
             self._due[id(write)] = (

@@ -88,6 +88,12 @@ def test_the_sweep_is_named_once_at_its_first_write() -> None:
     ("def f(x):\n    y = x.view(-1)\n    return y.add(1), y.sum()\n", []),
     ("def f(x):\n    y = x.view(-1)\n    def g(z):\n        z.add_(1)\n    return g(x)\n", []),
     ("def f(x):\n    y = x.view(-1)\n    y.requires_grad_()\n    return y\n", []),
+    # Written first, viewed after: mambapy 1.2.0's Jamba experts (`mambapy/jamba.py:518-519`) add into
+    # `final_hidden_states` in the loop over experts, then reshape it for the return.
+    ("def f(x, i, v):\n    out = torch.zeros_like(x)\n    for e in range(2):\n        out.index_add_(0, i, v)\n"
+     "    out = out.reshape(2, -1)\n    return out\n", []),
+    # ... but a view bound in the loop reaches the next round's write.
+    ("def f(x):\n    for e in range(2):\n        x.mul_(2)\n        x = x.transpose(0, 1)\n    return x\n", [3]),
 ])
 def test_what_counts_as_a_write_through_a_view(source: str, lines: list[int]) -> None:
     assert [f.line for f in _findings("import torch\n" + source)] == [n + 1 for n in lines]
