@@ -60,10 +60,14 @@ class _Body(cst.CSTVisitor):
     chain and the in-place writes with their receivers, each with its place in the text and the loops around it."""
 
     def __init__(self) -> None:
-        #: (name, place, loops around the binding).
-        self.views: list[tuple[str, int, frozenset[int]]] = []
+        #: Bindings of names: (name, place, loops around it, "view" / "alias" / "fresh", the name at its chain's root).
+        self.views: list[tuple[str, int, frozenset[int], str, str | None]] = []
         #: (write, target, how, place, loops around the write).
         self.writes: list[tuple[cst.CSTNode, cst.BaseExpression, str, int, frozenset[int]]] = []
+        #: (name, place) of every name in the text.
+        self.names: list[tuple[str, int]] = []
+        #: id(node) -> the place of the last node in it.
+        self.ends: dict[int, int] = {}
         self._loops: list[int] = []
         self._place = 0
 
@@ -73,9 +77,12 @@ class _Body(cst.CSTVisitor):
             return False
         if isinstance(node, (cst.For, cst.While)):
             self._loops.append(id(node))
+        if isinstance(node, cst.Name):
+            self.names.append((node.value, self._place))
         return super().on_visit(node)
 
     def on_leave(self, original_node: cst.CSTNode) -> None:
+        self.ends[id(original_node)] = self._place
         if isinstance(original_node, (cst.For, cst.While)):
             self._loops.pop()
         super().on_leave(original_node)
@@ -85,10 +92,13 @@ class _Body(cst.CSTVisitor):
 
     def visit_Assign(self, node: cst.Assign) -> None:
         root, through_view = _chain(node.value)
-        through_view &= isinstance(root, cst.Name)  # a view of a new tensor (`x.clone().transpose(1, 2)`): its only name
+        # A view of a new tensor (`x.clone().transpose(1, 2)`) is its only name; a chain from a name without a view
+        # (`Xa = X`, `y = x[:, 1:]`) is another name of that tensor; anything else is a new tensor.
+        kind = ("fresh" if not isinstance(root, cst.Name) else "view" if through_view else "alias")
+        source = root.value if isinstance(root, cst.Name) else None
         for target in node.targets:
-            if isinstance(target.target, cst.Name) and through_view:
-                self.views.append((target.target.value, self._place, frozenset(self._loops)))
+            if isinstance(target.target, cst.Name):
+                self.views.append((target.target.value, self._place, frozenset(self._loops), kind, source))
             elif isinstance(target.target, cst.Subscript):
                 self._write(node, target.target, "an assignment into it")
 
@@ -103,11 +113,45 @@ class _Body(cst.CSTVisitor):
             if name.endswith("_") and not name.startswith("_") and name not in _NOT_WRITES:
                 self._write(node, func.value, f"`{name}`")
 
+    def _before(self, name: str, place: int) -> tuple | None:
+        """The last binding of ``name`` in the text before ``place`` (None: a parameter, or bound otherwise)."""
+        found = [b for b in self.views if b[0] == name and b[1] < place]
+        return found[-1] if found else None
+
+    def _aliasing_view(self, binding: tuple) -> bool:
+        """Is ``binding`` a view of a tensor that another name may still reach? `y = y.permute(...)` of a `y` that
+        was a new tensor (timm's Swin: `relative_coords = relative_coords.permute(1, 2, 0)`) leaves no other name."""
+        name, at, _, kind, source = binding
+        if kind != "view":
+            return False
+        if source != name:
+            return True
+        previous = self._before(name, at)
+        return previous is None or previous[3] != "fresh" and (previous[3] != "view" or self._aliasing_view(previous))
+
+    def viewed(self, name: str, place: int) -> str:
+        """The name of the tensor a write into ``name`` at ``place`` reaches through its bindings' roots."""
+        seen = set()
+        while name not in seen:
+            seen.add(name)
+            last = self._before(name, place)
+            if last is None or last[3] == "fresh" or last[4] is None:
+                return name
+            name, place = last[4], last[1]
+        return name
+
+    def read_after(self, name: str, place: int) -> bool:
+        return any(n == name and at > place for n, at in self.names)
+
     def a_view_at(self, name: str, place: int, loops: frozenset[int]) -> bool:
-        """Is ``name`` bound to a view where a write at ``place`` in ``loops`` runs: bound before it, or bound in
-        a loop around it (a later round's write goes through it)? A view bound only after the write (Jamba's
-        `final_hidden_states.index_add_(...)` in the loop, `.reshape(...)` of it after) is not."""
-        return any(bound == name and (at < place or bound_loops & loops) for bound, at, bound_loops in self.views)
+        """Is ``name`` a view of another tensor where a write at ``place`` in ``loops`` runs: by its last binding
+        before the write, or by one in a loop around it (a later round's write goes through it)? A view bound only
+        after the write (Jamba's `final_hidden_states.index_add_(...)` in the loop, `.reshape(...)` of it after),
+        or a new tensor bound since the view (kornia's ViT: `x = torch.cat([cls_tokens, x], dim=1)`), is not."""
+        last = self._before(name, place)
+        if last is not None and self._aliasing_view(last):
+            return True
+        return any(b[0] == name and b[2] & loops and b[1] > place and self._aliasing_view(b) for b in self.views)
 
 
 class ViewAliasWrite(Rule):
@@ -124,7 +168,11 @@ reached through a reshaping view: a name bound to a chain with `view`, `view_as`
 `transpose`, `swapaxes`, `permute`, `t`, `movedim`, `unsqueeze`, `squeeze`, `flatten`,
 `unflatten`, `expand`, `diagonal`, `as_strided` or `unfold` in it (as a method or as
 `torch.<name>(x, ...)`, `.T`), or such a chain written into directly
-(`x.view(b, -1)[:, 0].zero_()`). It is reported once per function, at the first such write.
+(`x.view(b, -1)[:, 0].zero_()`), where something may read the tensor viewed afterwards: the
+function reads it after the write, it is one of the function's parameters (the caller holds it),
+or the write is in a loop. A view bound after the write, a view of a new tensor under its only
+name (`r = r.permute(1, 2, 0)` of a product) and a name bound to a new tensor since the view are
+not writes through a view. It is reported once per function, at the first such write.
 mambapy 1.2.0's parallel scan (`mambapy/pscan.py`, `PScan.pscan`) sweeps up with
 `Xa = Xa.view(B, D, T//2, 2, -1)` then `Xa[:, :, :, 1].add_(Aa[:, :, :, 1].mul(Xa[:, :, :, 0]))`,
 and its caller reads the scanned values back from the tensor it passed in.
@@ -177,10 +225,15 @@ Fix safety: none (detect only).""",
             return
         body = _Body()
         node.body.visit(body)
+        params = node.params
+        parameters = {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
         for write, target, how, place, loops in body.writes:
             root, through_view = _chain(target)
             if not isinstance(root, cst.Name) or not through_view and not body.a_view_at(root.value, place, loops):
                 continue
+            viewed = body.viewed(root.value, place)
+            if not loops and viewed not in parameters and not body.read_after(viewed, body.ends.get(id(write), place)):
+                continue  # nothing reads the tensor viewed after the write (kornia's `return atlas.flatten(2, 3).mul_(0.5)`)
             name = root.value if isinstance(root, cst.Name) else "the tensor"
             self._due[id(write)] = (
                 f"{how} writes in place into `{name}`, a reshaping view (`view`, `transpose`, ...) of another "

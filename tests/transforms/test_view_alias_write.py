@@ -92,6 +92,15 @@ def test_the_sweep_is_named_once_at_its_first_write() -> None:
     # `final_hidden_states` in the loop over experts, then reshape it for the return.
     ("def f(x, i, v):\n    out = torch.zeros_like(x)\n    for e in range(2):\n        out.index_add_(0, i, v)\n"
      "    out = out.reshape(2, -1)\n    return out\n", []),
+    # A view of a new tensor under its only name (timm 1.0's Swin, `timm/models/swin_transformer.py:215-217`), and a
+    # new tensor bound since the view (kornia 0.9's ViT, `kornia/models/vit.py:192-197`).
+    ("def f(c):\n    r = c[:, :, None] - c[:, None, :]\n    r = r.permute(1, 2, 0).contiguous()\n"
+     "    r[:, :, 0] += 1\n    return r\n", []),
+    ("def f(x, t, p):\n    x = x.view(2, -1).permute(1, 0)\n    x = torch.cat([t, x])\n    x += p\n    return x\n", []),
+    # Nothing reads the tensor viewed after the write: kornia 0.9's SIFT gradients return the view itself
+    # (`kornia/feature/sift/scale_space.py:592-595`).
+    ("def f(x):\n    atlas = x.new_empty(2, 3)\n    return atlas.flatten(0, 1).mul_(0.5)\n", []),
+    ("def f(x):\n    atlas = x.new_empty(2, 3)\n    atlas.flatten(0, 1).mul_(0.5)\n    return atlas\n", [3]),
     # ... but a view bound in the loop reaches the next round's write.
     ("def f(x):\n    for e in range(2):\n        x.mul_(2)\n        x = x.transpose(0, 1)\n    return x\n", [3]),
 ])
