@@ -21,7 +21,7 @@ _MAY_ALIAS = frozenset({"contiguous", "detach", "narrow", "select", "to", "type_
 #: Methods whose name ends with ``_`` but that write no values.
 _NOT_WRITES = frozenset({"requires_grad_", "share_memory_", "retain_grad_", "pin_memory_"})
 
-_STEP = ("no automatic fix: the graph computes with the tensor as it was before the write. By hand: write into the "
+_STEP = ("the graph computes with the tensor as it was before the write. By hand: write into the "
          "tensor itself through slices and indices (a level of a strided sweep is one slice: "
          "`x.view(b, d, t // 2, 2, n)[:, :, :, 1]` is `x[:, :, 1::2]`), or compute the update out of place and rebuild "
          "the tensor (`torch.cat`, `torch.where`) and use the result, or export with the dynamo exporter "
