@@ -85,8 +85,10 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 #: naming the node (`/Add_19`) but no line (CenterNet's `multi_pose_decode`).
 #: TRT355: a write through a subscript holding `None` leaves no node at all (monodepth2's `T[:, :3, 3, None] = t`):
 #: the graph computes with the tensor as it was before the write.
+#: TRT375 (detect only): an in-place write through a reshaping view (`Xa = X.view(...)`, then `Xa[:, 1].add_(v)`) is
+#: lost for the tensor viewed, with no warning (mambapy's parallel scan): named where the graph's values differ.
 WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352",
-                               "TRT355"})
+                               "TRT355", "TRT375"})
 
 #: Rules whose every finding stops the TorchScript export the same way once one does, with an error that names
 #: no operator ("Failed to export a node '%5 : Long(device=cpu) = onnx::Gather[axis=0](%2, %4), scope: ...' (in
@@ -570,8 +572,12 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
         return Decision(finding, INFO, reason=located, problems=hits)
     safety = finding.fix.value
     if safety == "none":
-        return Decision(finding, REMAINS, reason=f"{located}; no automatic fix: {finding.message}{_empty_axis(hits)}",
-                        problems=hits)
+        # A construct that only shows where the values first differ (TRT375's write through a view, lines above the
+        # node that differs) is named at its own line too: that is where the manual step is taken.
+        at = "" if finding.rule not in WRONG_VALUE_RULES or all(p.path is None or _span(finding).has_line(norm(p.path), p.line or 0) for p in hits) else \
+            f" (at {finding.path}:{finding.line})"
+        return Decision(finding, REMAINS,
+                        reason=f"{located}; no automatic fix{at}: {finding.message}{_empty_axis(hits)}", problems=hits)
     # What the rule's own analysis adds (TRT704: whether the call graph lets an observation
     # speak for every caller, or why the fix keeps the original for what the run never saw).
     evidence = getattr(finding.edit, "evidence", "")
