@@ -60,6 +60,11 @@ PART_HELPER = "_trt_dft_part"
 PRODUCT_HELPER = "_trt_complex_mul"
 #: What a spectrum divided by a real tensor or number (``a / n``) in such a chain becomes.
 QUOTIENT_HELPER = "_trt_complex_div"
+#: What the conjugate of a spectrum (``torch.conj(a)``, ``a.conj()``, ``conj_physical``) in such a chain becomes.
+CONJ_HELPER = "_trt_complex_conj"
+#: The functions and methods that conjugate: the name → whether the conjugate is materialized.
+_CONJ_FUNCTIONS = {"torch.conj": False, "torch.conj_physical": True}
+_CONJ_METHODS = {"conj": False, "conj_physical": True}
 #: What ``torch.view_as_complex(pairs)`` kept in a variable a transform takes becomes.
 COMPLEX_HELPER = "_trt_view_as_complex"
 _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
@@ -79,6 +84,23 @@ def complex_maker(node: cst.CSTNode, context) -> str | None:
                                              for a in node.args):
         return None
     return name
+
+
+def conjugate_of(node: cst.CSTNode, context) -> tuple[cst.BaseExpression, bool] | None:
+    """``(operand, physical)`` when ``node`` conjugates ``operand``: ``torch.conj(z)``,
+    ``torch.conj_physical(z)`` (the input by position or as ``input=``), ``z.conj()`` or
+    ``z.conj_physical()`` with no other argument; ``physical`` for the ``conj_physical`` forms."""
+    if type(node) is not cst.Call or has_star_args(node):
+        return None
+    if type(node.func) is cst.Attribute and node.func.attr.value in _CONJ_METHODS and not node.args:
+        name = context.refers_to(node.func, *_CONJ_FUNCTIONS)
+        if name is None:  # (`torch.conj` itself is an attribute too)
+            return node.func.value, _CONJ_METHODS[node.func.attr.value]
+    name = context.refers_to(node.func, *_CONJ_FUNCTIONS)
+    if name is None or len(node.args) != 1 or (node.args[0].keyword is not None
+                                               and node.args[0].keyword.value != "input"):
+        return None
+    return node.args[0].value, _CONJ_FUNCTIONS[name]
 
 
 def _keyword_is(call: cst.Call, keyword: str, value: str) -> bool:
@@ -382,6 +404,13 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
             if complex_maker(expr, context) is not None:
                 found[expr] = "maker"
                 return True
+            conjugated = conjugate_of(expr, context)
+            if conjugated is not None:  # the conjugate of a spectrum (Autoformer's `q_fft * torch.conj(k_fft)`)
+                inner: dict[cst.CSTNode, str] = {}
+                if spectral(conjugated[0], position, ancestors, inner, visiting, nested):
+                    found.update(inner)
+                    found[expr] = "conjugate"
+                    return True
             return False
         if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Divide:
             # A spectrum divided by what is no spectrum (a number, a real tensor: checked when it runs).
@@ -1240,6 +1269,15 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 helpers.append(helper)
                 return cst.Call(func=cst.Name(helper), args=[
                     cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
+            if kind == "conjugate":
+                helpers.append(CONJ_HELPER)
+                physical = conjugate_of(original, self.context)[1]  # type: ignore[index]
+                operand = updated.func.value if type(updated.func) is cst.Attribute \
+                    and not updated.args else updated.args[0].value  # type: ignore[attr-defined]
+                args = [cst.Arg(value=operand)]
+                if physical:
+                    args.append(cst.Arg(value=cst.Name("True")))
+                return cst.Call(func=cst.Name(CONJ_HELPER), args=args)
             if kind == "maker":
                 made_by = COMPLEX_MAKERS[complex_maker(original, self.context)]  # type: ignore[index]
                 helpers.append(made_by)
