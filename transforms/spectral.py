@@ -668,7 +668,14 @@ read, back to the first that runs whenever the read does; a factor not made by t
 complex parameter, a complex tensor written to since) makes the product torch's `*`, and the
 inverse then keeps torch's function (and its export error). A spectrum divided by what is no
 spectrum (`rfft(k, n=size) / size`) → `_trt_complex_div(a, b)`: `a / b`; while exporting, each
-part divided by the real tensor or number (a complex divisor keeps torch's `/`). Only `*` and
+part divided by the real tensor or number (a complex divisor keeps torch's `/`). The conjugate
+of such a spectrum is one too (Autoformer's auto-correlation in torch-timeseries, `res = q_fft *
+torch.conj(k_fft)`, `corr = torch.fft.irfft(res, dim=-1)`): `torch.conj(z)`, `z.conj()`,
+`torch.conj_physical(z)`, `z.conj_physical()` → `_trt_complex_conj(z)` (`_trt_complex_conj(z,
+True)` for the physical forms): torch's conjugate outside an export; while exporting, of a
+spectrum whose parts the helpers remember, a complex tensor remembering `(real, -imag)` (Neg on
+the imaginary part); the conjugate of anything else (a complex parameter) is left as written and
+the product then keeps torch's `*`. Only `*` and
 that `/` are taken (not a quotient of spectra, `torch.mul`, `einsum`, an in-place `*=`). Graph:
 also Mul, Div, Sub and Add on the parts. A complex pipeline read by a part is one such chain:
 `x_fft = torch.fft.fft2(x)`, `torch.fft.ifft2(x_fft * lg).real` → `x_fft = _trt_fft2("tracked",
