@@ -25,6 +25,7 @@ magnitude while exporting.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -194,11 +195,30 @@ def part_of(node: cst.CSTNode, context) -> tuple[cst.BaseExpression, str] | None
             part = context.refers_to(func, *_PART_FUNCTIONS)
             if part is not None:
                 return node.args[0].value, _PART_FUNCTIONS[part]
+            if builtin_abs(func, context):
+                return node.args[0].value, "abs"
         if not node.args and type(func) is cst.Attribute and func.attr.value in _PART_METHODS:
             return func.value, _PART_METHODS[func.attr.value]
     elif type(node) is cst.Attribute and node.attr.value in _PART_ATTRIBUTES:
         return node.value, _PART_ATTRIBUTES[node.attr.value]
     return None
+
+
+_ABS_OTHERWISE = re.compile(rb"(?<![\w.])abs\b(?!\s*\()|\b(?:def|class)\s+abs\b")
+
+
+@lru_cache(maxsize=64)
+def _abs_is_builtin(source: bytes) -> bool:
+    """Whether the name ``abs`` is Python's built-in everywhere in ``source``: it is only ever called
+    (no ``def abs``, no binding, parameter, import or other mention of the bare name)."""
+    return _ABS_OTHERWISE.search(source) is None
+
+
+def builtin_abs(func: cst.BaseExpression, context) -> bool:
+    """``func`` is the built-in ``abs`` (TimesNet's ``abs(xf).mean(0)`` of its spectrum), which for
+    a tensor is ``z.abs()``."""
+    return type(func) is cst.Name and func.value == "abs" and context.source is not None \
+        and _abs_is_builtin(context.source)
 
 
 def _inline_pairs(call: cst.Call, context) -> bool:
@@ -1190,6 +1210,8 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         func = node.func
         if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
             part = self.context.refers_to(func, *_PART_FUNCTIONS)
+            if part is None and builtin_abs(func, self.context):
+                part = "torch.abs"  # (the built-in `abs` of a tensor is its `abs()`)
             if part is not None and self._transform(node.args[0].value) is not None:
                 self._take(node, node.args[0].value, _PART_FUNCTIONS[part])
                 return

@@ -1764,3 +1764,58 @@ def test_the_stft_gate_exports_with_the_dynamo_exporter_too(gates, nonstationary
         [got] = session.run(None, {name: x.numpy()})
         assert got.shape == tuple(want.shape), label
         assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label
+
+
+def test_the_builtin_abs_of_a_spectrum_is_a_part(tmp_path) -> None:
+    """Python's ``abs`` of a spectrum is its magnitude (``Tensor.__abs__`` is ``torch.abs``):
+    torch-timeseries 0.2.5's TimesNet, ``torch_timeseries/model/TimesNet.py:11-18`` (restated):
+    ``xf = torch.fft.rfft(x, dim=1)``, then ``abs(xf).mean(0).mean(-1)`` and ``abs(xf).mean(-1)``.
+    Taken as the rule's ``abs`` part, written inline or through the name; a file that binds or
+    mentions the bare name ``abs`` otherwise (a parameter, a ``def``) is left as it is. Eager mode
+    runs as the original; the export equals eager mode."""
+    source = ("import torch\n"
+              "def amplitudes(x):\n"
+              "    xf = torch.fft.rfft(x, dim=1)\n"
+              "    frequency_list = abs(xf).mean(0).mean(-1)\n"
+              "    return frequency_list, abs(xf).mean(-1)\n"
+              "def inline(x):\n"
+              "    return abs(torch.fft.rfft(x, dim=1)).mean(-1)\n")
+    after = strip_helpers(rewrite(source, select=("TRT709",), unsafe=True))
+    for line in ('xf = _trt_rfft("complex", x, dim=1)', 'frequency_list = _trt_dft_part(xf, "abs").mean(0).mean(-1)',
+                 'return frequency_list, _trt_dft_part(xf, "abs").mean(-1)',
+                 'return _trt_rfft("abs", x, dim=1).mean(-1)'):
+        assert line in after, (line, after)
+    for shadowing in ("def f(x, abs):\n    return abs(torch.fft.rfft(x))\n",
+                      "def abs(z):\n    return z.real\ndef f(x):\n    return abs(torch.fft.rfft(x))\n",
+                      "from numpy import abs\ndef f(x):\n    return abs(torch.fft.rfft(x))\n"):
+        kept = "import torch\n" + shadowing
+        assert rewrite(kept, select=("TRT709",), unsafe=True) == kept, shadowing
+    (tmp_path / "before").mkdir()
+    (tmp_path / "after").mkdir()
+    before = import_source(source, tmp_path / "before")
+    rewritten = import_source(rewrite(source, select=("TRT709",), unsafe=True), tmp_path / "after")
+    for values in ("random", "zeros", "negative", "special"):
+        x = _signal((2, 9, 3), "random" if values == "special" else values, torch.float32)
+        if values == "special":
+            x[0, 1, 0], x[1, 2, 1] = math.inf, math.nan
+        for name in ("amplitudes", "inline"):
+            want, got = before[name](x), rewritten[name](x)
+            for a, b in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+                torch.testing.assert_close(b, a, rtol=0, atol=0, equal_nan=True)
+
+    class Amplitudes(torch.nn.Module):
+        def forward(self, x):
+            return rewritten["amplitudes"](x)[1]
+
+    buffer = io.BytesIO()
+    example = _signal((2, 9, 3), "random", torch.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Amplitudes(), (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "n", 1: "t"}})
+    session = ort.InferenceSession(buffer.getvalue())
+    for shape in ((2, 9, 3), (3, 16, 3), (1, 1, 3)):
+        x = _signal(shape, "random", torch.float32)
+        [got] = session.run(None, {"x": x.numpy()})
+        want = before["amplitudes"](x)[1]
+        assert np.allclose(got, want.numpy(), rtol=1e-5, atol=1e-5 * (1 + float(want.abs().max()))), shape
