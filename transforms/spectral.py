@@ -695,7 +695,9 @@ torch.conj(k_fft)`, `corr = torch.fft.irfft(res, dim=-1)`): `torch.conj(z)`, `z.
 True)` for the physical forms): torch's conjugate outside an export; while exporting, of a
 spectrum whose parts the helpers remember, a complex tensor remembering `(real, -imag)` (Neg on
 the imaginary part); the conjugate of anything else (a complex parameter) is left as written and
-the product then keeps torch's `*`. Only `*` and
+the product then keeps torch's `*`. Python's `abs(z)` of a spectrum is its `abs` part
+(TimesNet's `abs(xf).mean(0)`), where the file binds or mentions the bare name `abs` nowhere else.
+Only `*` and
 that `/` are taken (not a quotient of spectra, `torch.mul`, `einsum`, an in-place `*=`). Graph:
 also Mul, Div, Sub and Add on the parts. A complex pipeline read by a part is one such chain:
 `x_fft = torch.fft.fft2(x)`, `torch.fft.ifft2(x_fft * lg).real` → `x_fft = _trt_fft2("tracked",
