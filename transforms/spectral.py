@@ -25,6 +25,7 @@ magnitude while exporting.
 from __future__ import annotations
 
 import ast
+import re
 from functools import lru_cache
 from pathlib import Path
 
@@ -60,6 +61,11 @@ PART_HELPER = "_trt_dft_part"
 PRODUCT_HELPER = "_trt_complex_mul"
 #: What a spectrum divided by a real tensor or number (``a / n``) in such a chain becomes.
 QUOTIENT_HELPER = "_trt_complex_div"
+#: What the conjugate of a spectrum (``torch.conj(a)``, ``a.conj()``, ``conj_physical``) in such a chain becomes.
+CONJ_HELPER = "_trt_complex_conj"
+#: The functions and methods that conjugate: the name → whether the conjugate is materialized.
+_CONJ_FUNCTIONS = {"torch.conj": False, "torch.conj_physical": True}
+_CONJ_METHODS = {"conj": False, "conj_physical": True}
 #: What ``torch.view_as_complex(pairs)`` kept in a variable a transform takes becomes.
 COMPLEX_HELPER = "_trt_view_as_complex"
 _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
@@ -79,6 +85,23 @@ def complex_maker(node: cst.CSTNode, context) -> str | None:
                                              for a in node.args):
         return None
     return name
+
+
+def conjugate_of(node: cst.CSTNode, context) -> tuple[cst.BaseExpression, bool] | None:
+    """``(operand, physical)`` when ``node`` conjugates ``operand``: ``torch.conj(z)``,
+    ``torch.conj_physical(z)`` (the input by position or as ``input=``), ``z.conj()`` or
+    ``z.conj_physical()`` with no other argument; ``physical`` for the ``conj_physical`` forms."""
+    if type(node) is not cst.Call or has_star_args(node):
+        return None
+    if type(node.func) is cst.Attribute and node.func.attr.value in _CONJ_METHODS and not node.args:
+        name = context.refers_to(node.func, *_CONJ_FUNCTIONS)
+        if name is None:  # (`torch.conj` itself is an attribute too)
+            return node.func.value, _CONJ_METHODS[node.func.attr.value]
+    name = context.refers_to(node.func, *_CONJ_FUNCTIONS)
+    if name is None or len(node.args) != 1 or (node.args[0].keyword is not None
+                                               and node.args[0].keyword.value != "input"):
+        return None
+    return node.args[0].value, _CONJ_FUNCTIONS[name]
 
 
 def _keyword_is(call: cst.Call, keyword: str, value: str) -> bool:
@@ -172,11 +195,30 @@ def part_of(node: cst.CSTNode, context) -> tuple[cst.BaseExpression, str] | None
             part = context.refers_to(func, *_PART_FUNCTIONS)
             if part is not None:
                 return node.args[0].value, _PART_FUNCTIONS[part]
+            if builtin_abs(func, context):
+                return node.args[0].value, "abs"
         if not node.args and type(func) is cst.Attribute and func.attr.value in _PART_METHODS:
             return func.value, _PART_METHODS[func.attr.value]
     elif type(node) is cst.Attribute and node.attr.value in _PART_ATTRIBUTES:
         return node.value, _PART_ATTRIBUTES[node.attr.value]
     return None
+
+
+_ABS_OTHERWISE = re.compile(rb"(?<![\w.])abs\b(?!\s*\()|\b(?:def|class)\s+abs\b")
+
+
+@lru_cache(maxsize=64)
+def _abs_is_builtin(source: bytes) -> bool:
+    """Whether the name ``abs`` is Python's built-in everywhere in ``source``: it is only ever called
+    (no ``def abs``, no binding, parameter, import or other mention of the bare name)."""
+    return _ABS_OTHERWISE.search(source) is None
+
+
+def builtin_abs(func: cst.BaseExpression, context) -> bool:
+    """``func`` is the built-in ``abs`` (TimesNet's ``abs(xf).mean(0)`` of its spectrum), which for
+    a tensor is ``z.abs()``."""
+    return type(func) is cst.Name and func.value == "abs" and context.source is not None \
+        and _abs_is_builtin(context.source)
 
 
 def _inline_pairs(call: cst.Call, context) -> bool:
@@ -382,6 +424,13 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
             if complex_maker(expr, context) is not None:
                 found[expr] = "maker"
                 return True
+            conjugated = conjugate_of(expr, context)
+            if conjugated is not None:  # the conjugate of a spectrum (Autoformer's `q_fft * torch.conj(k_fft)`)
+                inner: dict[cst.CSTNode, str] = {}
+                if spectral(conjugated[0], position, ancestors, inner, visiting, nested):
+                    found.update(inner)
+                    found[expr] = "conjugate"
+                    return True
             return False
         if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Divide:
             # A spectrum divided by what is no spectrum (a number, a real tensor: checked when it runs).
@@ -639,7 +688,16 @@ read, back to the first that runs whenever the read does; a factor not made by t
 complex parameter, a complex tensor written to since) makes the product torch's `*`, and the
 inverse then keeps torch's function (and its export error). A spectrum divided by what is no
 spectrum (`rfft(k, n=size) / size`) → `_trt_complex_div(a, b)`: `a / b`; while exporting, each
-part divided by the real tensor or number (a complex divisor keeps torch's `/`). Only `*` and
+part divided by the real tensor or number (a complex divisor keeps torch's `/`). The conjugate
+of such a spectrum is one too (Autoformer's auto-correlation in torch-timeseries, `res = q_fft *
+torch.conj(k_fft)`, `corr = torch.fft.irfft(res, dim=-1)`): `torch.conj(z)`, `z.conj()`,
+`torch.conj_physical(z)`, `z.conj_physical()` → `_trt_complex_conj(z)` (`_trt_complex_conj(z,
+True)` for the physical forms): torch's conjugate outside an export; while exporting, of a
+spectrum whose parts the helpers remember, a complex tensor remembering `(real, -imag)` (Neg on
+the imaginary part); the conjugate of anything else (a complex parameter) is left as written and
+the product then keeps torch's `*`. Python's `abs(z)` of a spectrum is its `abs` part
+(TimesNet's `abs(xf).mean(0)`), where the file binds or mentions the bare name `abs` nowhere else.
+Only `*` and
 that `/` are taken (not a quotient of spectra, `torch.mul`, `einsum`, an in-place `*=`). Graph:
 also Mul, Div, Sub and Add on the parts. A complex pipeline read by a part is one such chain:
 `x_fft = torch.fft.fft2(x)`, `torch.fft.ifft2(x_fft * lg).real` → `x_fft = _trt_fft2("tracked",
@@ -1154,6 +1212,8 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         func = node.func
         if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
             part = self.context.refers_to(func, *_PART_FUNCTIONS)
+            if part is None and builtin_abs(func, self.context):
+                part = "torch.abs"  # (the built-in `abs` of a tensor is its `abs()`)
             if part is not None and self._transform(node.args[0].value) is not None:
                 self._take(node, node.args[0].value, _PART_FUNCTIONS[part])
                 return
@@ -1240,6 +1300,15 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 helpers.append(helper)
                 return cst.Call(func=cst.Name(helper), args=[
                     cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
+            if kind == "conjugate":
+                helpers.append(CONJ_HELPER)
+                physical = conjugate_of(original, self.context)[1]  # type: ignore[index]
+                operand = updated.func.value if type(updated.func) is cst.Attribute \
+                    and not updated.args else updated.args[0].value  # type: ignore[attr-defined]
+                args = [cst.Arg(value=operand)]
+                if physical:
+                    args.append(cst.Arg(value=cst.Name("True")))
+                return cst.Call(func=cst.Name(CONJ_HELPER), args=args)
             if kind == "maker":
                 made_by = COMPLEX_MAKERS[complex_maker(original, self.context)]  # type: ignore[index]
                 helpers.append(made_by)

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, GRAD_CONSTANT_STEP,
+from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, DATA_SHAPE_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, GRAD_CONSTANT_STEP,
                                              LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP, OTHER_VALUES_STEP,
                                              SIZE_STEP, SPLIT_STEP, SQUEEZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
@@ -65,6 +65,23 @@ def test_unclaimed_problems_get_the_step_of_their_kind() -> None:
     number = manual_step(_entry(op="(baked value)", message="Python reads a tensor's value here (tolist)"))
     assert boolean is not None and VALUE_STEP in boolean and SIZE_STEP in boolean
     assert number is not None and NUMBER_STEP in number and SIZE_STEP in number
+
+
+def test_values_taken_out_as_numpy_or_lists_name_the_offline_step() -> None:
+    """torch-timeseries 0.2.5's TimesNet (``torch_timeseries/model/TimesNet.py:16-17``, zoo 41): the
+    top-k frequencies of its FFT read with ``.cpu().numpy()`` become periods that pad and reshape
+    each branch, so the shapes follow the data: the step says no fixed-shape graph or faithful
+    rewrite exists and names the offline constants; a scalar ``.item()`` read does not get it."""
+    reads = [_entry(op="(baked value)", message="Python reads a tensor's value here (numpy): the export bakes it in"),
+             _entry(message="Converting a tensor to a NumPy array might cause the trace to be incorrect."),
+             _entry(message="torch.from_numpy results are registered as constants in the trace."),
+             _entry(op="(baked value)", message="Python reads a tensor's value here (tolist)")]
+    for entry in reads:
+        step = manual_step(entry)
+        assert step is not None and step.endswith(DATA_SHAPE_STEP) and NUMBER_STEP in step, entry
+    assert "no faithful rewrite exists" in DATA_SHAPE_STEP and "offline" in DATA_SHAPE_STEP
+    scalar = manual_step(_entry(op="(baked value)", message="Python reads a tensor's value here (item)"))
+    assert scalar is not None and DATA_SHAPE_STEP not in scalar and NUMBER_STEP in scalar
 
 
 def test_warnings_and_messages_that_carry_a_step_get_none() -> None:

@@ -1155,6 +1155,44 @@ def test_a_value_read_into_numpy_past_an_original_that_did_not_export_is_named_n
     assert list(plan.reverted.values())[0].startswith("breaks equivalence: ")
 
 
+def test_values_taken_out_into_numpy_past_an_original_that_did_not_export_blame_no_fix(tmp_path: Path) -> None:
+    """torch-timeseries 0.2.5's TimesNet (zoo 41): the original's export stops at the FFT
+    (``TimesNet.py:11``); with TRT709 the export goes on to ``top_list.cpu().numpy()`` (line 16), so
+    the graph holds the example's periods and differs for other data, eager mode unchanged. The
+    fix is not blamed as breaking equivalence: it goes back unproved, naming line 16; without the
+    NumPy read, or with eager mode changed, it is blamed, as before."""
+    from trtcodemod.migrate.run import _revert_culprits
+    from trtcodemod.rules import Finding, Safety
+
+    path = str((tmp_path / "m.py").resolve())
+    finding = Finding("TRT709", "dft-matmul", "m", path, 11, 1, 11, 9, Safety.UNSAFE)
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [11, 16]}, "events": [], "inputs": {}})
+    numpy = {"category": "TracerWarning", "source": f"{path}:16",
+             "message": "Converting a tensor to a NumPy array might cause the trace to be incorrect."}
+    baked = {"side": "after", "exporter": "torchscript", "faithful": False, "baked": True, "failing_sets": [2, 3],
+             "detail": "the graph matches eager on the traced input set but not on set(s) 2, 3", "warnings": [numpy]}
+    eager = {"name": "torch-cpu", "exporter": None, "status": "ok", "passed": True}
+    report = {"equivalent": False, "culprits": [{"rule": "TRT709", "reproduces": True, "detail": "the only rule"}],
+              "export_checks": [baked], "backends": [eager],
+              "export_errors": {"before": {"torchscript": "aten::fft_rfft"}, "after": {"torchscript": None}}}
+
+    def fresh() -> Plan:
+        plan = Plan()
+        plan.update([finding], [Problem("export_failure", path, 11, "(export)", "TRT709", "")], facts, unsafe=True)
+        assert [d.finding.rule for d in plan.applied] == ["TRT709"]
+        return plan
+
+    plan = fresh()
+    assert _revert_culprits(VerifyReport.from_json(report), plan)
+    [why] = plan.reverted.values()
+    assert why.startswith("not proved: ") and f"at {path}:16" in why, why
+    for other in (dict(report, export_checks=[dict(baked, warnings=[])]),
+                  dict(report, backends=[dict(eager, passed=False)])):
+        plan = fresh()
+        assert _revert_culprits(VerifyReport.from_json(other), plan)
+        assert any("breaks equivalence" in why for why in plan.reverted.values())
+
+
 STILL_STOPPED = """\
 import torch
 import torch.nn.functional as F

@@ -1078,6 +1078,21 @@ class LongConvolution(nn.Module):
         u_f = torch.fft.rfft(u.to(dtype=k.dtype), n=fft_size)
         y = torch.fft.irfft(u_f * k_f, n=fft_size, norm="forward")[..., :seqlen]
         return y
+
+
+class AutoCorrelate(nn.Module):
+    """Autoformer's period-based dependencies (restated from torch-timeseries 0.2.5,
+    torch_timeseries/nn/AutoCorrelation.py:127-130): the correlation of two series along time as
+    the inverse of one spectrum times the other's conjugate, the conjugate written three ways."""
+
+    def forward(self, x, y):
+        q_fft = torch.fft.rfft(x, dim=-1)
+        k_fft = torch.fft.rfft(y, dim=-1)
+        res = q_fft * torch.conj(k_fft)
+        a = torch.fft.irfft(res, dim=-1)
+        b = torch.fft.irfft(k_fft.conj() * q_fft, n=x.shape[-1], dim=-1)
+        c = torch.fft.irfft(torch.conj_physical(q_fft) * q_fft, dim=-1)
+        return torch.cat([a, b, c], dim=-1)
 '''
 
 
@@ -1095,14 +1110,18 @@ def test_the_product_chains_are_rewritten() -> None:
                  '_trt_rfft("tracked", k, n=n, norm=self.norm)), 0.5),',
                  'k_f = _trt_complex_div(_trt_rfft("tracked", k, n=fft_size), fft_size)',
                  'u_f = _trt_rfft("tracked", u.to(dtype=k.dtype), n=fft_size)',
-                 'y = _trt_irfft(_trt_complex_mul(u_f, k_f), n=fft_size, norm="forward")[..., :seqlen]'):
+                 'y = _trt_irfft(_trt_complex_mul(u_f, k_f), n=fft_size, norm="forward")[..., :seqlen]',
+                 'q_fft = _trt_rfft("tracked", x, dim=-1)', 'k_fft = _trt_rfft("tracked", y, dim=-1)',
+                 "res = _trt_complex_mul(q_fft, _trt_complex_conj(k_fft))",
+                 "b = _trt_irfft(_trt_complex_mul(_trt_complex_conj(k_fft), q_fft), n=x.shape[-1], dim=-1)",
+                 "c = _trt_irfft(_trt_complex_mul(_trt_complex_conj(q_fft, True), q_fft), dim=-1)"):
         assert line in after, line
     assert "torch.fft" not in after.split("class PatchAttention")[1]
     # One finding per chain, on its first transform (where an export stops first).
     found = check_source(PRODUCTS.encode(), "snippet.py", Options(select=("TRT709", "TRT706")))
     lines = PRODUCTS.splitlines()
-    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "unsafe")] * 5
-    assert [lines[f.line - 1].split()[0] for f in found] == ["q_fft", "x_patch_fft", "x", "return", "k_f"]
+    assert [(f.rule, f.fix.value) for f in found] == [("TRT709", "unsafe")] * 6
+    assert [lines[f.line - 1].split()[0] for f in found] == ["q_fft", "x_patch_fft", "x", "return", "k_f", "q_fft"]
     once = rewrite(PRODUCTS, select=("TRT709",), unsafe=True)
     assert rewrite(once, select=("TRT709",), unsafe=True) == once
 
@@ -1223,6 +1242,73 @@ def test_the_complex_product_formulation() -> None:
     assert torch.equal(_trt_rfft2("tracked", x), torch.fft.rfft2(x))  # outside an export: torch's transform
 
 
+def test_the_conjugate_formulation() -> None:
+    """``_trt_complex_conj`` is ``torch.conj`` (``conj_physical``) outside an export, bit for bit,
+    the conjugate bit included; while exporting, of a spectrum whose parts the helpers remember, a
+    complex tensor remembering ``(real, -imag)`` (zeros, negatives, inf, float32 and float64); a
+    complex tensor made otherwise, or a real one, is torch's conjugate, nothing kept."""
+    from trtcodemod.helpers.spectral import _trt_complex, _trt_complex_conj, _trt_complex_mul, _trt_irfft
+
+    for dtype in (torch.float32, torch.float64):
+        for values in ("random", "zeros", "negative", "inf"):
+            re = _signal((2, 3, 5), "random" if values == "inf" else values, dtype)
+            im = _signal((2, 3, 5), "negative" if values != "zeros" else "zeros", dtype)
+            if values == "inf":
+                im[0, 0, 0] = -math.inf
+            z = torch.complex(re, im)
+            for physical, torch_conj in ((False, torch.conj), (True, torch.conj_physical)):
+                outside = _trt_complex_conj(z, physical)
+                want = torch_conj(z)
+                assert outside.is_conj() == want.is_conj()
+                torch.testing.assert_close(outside.resolve_conj(), want.resolve_conj(), rtol=0, atol=0)
+                with export_formulation():
+                    got = _trt_complex_conj(_trt_complex(re, im), physical)
+                    got_re, got_im = got._trt_complex_parts[:2]
+                assert torch.equal(got_re, want.real) and torch.equal(got_im, want.imag)
+                assert torch.equal(torch.signbit(got_im), torch.signbit(want.imag))  # -0. where imag is 0.
+    real = torch.randn(2, 3)
+    z = torch.complex(real, real.flip(-1))
+    with export_formulation():
+        assert _trt_complex_conj(real) is real  # torch.conj of a real tensor is the tensor itself
+        plain = _trt_complex_conj(z)
+    assert not hasattr(plain, "_trt_complex_parts") and torch.equal(plain.resolve_conj(), z.conj().resolve_conj())
+    # The correlation chain while exporting equals torch's on real tensors (odd and even lengths, length 1).
+    for n in (1, 2, 7, 48):
+        x, k = _signal((2, 3, n), "random"), _signal((2, 3, n), "negative")
+        want = torch.fft.irfft(torch.fft.rfft(x) * torch.conj(torch.fft.rfft(k)), n=n)
+        with export_formulation():
+            got = _trt_irfft(_trt_complex_mul(_trt_rfft("tracked", x), _trt_complex_conj(_trt_rfft("tracked", k))),
+                             n=n)
+        assert torch.allclose(got, want, rtol=1e-10, atol=1e-10), n
+
+
+def test_the_conjugate_forms_in_a_chain() -> None:
+    """Every spelling of the conjugate of a spectrum is a chain node (``torch.conj``, ``input=``, the
+    method, ``conj_physical``, an alias, the spectrum through a name); the conjugate of what is no
+    spectrum is left as it is, and a conjugate no inverse or part reads is not taken."""
+    forms = {
+        "torch.conj(k_fft)": "_trt_complex_conj(k_fft)",
+        "torch.conj(input=k_fft)": "_trt_complex_conj(k_fft)",
+        "k_fft.conj()": "_trt_complex_conj(k_fft)",
+        "k_fft.conj_physical()": "_trt_complex_conj(k_fft, True)",
+        "torch.conj_physical(k_fft)": "_trt_complex_conj(k_fft, True)",
+        "th.conj(torch.fft.rfft(k))": '_trt_complex_conj(_trt_rfft("tracked", k))',
+    }
+    for form, rewritten in forms.items():
+        source = ("import torch\nimport torch as th\ndef f(q, k):\n    q_fft = torch.fft.rfft(q)\n"
+                  "    k_fft = torch.fft.rfft(k)\n"
+                  f"    return torch.fft.irfft(q_fft * {form}, n=q.shape[-1])\n")
+        after = strip_helpers(rewrite(source, select=("TRT709",), unsafe=True))
+        assert f"return _trt_irfft(_trt_complex_mul(q_fft, {rewritten}), n=q.shape[-1])" in after, (form, after)
+    # A complex weight's conjugate: the product is taken (its other factor is a spectrum), the conjugate is not.
+    weight = ("import torch\ndef f(q, w):\n    return torch.fft.irfft(torch.fft.rfft(q) * torch.conj(w))\n")
+    after = strip_helpers(rewrite(weight, select=("TRT709",), unsafe=True))
+    assert 'return _trt_irfft(_trt_complex_mul(_trt_rfft("tracked", q), torch.conj(w)))' in after, after
+    # A conjugate returned as it is (no inverse, no part): nothing to take.
+    alone = "import torch\ndef f(q):\n    return torch.conj(torch.fft.rfft(q))\n"
+    assert rewrite(alone, select=("TRT709",), unsafe=True) == alone
+
+
 @pytest.fixture(scope="module")
 def products(tmp_path_factory):
     before = import_source(PRODUCTS, tmp_path_factory.mktemp("products_before"))
@@ -1230,13 +1316,14 @@ def products(tmp_path_factory):
     return before, after
 
 
-_PRODUCT_INPUTS = {"PatchAttention": 2, "PatchFilter": 1, "GlobalFilter": 1, "Convolve": 1, "LongConvolution": 2}
+_PRODUCT_INPUTS = {"PatchAttention": 2, "PatchFilter": 1, "GlobalFilter": 1, "Convolve": 1, "LongConvolution": 2,
+                   "AutoCorrelate": 2}
 
 
 def test_the_product_rewrite_runs_as_the_original_in_eager_mode(products) -> None:
     before, after = products
     assert {"_trt_rfft2", "_trt_rfft", "_trt_irfft2", "_trt_irfft", "_trt_complex_mul",
-            "_trt_complex_div"} <= set(after)  # rewritten
+            "_trt_complex_div", "_trt_complex_conj"} <= set(after)  # rewritten
     for name, count in _PRODUCT_INPUTS.items():
         for shape in [(1, 3, 8, 8), (2, 3, 8, 8)]:
             for values in ("random", "zeros", "negative", "special"):
@@ -1677,3 +1764,58 @@ def test_the_stft_gate_exports_with_the_dynamo_exporter_too(gates, nonstationary
         [got] = session.run(None, {name: x.numpy()})
         assert got.shape == tuple(want.shape), label
         assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label
+
+
+def test_the_builtin_abs_of_a_spectrum_is_a_part(tmp_path) -> None:
+    """Python's ``abs`` of a spectrum is its magnitude (``Tensor.__abs__`` is ``torch.abs``):
+    torch-timeseries 0.2.5's TimesNet, ``torch_timeseries/model/TimesNet.py:11-18`` (restated):
+    ``xf = torch.fft.rfft(x, dim=1)``, then ``abs(xf).mean(0).mean(-1)`` and ``abs(xf).mean(-1)``.
+    Taken as the rule's ``abs`` part, written inline or through the name; a file that binds or
+    mentions the bare name ``abs`` otherwise (a parameter, a ``def``) is left as it is. Eager mode
+    runs as the original; the export equals eager mode."""
+    source = ("import torch\n"
+              "def amplitudes(x):\n"
+              "    xf = torch.fft.rfft(x, dim=1)\n"
+              "    frequency_list = abs(xf).mean(0).mean(-1)\n"
+              "    return frequency_list, abs(xf).mean(-1)\n"
+              "def inline(x):\n"
+              "    return abs(torch.fft.rfft(x, dim=1)).mean(-1)\n")
+    after = strip_helpers(rewrite(source, select=("TRT709",), unsafe=True))
+    for line in ('xf = _trt_rfft("complex", x, dim=1)', 'frequency_list = _trt_dft_part(xf, "abs").mean(0).mean(-1)',
+                 'return frequency_list, _trt_dft_part(xf, "abs").mean(-1)',
+                 'return _trt_rfft("abs", x, dim=1).mean(-1)'):
+        assert line in after, (line, after)
+    for shadowing in ("def f(x, abs):\n    return abs(torch.fft.rfft(x))\n",
+                      "def abs(z):\n    return z.real\ndef f(x):\n    return abs(torch.fft.rfft(x))\n",
+                      "from numpy import abs\ndef f(x):\n    return abs(torch.fft.rfft(x))\n"):
+        kept = "import torch\n" + shadowing
+        assert rewrite(kept, select=("TRT709",), unsafe=True) == kept, shadowing
+    (tmp_path / "before").mkdir()
+    (tmp_path / "after").mkdir()
+    before = import_source(source, tmp_path / "before")
+    rewritten = import_source(rewrite(source, select=("TRT709",), unsafe=True), tmp_path / "after")
+    for values in ("random", "zeros", "negative", "special"):
+        x = _signal((2, 9, 3), "random" if values == "special" else values, torch.float32)
+        if values == "special":
+            x[0, 1, 0], x[1, 2, 1] = math.inf, math.nan
+        for name in ("amplitudes", "inline"):
+            want, got = before[name](x), rewritten[name](x)
+            for a, b in zip(want if isinstance(want, tuple) else (want,), got if isinstance(got, tuple) else (got,)):
+                torch.testing.assert_close(b, a, rtol=0, atol=0, equal_nan=True)
+
+    class Amplitudes(torch.nn.Module):
+        def forward(self, x):
+            return rewritten["amplitudes"](x)[1]
+
+    buffer = io.BytesIO()
+    example = _signal((2, 9, 3), "random", torch.float32)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Amplitudes(), (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "n", 1: "t"}})
+    session = ort.InferenceSession(buffer.getvalue())
+    for shape in ((2, 9, 3), (3, 16, 3), (1, 1, 3)):
+        x = _signal(shape, "random", torch.float32)
+        [got] = session.run(None, {"x": x.numpy()})
+        want = before["amplitudes"](x)[1]
+        assert np.allclose(got, want.numpy(), rtol=1e-5, atol=1e-5 * (1 + float(want.abs().max()))), shape

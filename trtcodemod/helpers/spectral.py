@@ -460,6 +460,20 @@ def _trt_complex_div(input, other):
     return input / other
 
 
+def _trt_complex_conj(input, physical=False):
+    """``torch.conj(input)`` (``torch.conj_physical`` when ``physical``), always the same value;
+    while ``torch.onnx.export`` traces the model and ``input`` is a complex tensor whose parts the
+    helpers remember (a transform taken as ``"tracked"``, ``_trt_complex``, a product), the
+    conjugate is ``_trt_complex(real, -imag)``: a complex tensor remembering its parts, so the
+    product or inverse it reaches uses nothing complex. ``-imag`` is torch's negation of the
+    imaginary part (a zero becomes -0., as ``torch.conj`` gives it)."""
+    if not torch.jit.is_scripting() and isinstance(input, torch.Tensor) and _trt_onnx_exporting():
+        parts = _trt_complex_parts(input)
+        if parts is not None:
+            return _trt_complex(parts[0], -parts[1])
+    return torch.conj_physical(input) if physical else torch.conj(input)
+
+
 def _trt_shift_onnx(input, dim, inverse):
     """``torch.fft.fftshift(input, dim)`` (``ifftshift`` when ``inverse``) as slices and a
     concatenation per axis: the same permutation of the same elements, with each axis's split

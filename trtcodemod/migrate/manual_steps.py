@@ -33,6 +33,19 @@ DATA_STEP = ("where the value comes from the tensor's data, no exported graph fo
              "shape computes it: export with a fixed count (a constant number of steps, enough for the inputs you "
              "deploy on, e.g. `steps=7` instead of `steps='auto'`), or run that part outside the engine "
              "(guidance: For loops: parallelizable, static, dynamic)")
+#: A tensor's values taken out of torch as a NumPy array or a Python list: what code does with them is mostly
+#: shapes (indices, sizes, a count). torch-timeseries' TimesNet (`FFT_for_Period`): the top-k frequencies of the
+#: input's FFT read with `.cpu().numpy()`, the periods `T // top_list` then pad and reshape each branch: its shapes
+#: follow the data, which no graph of fixed shapes, and no faithful rewrite, reproduces.
+DATA_SHAPE_STEP = ("where the values size or pick tensors (a reshape, a padding, a slice, a loop count: TimesNet's "
+                   "periods from its FFT peaks), the shapes follow the data: no graph of fixed shapes computes every "
+                   "input's, and no faithful rewrite exists: fix the values offline (compute them once from "
+                   "representative data and write them as constants, e.g. the periods), export one engine per "
+                   "value, or keep this step outside the engine (guidance: Dynamic shape input; Tracing vs "
+                   "scripting)")
+#: What a report's message says of a value taken out as a NumPy array or a Python list (the facts' method names, the
+#: tracer's warnings).
+_OUT_OF_TORCH = ("numpy", "tolist")
 #: A loop over a tensor's rows (guidance: "For loops").
 LOOP_STEP = ("vectorize the loop over the tensor, or loop over a fixed `range` of a known size "
              "(guidance: For loops: parallelizable, static, dynamic)")
@@ -212,13 +225,18 @@ def manual_step(entry: dict[str, Any]) -> str | None:
         return LOOP_STEP
     if "(retraced graph)" in op or "from a size" in message or "input size" in message:
         return SIZE_STEP
+    out_of_torch = any(text in message.lower() for text in _OUT_OF_TORCH)
     if kind == "baked" and (op == "(baked value)" or DATA_READ_MARK in message) and "Python boolean" not in message \
             and "__bool__" not in message:
         # Read from a tensor in eager mode: a number, a count no fixed-shape graph follows, or a size kept in a tensor.
-        return f"{DATA_STEP}; where it comes from an input size only: {SIZE_STEP}"
+        step = f"{DATA_STEP}; where it comes from an input size only: {SIZE_STEP}"
+        return f"{step}; {DATA_SHAPE_STEP}" if out_of_torch else step
     if kind == "baked":
         data = VALUE_STEP if "Python boolean" in message or "__bool__" in message else NUMBER_STEP
-        return f"where the value comes from the data: {data}; where it comes from an input size only: {SIZE_STEP}"
+        step = f"where the value comes from the data: {data}; where it comes from an input size only: {SIZE_STEP}"
+        if out_of_torch:
+            step += f"; {DATA_SHAPE_STEP}"
+        return step
     return None
 
 

@@ -20,6 +20,11 @@ mode to 1e-5 of the largest magnitude at other sizes, on zeros, negatives and la
 empty batch: eager mode refuses one in both), and never gives a finite value where eager mode
 gives inf or NaN; eager mode is unchanged.
 
+torch-timeseries' Autoformer auto-correlation (``irfft(rfft(q) * torch.conj(rfft(k)))``, then the
+top ``int(log(length))`` delays gathered) was reverted at first contact (zoo 41): the conjugate was no
+chain node, so the key's ``rfft`` stayed torch's and the export stopped at ``aten::complex``; the
+conjugate is taken now (``_trt_complex_conj``), the model exports and migrate ends with exit 0.
+
 Complex pipelines (taken since TRT709 follows a spectrum through products into complex transforms
 and parts): OKNet's frequency gating (``fft2``, a product with a real tensor, ``ifft2`` kept in a
 name rebound by ``torch.abs``, twice), FNet's token mixing (``fft(fft(x, dim=-1), dim=-2).real``,
@@ -105,6 +110,12 @@ TAKEN = {
 }
 
 
+# An inverse of a spectrum times the other's conjugate (`torch.conj` of a spectrum is a chain node).
+TAKEN["torch_timeseries_autoformer_autocorrelation"] = (
+    ["q_fft = torch.fft.rfft("],
+    ['q_fft = _trt_rfft("tracked", q.permute(0, 2, 3, 1).contiguous(), dim=-1)',
+     'k_fft = _trt_rfft("tracked", k.permute(0, 2, 3, 1).contiguous(), dim=-1)',
+     "res = _trt_complex_mul(q_fft, _trt_complex_conj(k_fft))", "corr = _trt_irfft(res, dim=-1)"])
 TAKEN["noisereduce_torchgate_partial_gate"] = (["X = torch.stft("],
                                               ['X = _trt_stft("tracked", x,', "X_db = amp_to_db(_trt_dft_abs_argument(X))",
                                                "y = _trt_istft(Y, n_fft=self.n_fft,"])
@@ -121,7 +132,7 @@ def test_the_rule_finds_each_transform_and_rewrites_it_with_unsafe_only(name: st
 
 @pytest.mark.parametrize("name", ["vit_pytorch_fft_patch_embedding", "fastmri_varnet_block_centered_fft",
                                   "hypercomplex_unet_fft_map", "oknet_frequency_gating", "fnet_pytorch_fourier_mixing",
-                                  "darkir_amplitude_phase_mlp"])
+                                  "darkir_amplitude_phase_mlp", "torch_timeseries_autoformer_autocorrelation"])
 def test_migrate_rewrites_the_transforms_and_the_model_exports_equivalent(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt709_m_{name}")
@@ -282,6 +293,14 @@ DIRECT = {
         "zeros": torch.zeros(2, 400),
         "an impulse": torch.zeros(2, 300).index_fill_(1, torch.tensor([150]), 1.0),
         "large": torch.randn(2, 333, generator=seeded(23)) * 1e4,
+    },
+    # The window is fixed (the delays kept follow its length): other batches, edge values.
+    "torch_timeseries_autoformer_autocorrelation": {
+        "batch 1": torch.randn(1, 24, 8, generator=seeded(24)),
+        "batch 3": torch.randn(3, 24, 8, generator=seeded(25)),
+        "zeros": torch.zeros(2, 24, 8),
+        "negatives": -torch.rand(2, 24, 8, generator=seeded(26)) - 1,
+        "large": torch.randn(2, 24, 8, generator=seeded(27)) * 1e4,
     },
     "vision_ssm_derain_freq_enhance": {
         "other size": torch.randn(3, 4, 7, 9, generator=seeded(5)),
