@@ -233,6 +233,13 @@ def _trt_dft_onnx(x, part, sizes, dims, norm, inverse, onesided):
     re, im = _trt_dft_lines(re, im, sizes, dims, norm, inverse, onesided, compute)
     if im is None:  # no axis: torch.fft.fftn over zero dims is the input as complex
         im = torch.zeros_like(re)
+    return _trt_spectrum_part(part, re, im, dtype)
+
+
+def _trt_spectrum_part(part, re, im, dtype):
+    """What the code takes of a spectrum given as its real and imaginary parts, in ``dtype``: the
+    tracked complex value (``tracked``), pairs on a last axis (``view_as_real``, ``complex``), a
+    part, the angle, or else the magnitude."""
     if part == "tracked":  # the complex transform, remembering its parts (for a product, an inverse)
         return _trt_complex(re if re.dtype == dtype else re.to(dtype), im if im.dtype == dtype else im.to(dtype))
     if part == "view_as_real" or part == "complex":
@@ -554,19 +561,7 @@ def _trt_stft_onnx(x, part, n_fft, hop_length, win_length, window, center, pad_m
     if not batched:
         re = re.squeeze(0)
         im = im.squeeze(0)
-    if part == "tracked":
-        return _trt_complex(re if re.dtype == dtype else re.to(dtype), im if im.dtype == dtype else im.to(dtype))
-    if part == "view_as_real" or part == "complex":
-        out = torch.stack((re, im), -1)
-    elif part == "real":
-        out = re
-    elif part == "imag":
-        out = im
-    elif part == "angle":
-        out = _trt_atan2_onnx(im, re)
-    else:
-        out = torch.sqrt(re * re + im * im)
-    return out if out.dtype == dtype else out.to(dtype)
+    return _trt_spectrum_part(part, re, im, dtype)
 
 
 def _trt_stft(part, input, n_fft, hop_length=None, win_length=None, window=None, center=True,
