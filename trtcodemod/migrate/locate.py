@@ -315,8 +315,9 @@ def hidden_data_reads(report: VerifyReport, facts: Facts | None) -> list[Problem
     observed eager reads: a size is a Python int in eager mode, a tensor read there is a value) is
     exposed only by an input set that changes that value, which random inputs of one scale need not
     do: pyniftireg's scaling and squaring takes ``ceil(log2(max |v|))`` squarings, alike on every
-    input set, and the graph keeps that count for every field. Each such TracerWarning the rewritten
-    export gave at a line of such a read, not in a check and not computed from constants, is one."""
+    input set, and the graph keeps that count for every field. Each such TracerWarning of a number (not
+    a truth value) the rewritten export gave at a line of such a read, not in a check and not computed
+    from constants, is one."""
     if facts is None:
         return []
     data = {(os.path.realpath(path), line) for path, line in facts.baked_lines()}
@@ -328,6 +329,11 @@ def hidden_data_reads(report: VerifyReport, facts: Facts | None) -> list[Problem
         for warning in check.warnings:
             path, line = _split(warning.source)
             if warning.category != "TracerWarning" or not path or not line or warning.input_free:
+                continue
+            if "Python boolean" in warning.message:
+                # A decision, not a number: a branch on values is judged by the rules that read its condition
+                # (TRT101), and one on a size dressed as a tensor (EnCodec's `length <= max_pad` against
+                # buffers) by the second trace; neither is a count or scale the graph silently keeps.
                 continue
             key = (os.path.realpath(path), line)
             if key not in data or key in seen:

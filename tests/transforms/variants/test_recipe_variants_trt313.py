@@ -173,21 +173,23 @@ def test_rewritten_with_the_observed_facts_exports_and_equals_eager(name: str, t
     assert_eager_unchanged(original, rewritten, sets)
 
 
-def test_convonet_is_not_taken_by_migrate_today() -> None:
-    """TRT401's fix of ``.squeeze(-1).squeeze(-1)`` covers the grid_sample call it is chained on: the
-    engine applies it first and the next pass has no observation at the line it changed, so the
-    5-D call stays (the report still lists TRT313 among the applied fixes) and the export fails.
-    With TRT401 left out, migrate takes the call."""
+def test_convonet_is_taken_by_migrate_beside_trt401() -> None:
+    """TRT401's fix of ``.squeeze(-1).squeeze(-1)`` wraps the grid_sample call it is chained on: the
+    engine applies it first, and the next pass finds the call's observation through the span map (its
+    text stands once on the line before and after), so TRT313 rewrites the 5-D call too and the model
+    exports, equivalent (until stop 61 the 5-D call stayed and the export failed). The normalization's
+    value-dependent branches remain, TRT101 without an automatic fix: exit 1 still. With TRT401 left
+    out, migrate takes the call alone."""
     path = HERE / "convonet_local_decoder_grid_feature.py"
     module = load_variant(path, "trt313_m_convonet")
     report = migrate_json(path, _axes_json(module))
     line = _line_of(path, 'c = F.grid_sample(c, vgrid, padding_mode="border"')
-    assert ("TRT401", line) in [(fix["rule"], fix["line"]) for fix in report["applied"]]
-    assert "_trt_grid_sample(" not in report["diff"], report["diff"]
-    assert any(FIVE_D in r["message"] for r in report["remaining"]), report["remaining"]
+    assert sorted((fix["rule"], fix["line"]) for fix in report["applied"]) == [("TRT313", line), ("TRT401", line)]
+    assert "_trt_grid_sample(" in report["diff"], report["diff"]
+    assert report["after"]["exported"] is True and report["equivalent"] is True
+    assert not any(FIVE_D in r["message"] for r in report["remaining"]), report["remaining"]
+    assert {r["rule"] for r in report["remaining"] if r["severity"] == "error"} == {"TRT101"}, report["remaining"]
     assert report["exit_code"] == 1
-    # Without TRT401 the call is rewritten and the model exports, equivalent (the normalization's
-    # value-dependent branches remain, TRT101 without an automatic fix: exit 1 still).
     alone = migrate_json(path, _axes_json(module), "--ignore", "TRT401")
     assert [(fix["rule"], fix["line"]) for fix in alone["applied"]] == [("TRT313", line)], alone["applied"]
     assert alone["after"]["exported"] is True and alone["equivalent"] is True
