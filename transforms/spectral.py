@@ -32,6 +32,7 @@ from pathlib import Path
 import libcst as cst
 
 from trtcodemod.astutil import has_star_args, mentions_name, not_variables, walk
+from trtcodemod.module_files import imported_function, module_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 
@@ -263,67 +264,18 @@ def _read_only_through_abs(function: ast.FunctionDef, name: str) -> bool:
     return reads > 0
 
 
-@lru_cache(maxsize=8)
-def _module_tree(source: bytes) -> ast.Module | None:
-    try:
-        return ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-
-
-def _module_function(source: bytes, name: str) -> ast.FunctionDef | None:
-    """The module-level ``def name`` of the file being rewritten (the last one), if any."""
-    tree = _module_tree(source)
-    found = None
-    for statement in tree.body if tree is not None else ():
-        if isinstance(statement, ast.FunctionDef) and statement.name == name:
-            found = statement
-    return found
-
-
-def _imported_function(source: bytes, path: str | None, name: str, depth: int = 0) -> ast.FunctionDef | None:
-    """The module-level ``def name`` that ``name`` means in the module ``source`` (at ``path``):
-    its own, or one imported by ``from <module> import name [as ...]`` from a file of the same
-    tree (relative imports from the folders above ``path``, absolute ones from the folders above
-    it), followed through re-exports a few times; None when it cannot be found."""
-    own = _module_function(source, name)
-    tree = _module_tree(source)
-    if own is not None or tree is None or not path or depth > 3:
-        return own
-    for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom):
-            continue
-        for alias in statement.names:
-            if (alias.asname or alias.name) != name:
-                continue
-            parts = statement.module.split(".") if statement.module else []
-            here = Path(path).resolve()
-            if statement.level > len(here.parents):
-                return None
-            roots = [here.parents[statement.level - 1]] if statement.level else list(here.parents)
-            for root in roots:
-                target = root.joinpath(*parts)
-                for candidate in ((target.with_suffix(".py"),) if parts else ()) + (target / "__init__.py",):
-                    if candidate.is_file() and candidate != here:
-                        try:
-                            text = candidate.read_bytes()
-                        except OSError:
-                            return None
-                        return _imported_function(text, str(candidate), alias.name, depth + 1)
-            return None
-    return None
-
-
 def abs_arguments(node: cst.CSTNode, context) -> list[cst.BaseExpression]:
     """The arguments of the call ``node`` (a plain name: a module-level function of this file or
-    one imported with ``from ... import``, found as :func:`resolve_function` finds it) whose
+    one imported with ``from ... import``, found by :func:`trtcodemod.module_files.imported_function`) whose
     parameter that function reads only through ``abs`` (noisereduce's ``amp_to_db(x)``: ``20 *
     torch.log10(x.abs() + eps)``): a complex spectrum passed there may be passed as its
     magnitude, the same values for the function."""
     if type(node) is not cst.Call or type(node.func) is not cst.Name or has_star_args(node) or not node.args:
         return []
-    function = _imported_function(context.source if context.source is not None else context.module.code.encode(),
-                                  getattr(context, "path", None), node.func.value)
+    source = context.source if context.source is not None else context.module.code.encode()
+    path = getattr(context, "path", None)
+    name = node.func.value
+    function = imported_function(Path(path), name, source) if path else module_function(source, name)
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)) or isinstance(function, ast.AsyncFunctionDef) \
             or function.args.vararg is not None or function.args.kwarg is not None:
         return []

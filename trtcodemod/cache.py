@@ -7,8 +7,11 @@ development checkout invalidates itself on every edit); the engine options the f
 ``--unsafe``, and any other field of ``engine.Options``); the bytes of the user's modules its
 ``from m import *`` statements read (:mod:`trtcodemod.star_imports`); check or apply; whether fix edits are wanted
 (JSON and SARIF carry them); and, when a facts file is used, its bytes and the file's
-path (facts are recorded per path). Anything else that could change a finding is part of
-one of those. Nothing is looked up by path or modification time.
+path (facts are recorded per path). Other files a rule reads while computing the result
+(a function the file imports: :mod:`trtcodemod.module_files`) cannot be known before it is
+computed: the entry lists them with the SHA-256 of their bytes, and a hit whose listed file
+changed since is a miss. Anything else that could change a finding is part of one of those.
+Nothing is looked up by path or modification time.
 
 **Value.** The outcome of :func:`trtcodemod.runner.process`: the findings (without the
 file's path, which is filled in on load), the parse error if the file has one, the fixes
@@ -47,6 +50,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from trtcodemod.errors import InputError, InternalError
+from trtcodemod.module_files import digest
 from trtcodemod.outcome import FileOutcome
 from trtcodemod.suppression import suppression_warnings
 from trtcodemod.release import __version__
@@ -150,7 +154,7 @@ class Cache:
         entry = self._entry(key)
         try:
             data = json.loads(zlib.decompress(entry.read_bytes()))
-            if data.get("key") != key:
+            if data.get("key") != key or not _reads_unchanged(data.get("reads", {})):
                 return None
             outcome = _outcome(data["outcome"], file, source)
         except (OSError, ValueError, KeyError, TypeError, AttributeError, zlib.error):
@@ -161,16 +165,26 @@ class Cache:
 
     # -- writing ----------------------------------------------------------------------------
 
-    def store(self, key: str, outcome: "FileOutcome") -> bool:
-        """Write the entry atomically; False when it was not written (never raises OSError)."""
+    def store(self, key: str, outcome: "FileOutcome", reads: dict[str, str | None] | None = None) -> bool:
+        """Write the entry atomically; False when it was not written (never raises OSError).
+        ``reads``: the other files the outcome was computed from (path -> SHA-256 of their bytes,
+        None where unreadable, :func:`trtcodemod.module_files.recording`), checked on each hit."""
         if not cacheable(outcome):
             return False
-        payload = zlib.compress(json.dumps({"key": key, "outcome": _plain(outcome)}).encode(), 1)
+        entry = {"key": key, "outcome": _plain(outcome), "reads": dict(reads or {})}
+        payload = zlib.compress(json.dumps(entry).encode(), 1)
         return write_entry(self._entry(key), payload, self.folder)
 
     def prune(self, max_bytes: int = MAX_BYTES) -> int:
         """Remove least recently used entries while the cache holds more than ``max_bytes``."""
         return prune_entries(self.folder / f"v{FORMAT}", max_bytes)
+
+
+def _reads_unchanged(reads: Any) -> bool:
+    """Whether every other file an entry was computed from still has the bytes it had then."""
+    if not isinstance(reads, dict):
+        return False
+    return all(digest(str(path)) == expected for path, expected in reads.items())
 
 
 def prune_entries(root: Path, max_bytes: int = MAX_BYTES) -> int:

@@ -22,6 +22,7 @@ from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.errors import InputError
 from trtcodemod.files import SourceFile, nesting_problem, read, write_atomic
 from trtcodemod.interrupt import SignalGuard
+from trtcodemod.module_files import recording
 from trtcodemod.outcome import FileOutcome
 from trtcodemod.suppression import suppression_warnings
 
@@ -157,14 +158,15 @@ def _process_item(item: _Work, source: bytes | None = None, key: str | None = No
             source = read(file, settings.max_file_size)
         except InputError as exc:
             return FileOutcome(file, error=exc)
-    if source is None and not edits:
-        outcome = process(file, settings, fix, unsafe)
-    else:
-        outcome = process(file, settings, fix, unsafe, source, edits=edits)
+    with recording() as reads:  # the other files the rules read, for the cache entry
+        if source is None and not edits:
+            outcome = process(file, settings, fix, unsafe)
+        else:
+            outcome = process(file, settings, fix, unsafe, source, edits=edits)
     if cache is not None and source is not None:
         if key is None:
             key = cache.key(options_for(file, settings, unsafe), file.display, source)
-        cache.store(key, outcome)
+        cache.store(key, outcome, reads)
     return outcome
 
 

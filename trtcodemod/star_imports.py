@@ -24,45 +24,13 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from trtcodemod.usercode import is_installed
+from trtcodemod.module_files import find_module
 
-#: How many folders above the importing file's are tried as the root of an absolute import.
-_MAX_LEVELS = 8
 #: How deep star imports are followed (``a`` star-imports ``b``, which star-imports ``c``...).
 _MAX_DEPTH = 4
 
 #: (local name, qualified name, module named by the import statement)
 Binding = tuple[str, str, str]
-
-
-def _module_file(base: Path, dotted: str) -> Path | None:
-    target = base.joinpath(*dotted.split("."))
-    for candidate in (target.with_suffix(".py"), target / "__init__.py"):
-        if candidate.is_file():
-            return candidate
-    return None
-
-
-def find_module(origin: Path, module: str | None, level: int) -> Path | None:
-    """The file of the module ``from <level dots><module> import *`` names in ``origin``, if on disk."""
-    folder = origin.parent
-    if level:
-        for _ in range(level - 1):
-            folder = folder.parent
-        if not module:
-            found = folder / "__init__.py"
-            return found if found.is_file() else None
-        return _module_file(folder, module)
-    if not module:
-        return None
-    for _ in range(_MAX_LEVELS):
-        found = _module_file(folder, module)
-        if found is not None:
-            return None if is_installed(str(found)) else found
-        if folder.parent == folder:
-            break
-        folder = folder.parent
-    return None
 
 
 def _top_statements(body: list[ast.stmt]) -> list[ast.stmt]:

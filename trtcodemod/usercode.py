@@ -76,6 +76,18 @@ class UserFiles:
         return not is_installed(real) and os.path.isfile(real)
 
 
+def module_file(module: object) -> str | None:
+    """The file a loaded module came from (its ``__file__``), read without running its code: a
+    lazy module (speechbrain's ``LazyModule``, which imports its target on the first attribute
+    read) would import then, and fail where the optional dependency is missing."""
+    try:
+        namespace = object.__getattribute__(module, "__dict__")
+    except Exception:  # noqa: BLE001 - an object in sys.modules that is no module
+        return None
+    path = namespace.get("__file__") if isinstance(namespace, dict) else None
+    return path if isinstance(path, str) else None
+
+
 def innermost(frames: Iterable[tuple[str, int]], user: UserFiles) -> tuple[str, int] | None:
     """The innermost user frame of ``frames`` (given outermost first), as ``(real path, line)``."""
     found = None

@@ -148,6 +148,29 @@ def test_nothing_stale_when_a_star_imported_module_changes(project: Path) -> Non
     assert "head.py:5:12: TRT301" in with_cache[1]
 
 
+def test_nothing_stale_when_a_module_a_rule_read_changes(project: Path) -> None:
+    """TRT709 reads ``amp_to_db`` from ``utils.py`` to see that it takes only the spectrum's ``abs``;
+    after ``utils.py`` changes, the cached rewrite of ``gate.py`` is not reused."""
+    src = project / "src"
+    (src / "utils.py").write_text("import torch\n\n\ndef amp_to_db(x, eps=1e-10):\n"
+                                  "    return 20 * torch.log10(x.abs() + eps)\n")
+    (src / "gate.py").write_text(
+        "import torch\nfrom torch import nn\n\nfrom utils import amp_to_db\n\n\nclass Gate(nn.Module):\n"
+        "    def forward(self, x):\n"
+        "        X = torch.stft(x, n_fft=64, hop_length=16, return_complex=True, window=torch.hann_window(64))\n"
+        "        mask = torch.sigmoid(amp_to_db(X))\n"
+        "        return torch.istft(X * mask, n_fft=64, hop_length=16, window=torch.hann_window(64))\n")
+    args = ["apply", "--unsafe", "--dry-run", "--select", "TRT709", str(src / "gate.py")]
+    assert "amp_to_db(_trt_dft_abs_argument(X))" in run(*args).stdout
+    (src / "utils.py").write_text("import torch\n\n\ndef amp_to_db(x, eps=1e-10):\n"
+                                  "    return 20 * torch.log10(x.real + eps)\n")
+    with_cache = run(*args)
+    assert cached_count(with_cache) == 0
+    assert with_cache.stdout == run(*args, "--no-cache").stdout
+    assert "_trt_dft_abs_argument" not in with_cache.stdout
+    assert cached_count(run(*args)) == 1  # (and unchanged again, it is a hit)
+
+
 def test_a_changed_file_is_a_miss_and_the_others_hits(project: Path) -> None:
     src = project / "src"
     run("check", str(src))
@@ -237,8 +260,9 @@ def test_pruning_removes_the_least_recently_used_entries(tmp_path: Path) -> None
     assert sum(p.stat().st_size for p in left) <= (size - 1) * 3 // 4
 
 
-def test_a_warm_run_costs_a_small_fraction_of_a_cold_one(project: Path) -> None:
-    """A loose bound here (a shared CI machine); benchmarks/check_throughput.py measures the ratio."""
+def test_a_warm_run_reads_every_file_from_the_cache(project: Path) -> None:
+    """Every file a hit, the same findings (no timing here: benchmarks/check_throughput.py measures
+    what a warm run saves)."""
     src = project / "src"
     body = MODEL + "".join(f"\n\ndef f{n}(x: torch.Tensor):\n    return x.squeeze(1) + len(x) * {n}\n" for n in range(150))
     for number in range(30):
@@ -246,12 +270,7 @@ def test_a_warm_run_costs_a_small_fraction_of_a_cold_one(project: Path) -> None:
     files, _ = discover([str(src)])
     settings = Settings(root=project)
     cache = Cache.for_run(project / CACHE_DIR_NAME, settings, fix=False, unsafe=False)
-    start = time.perf_counter()
     cold = run_batch(files, settings, fix=False, unsafe=False, cache=cache)
-    cold_time = time.perf_counter() - start
-    start = time.perf_counter()
     warm = run_batch(files, settings, fix=False, unsafe=False, cache=cache)
-    warm_time = time.perf_counter() - start
     assert all(o.cached for o in warm) and not any(o.cached for o in cold)
     assert [[f.as_dict() for f in o.findings] for o in warm] == [[f.as_dict() for f in o.findings] for o in cold]
-    assert warm_time < 0.2 * cold_time, (warm_time, cold_time)

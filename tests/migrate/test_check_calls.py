@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from trtcodemod.migrate.check_calls import is_check_function, only_decides_a_check, resolve_function
+from trtcodemod.migrate.check_calls import is_check_function, only_decides_a_check
+from trtcodemod.module_files import imported_function
 
 CHECKS = '''\
 import torch
@@ -125,13 +126,13 @@ def _line(lines: list[str], text: str, after: str = "") -> int:
 
 def test_check_functions_are_told_from_others(library: tuple[Path, Path, list[str]]) -> None:
     checks, user, _ = library
-    assert is_check_function(resolve_function(user, "CHECK"))
-    assert is_check_function(resolve_function(user, "CHECK_SAME_SIZE"))
-    assert is_check_function(resolve_function(user, "CHECK_AGAIN"))  # through a relative re-export
-    assert not is_check_function(resolve_function(user, "CLAMP_CHECK"))
-    assert not is_check_function(resolve_function(user, "RECORDING_CHECK"))
-    assert resolve_function(user, "SOMEWHERE_ELSE") is None
-    assert resolve_function(checks, "CHECK") is resolve_function(user, "CHECK")
+    assert is_check_function(imported_function(user, "CHECK"))
+    assert is_check_function(imported_function(user, "CHECK_SAME_SIZE"))
+    assert is_check_function(imported_function(user, "CHECK_AGAIN"))  # through a relative re-export
+    assert not is_check_function(imported_function(user, "CLAMP_CHECK"))
+    assert not is_check_function(imported_function(user, "RECORDING_CHECK"))
+    assert imported_function(user, "SOMEWHERE_ELSE") is None
+    assert imported_function(checks, "CHECK") is imported_function(user, "CHECK")
 
 
 def test_reads_that_only_feed_check_statements(library: tuple[Path, Path, list[str]]) -> None:

@@ -30,10 +30,10 @@ import ast
 from functools import lru_cache
 from pathlib import Path
 
+from trtcodemod.module_files import imported_function
+
 #: Calls that report and change no value (the same sense as :mod:`.locate`'s checks).
 _REPORTING = frozenset({"print", "warn", "warning", "info", "debug", "error", "critical", "exception"})
-#: How many re-exports a name is followed through.
-_DEPTH = 3
 
 
 @lru_cache(maxsize=128)
@@ -98,51 +98,12 @@ def is_check_function(node: ast.AST) -> bool:
         and _only_checks(node.body)
 
 
-def _module_file(path: Path, module: str | None, level: int) -> Path | None:
-    """The file of ``from <level dots><module> import ...`` written in ``path``."""
-    parts = module.split(".") if module else []
-    if level:
-        base = path.parent
-        for _ in range(level - 1):
-            base = base.parent
-        roots = [base]
-    else:
-        roots = list(path.parents)
-    for root in roots:
-        target = root.joinpath(*parts) if parts else root
-        for candidate in (target.with_suffix(".py") if parts else None, target / "__init__.py"):
-            if candidate is not None and candidate.is_file():
-                return candidate
-    return None
-
-
-def resolve_function(path: Path, name: str, depth: int = 0) -> ast.AST | None:
-    """The module-level ``def name`` that ``name`` means in ``path``: its own, or one imported
-    with ``from ... import`` (followed through re-exports); None when it cannot be found."""
-    tree = _parse(path)
-    if tree is None or depth > _DEPTH:
-        return None
-    for statement in tree.body:
-        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and statement.name == name:
-            return statement
-    for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom):
-            continue
-        for alias in statement.names:
-            if (alias.asname or alias.name) != name:
-                continue
-            source = _module_file(path, statement.module, statement.level)
-            if source is not None and source != path:
-                return resolve_function(source, alias.name, depth + 1)
-    return None
-
-
 def _calls_check(path: Path, statement: ast.stmt) -> bool:
     """``statement`` is a call of a check function whose result is unused: ``CHECK(...)``."""
     if not (isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Call)):
         return False
     func = statement.value.func
-    return isinstance(func, ast.Name) and is_check_function(resolve_function(path, func.id))
+    return isinstance(func, ast.Name) and is_check_function(imported_function(path, func.id))
 
 
 def _spans(node: ast.AST, line: int) -> bool:

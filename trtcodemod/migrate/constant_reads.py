@@ -29,6 +29,7 @@ from pathlib import Path
 
 import libcst as cst
 
+from trtcodemod.module_files import find_module
 from trtcodemod.providers import Provider
 
 #: Builtins that compute from their arguments alone.
@@ -167,8 +168,6 @@ def _inherited(tree: ast.Module, path: Path, depth: int) -> set[str]:
     that no method of that file changes afterwards: a subclass reads there what the base's ``__init__``
     left, as it reads what its own sets (its own file's changes are checked as for its own attributes).
     Followed through the base's own bases, ``depth`` files deep."""
-    from .check_calls import _module_file
-
     imported: dict[str, tuple[str | None, int, str]] = {}
     for statement in tree.body:
         if isinstance(statement, ast.ImportFrom):
@@ -179,7 +178,7 @@ def _inherited(tree: ast.Module, path: Path, depth: int) -> set[str]:
     found: set[str] = set()
     for base in sorted(bases & set(imported)):
         module, level, name = imported[base]
-        source = _module_file(path, module, level)
+        source = find_module(path, module, level, installed=True)
         if source is None or source == path:
             continue
         try:

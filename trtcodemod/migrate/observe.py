@@ -51,7 +51,7 @@ import os
 import sys
 from typing import Any, Callable, Iterator
 
-from trtcodemod.usercode import OURS, UserFiles
+from trtcodemod.usercode import OURS, UserFiles, module_file
 from trtcodemod.verify.worker import Checkpoint, build_model, import_user_module, worker_main
 
 OBSERVE_TASK = "observe"
@@ -525,7 +525,7 @@ def _import_untraced(req: dict[str, Any], rec: Recorder) -> Any:
     finally:
         sys.settrace(rec.trace)
         for name in set(sys.modules) - before:
-            filename = getattr(sys.modules.get(name), "__file__", None)
+            filename = module_file(sys.modules.get(name))
             if filename and rec.user(filename):
                 rec.lines.setdefault(os.path.realpath(filename), set())
 

@@ -41,6 +41,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from trtcodemod.usercode import module_file
+
 from .forkserver import STATS, ForkServer, ServerGone
 from .resume import Recorder, connect, finish, plan_resume
 
@@ -252,7 +254,7 @@ def _preload_model(plan: dict[str, Any], folder: Path, channel: int) -> dict[str
         return {"failed": f"resumed import: {why}"[:500]}
     files = {}
     for name in set(sys.modules) - BEFORE_PRELOAD:
-        path = getattr(sys.modules.get(name), "__file__", None)
+        path = module_file(sys.modules.get(name))
         if isinstance(path, str):
             files[path] = _stamp(path)
     files[plan["model_file"]] = _stamp(plan["model_file"])

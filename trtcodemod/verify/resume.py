@@ -39,6 +39,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from trtcodemod.usercode import module_file
+
 from .forkserver import end_with_parent
 
 #: Most checkpoints per model server, and the least import time between two at first (in seconds).
@@ -224,7 +226,7 @@ def finish(plan: dict[str, Any], before: frozenset[str]) -> str | None:
     if resumed["failed"]:
         return resumed["failed"]
     for name in sorted(set(sys.modules) - before):
-        path = getattr(sys.modules.get(name), "__file__", None)
+        path = module_file(sys.modules.get(name))
         copy = _moved(os.path.realpath(path), resumed["moved"]) if isinstance(path, str) else None
         if copy is not None and not _same_bytes(os.path.realpath(path), copy):
             return f"{name} was loaded from {path}, which the copy changed"

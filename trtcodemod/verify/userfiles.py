@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 from typing import Any, Iterable
 
-from trtcodemod.usercode import UserFiles
+from trtcodemod.usercode import UserFiles, module_file
 
 
 def imported_user_files(modules: Iterable[Any], roots: list[str]) -> list[str]:
@@ -18,7 +18,7 @@ def imported_user_files(modules: Iterable[Any], roots: list[str]) -> list[str]:
     user = UserFiles(roots)
     files = set()
     for module in list(modules):
-        path = getattr(module, "__file__", None)
+        path = module_file(module)
         if isinstance(path, str) and path.endswith(".py") and user(path):
             files.add(os.path.realpath(path))
     return sorted(files)

@@ -1,0 +1,147 @@
+"""The files of the user's modules that a file's imports name, and the functions defined there.
+
+A rule reads its own file; a few also read a module that file imports: what ``from models.common
+import *`` binds (:mod:`trtcodemod.star_imports`), whether ``KORNIA_CHECK`` only raises
+(:mod:`trtcodemod.migrate.check_calls`), whether ``amp_to_db(x)`` reads ``x`` only through ``abs``
+(TRT709). They all find the module's file the way ``sys.path`` finds a checkout's package (the
+folders above the importing file) and read it here, so that:
+
+* a module is found the same way for every rule (:func:`find_module`);
+* a module-level ``def`` is followed through ``from ... import`` re-exports the same way
+  (:func:`imported_function`);
+* each read is recorded while :func:`recording` is active, so the per-file result cache keys the
+  result on the bytes of every other file it depended on (:mod:`trtcodemod.cache` checks them on
+  each hit): an edit to ``utils.py`` is seen by the cached result of ``model.py`` that read it.
+
+Files are parsed with :mod:`ast` and kept per path, size and modification time.
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import hashlib
+import os
+from collections.abc import Iterator
+from contextvars import ContextVar
+from functools import lru_cache
+from pathlib import Path
+
+from trtcodemod.usercode import is_installed
+
+#: How many folders above the importing file's are tried as the root of an absolute import.
+MAX_LEVELS = 8
+#: How many re-exports a name is followed through.
+MAX_REEXPORTS = 3
+
+#: The files read while a result is computed: path -> SHA-256 of the bytes read (None: unreadable).
+_reads: ContextVar[dict[str, str | None] | None] = ContextVar("trtcodemod_module_reads", default=None)
+
+
+@contextlib.contextmanager
+def recording() -> Iterator[dict[str, str | None]]:
+    """Record, in the dict yielded, every file :func:`read_module` reads inside the block."""
+    reads: dict[str, str | None] = {}
+    token = _reads.set(reads)
+    try:
+        yield reads
+    finally:
+        _reads.reset(token)
+
+
+def digest(path: str) -> str | None:
+    """The SHA-256 of the file's bytes now (None: it cannot be read)."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()
+    except OSError:
+        return None
+
+
+def read_module(path: Path) -> bytes | None:
+    """The bytes of another file of the user's code (None: unreadable), recorded for the cache."""
+    try:
+        data = path.read_bytes()
+    except OSError:
+        data = None
+    reads = _reads.get()
+    if reads is not None:
+        reads[os.path.abspath(path)] = hashlib.sha256(data).hexdigest() if data is not None else None
+    return data
+
+
+def _module_file(base: Path, dotted: str) -> Path | None:
+    target = base.joinpath(*dotted.split("."))
+    for candidate in (target.with_suffix(".py"), target / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
+def find_module(origin: Path, module: str | None, level: int, installed: bool = False) -> Path | None:
+    """The file of the module that ``from <level dots><module> import ...`` names in ``origin``,
+    if on disk: relative to ``origin``'s package, or, for an absolute import, in ``origin``'s
+    folder or one of the :data:`MAX_LEVELS` above it. A file of an installed package
+    (``site-packages``) counts only with ``installed``."""
+    folder = origin.parent
+    if level:
+        for _ in range(level - 1):
+            folder = folder.parent
+        if not module:
+            found = folder / "__init__.py"
+            return found if found.is_file() else None
+        return _module_file(folder, module)
+    if not module:
+        return None
+    for _ in range(MAX_LEVELS):
+        found = _module_file(folder, module)
+        if found is not None:
+            return found if installed or not is_installed(str(found)) else None
+        if folder.parent == folder:
+            break
+        folder = folder.parent
+    return None
+
+
+@lru_cache(maxsize=64)
+def _tree(source: bytes) -> ast.Module | None:
+    try:
+        return ast.parse(source)
+    except (SyntaxError, ValueError):
+        return None
+
+
+def module_function(source: bytes, name: str) -> ast.FunctionDef | None:
+    """The module-level ``def name`` of ``source`` (the last one), if any."""
+    tree = _tree(source)
+    found = None
+    for statement in tree.body if tree is not None else ():
+        if isinstance(statement, ast.FunctionDef) and statement.name == name:
+            found = statement
+    return found
+
+
+def imported_function(origin: Path, name: str, source: bytes | None = None,
+                      depth: int = 0) -> ast.FunctionDef | None:
+    """The module-level ``def name`` that ``name`` means in the module at ``origin`` (its bytes
+    ``source``, read when not given): its own, or one it imports with ``from <module> import name
+    [as ...]`` from a file :func:`find_module` finds (installed ones too), followed through
+    :data:`MAX_REEXPORTS` re-exports; None when it cannot be found."""
+    if source is None:
+        source = read_module(origin)
+        if source is None:
+            return None
+    own = module_function(source, name)
+    tree = _tree(source)
+    if own is not None or tree is None or depth > MAX_REEXPORTS:
+        return own
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom):
+            continue
+        for alias in statement.names:
+            if (alias.asname or alias.name) != name:
+                continue
+            found = find_module(origin, statement.module, statement.level, installed=True)
+            if found is None or os.path.realpath(found) == os.path.realpath(origin):
+                return None
+            return imported_function(found, alias.name, None, depth + 1)
+    return None
