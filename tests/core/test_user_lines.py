@@ -24,7 +24,7 @@ from typing import Any
 import pytest
 import torch
 
-from support import REPO, invoke
+from support import REPO, invoke, migrate_small
 from trtcodemod.usercode import OURS, UserFiles, innermost, is_installed
 
 EXAMPLE = REPO / "examples" / "guidance" / "anchor_cache.py"
@@ -227,3 +227,65 @@ def test_the_three_reports_are_the_same(layouts: dict[str, tuple[int, dict[str, 
     beside = _normal(layouts["beside"][1])
     assert _normal(layouts["pythonpath"][1]) == beside
     assert _normal(layouts["editable"][1]) == beside
+
+
+LAZY_PACKAGE = '''import sys
+import types
+
+
+class LazyModule(types.ModuleType):
+    """Imports its target on the first attribute read (speechbrain's ``LazyModule`` does this)."""
+
+    def __init__(self, name, target):
+        super().__init__(name)
+        self.target = target
+
+    def __getattr__(self, attr):
+        import importlib
+        import os
+        if os.path.basename(sys._getframe(1).f_code.co_filename) == "inspect.py":
+            raise AttributeError(attr)  # (as speechbrain's does: inspect.getmodule probes every module)
+        try:
+            return getattr(importlib.import_module(self.target), attr)
+        except Exception as exc:
+            raise ImportError(f"Lazy import of {self.target} failed") from exc
+
+
+# An optional integration whose dependency is missing: reading any attribute of it raises.
+sys.modules[__name__ + ".integration"] = LazyModule(__name__ + ".integration", "a_dependency_nobody_installed")
+'''
+LAZY_MODEL = '''import torch
+
+import lazylib
+
+
+class Model(torch.nn.Module):
+    def forward(self, x):
+        return torch.relu(x) + 1
+
+
+def build():
+    return Model()
+'''
+
+
+def test_a_lazy_module_is_not_imported_when_its_file_is_looked_up(tmp_path: Path) -> None:
+    """speechbrain registers lazy modules in ``sys.modules`` for optional integrations: reading
+    ``__file__`` through ``getattr`` imports the target, and a missing dependency raised there, so
+    ``migrate`` could not observe any speechbrain model (zoo 42's first contact: five exit 2)."""
+    from trtcodemod.usercode import module_file
+    from trtcodemod.verify.userfiles import imported_user_files
+
+    (tmp_path / "lazylib").mkdir()
+    (tmp_path / "lazylib" / "__init__.py").write_text(LAZY_PACKAGE)
+    namespace: dict[str, Any] = {"__name__": "lazylib_probe"}
+    exec(compile(LAZY_PACKAGE, "lazylib_probe", "exec"), namespace)
+    lazy = sys.modules.pop("lazylib_probe.integration")
+    with pytest.raises(ImportError):
+        getattr(lazy, "__file__")  # what the observer used to do
+    assert module_file(lazy) is None
+    assert module_file(pytest) == pytest.__file__
+    assert imported_user_files([lazy, pytest], [str(tmp_path)]) == []
+    (tmp_path / "model.py").write_text(LAZY_MODEL)
+    report, code = migrate_small(tmp_path / "model.py")
+    assert report["error"] is None and code == 0, report["error"]
