@@ -62,6 +62,36 @@ def test_a_called_attribute_and_the_local_names_it_was_built_from(tmp_path: Path
     assert construction_lines(path, 3) == []
 
 
+ATTRIBUTE_LAYER = """\
+from torch import nn
+
+
+class LM(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.transformer_layer = nn.TransformerEncoderLayer(
+            d_model=16,
+            nhead=2,
+        )
+        self.encoder = nn.TransformerEncoder(
+            encoder_layer=self.transformer_layer,
+            num_layers=2,
+        )
+
+    def forward(self, x):
+        return self.encoder.forward(src=x)
+"""
+
+
+def test_a_construction_that_takes_another_attribute_of_self(tmp_path: Path) -> None:
+    """pytorch-beam-search 1.2.2, ``autoregressive/models.py``: the layer is an attribute of its own,
+    handed to ``nn.TransformerEncoder`` by ``self.transformer_layer``; ``forward`` calls
+    ``self.encoder.forward(...)``. Both constructions are the call's."""
+    path = tmp_path / "lm.py"
+    path.write_text(ATTRIBUTE_LAYER)
+    assert _lines(construction_lines(norm(str(path)), 17)) == set(range(7, 15))
+
+
 def _finding(path: str, rule: str, line: int) -> Finding:
     return Finding(rule, "x", "m", path, line, 9, line, 40, Safety.UNSAFE)
 

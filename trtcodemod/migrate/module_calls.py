@@ -8,7 +8,8 @@ user's file: the module a call's callee names (``self.attn``, ``self.blocks[i]``
 ``for`` loop binds over ``self.blocks``), the statements of the same class that assign that
 attribute (``self.attn = ...`` in any method), and the statements of the same method that
 bind the names their value uses (``layer = nn.TransformerEncoderLayer(...)`` before
-``self.encoder = nn.TransformerEncoder(layer, 2)``), a few levels deep.
+``self.encoder = nn.TransformerEncoder(layer, 2)``) or the other attributes of ``self`` it takes
+(``nn.TransformerEncoder(self.transformer_layer, 2)``), a few levels deep.
 
 Where the code names the class at run time (unet's ``class_ = getattr(nn, class_name)`` then
 ``class_(kernel_size)`` in a factory function, a registry, a ``functools.partial``), no statement
@@ -124,22 +125,33 @@ def construction_lines(path: str, line: int) -> list[tuple[int, int]]:
     if not attributes:
         return []
     ranges: list[tuple[int, int]] = []
-    for method in methods:
-        statements = [s for s in ast.walk(method) if isinstance(s, ast.stmt) and _assigned(s, attributes)]
-        seen: set[int] = set()
-        for _ in range(_DEPTH + 1):
-            fresh = [s for s in statements if id(s) not in seen]
-            if not fresh:
-                break
-            names: set[str] = set()
-            for statement in fresh:
-                seen.add(id(statement))
-                ranges.append((statement.lineno, statement.end_lineno or statement.lineno))
-                value = statement.iter if isinstance(statement, (ast.For, ast.AsyncFor)) else getattr(
-                    statement, "value", None)
-                if value is not None:
-                    names |= _read_names(value) - {"self"}
-            statements = _local_bindings(method, names) if names else []
+    followed: set[str] = set()
+    # Another attribute of ``self`` that a construction takes (``nn.TransformerEncoder(encoder_layer=
+    # self.transformer_layer, ...)``, pytorch-beam-search's) is followed to its own assignments too.
+    for _ in range(_DEPTH + 1):
+        fresh_attributes = attributes - followed
+        if not fresh_attributes:
+            break
+        followed |= fresh_attributes
+        read_attributes: set[str] = set()
+        for method in methods:
+            statements = [s for s in ast.walk(method) if isinstance(s, ast.stmt) and _assigned(s, fresh_attributes)]
+            seen: set[int] = set()
+            for _ in range(_DEPTH + 1):
+                fresh = [s for s in statements if id(s) not in seen]
+                if not fresh:
+                    break
+                names: set[str] = set()
+                for statement in fresh:
+                    seen.add(id(statement))
+                    ranges.append((statement.lineno, statement.end_lineno or statement.lineno))
+                    value = statement.iter if isinstance(statement, (ast.For, ast.AsyncFor)) else getattr(
+                        statement, "value", None)
+                    if value is not None:
+                        names |= _read_names(value) - {"self"}
+                        read_attributes |= _self_attributes(value)
+                statements = _local_bindings(method, names) if names else []
+        attributes = attributes | read_attributes
     return ranges
 
 
