@@ -138,3 +138,51 @@ def test_an_attribute_that_requires_grad_gets_its_own_export_step(tmp_path: Any)
     message = f"RuntimeError: {failure.value}"
     step = manual_step(_entry(kind="export_failure", op="(export)", message=message))
     assert step == GRAD_CONSTANT_STEP and step != EXPORT_STEP
+
+
+MARGINALS = '''import torch
+
+
+def marginals(log_partition, edges):
+    (grads,) = torch.autograd.grad(
+        log_partition.sum(),
+        edges,
+        create_graph=True,
+    )
+    return grads
+
+
+def energy(x):
+    y = (x * x).sum()
+    y.backward()
+    return x.grad
+'''
+
+
+def test_an_export_that_stops_in_a_derivative_gets_the_autograd_step(tmp_path: Any) -> None:
+    """torch-struct 0.5 (zoo 43) takes a CRF's marginals as ``torch.autograd.grad`` of the log-partition in
+    ``forward`` (``torch_struct/helpers.py:111-113``): the export stops at a backward operator
+    (``aten::select_backward``) or at a tensor that requires grad, at any line of that call."""
+    import torch
+
+    from trtcodemod.migrate.manual_steps import AUTOGRAD_STEP
+
+    class Marginals(torch.nn.Module):
+        def forward(self, x: torch.Tensor) -> torch.Tensor:
+            with torch.enable_grad():
+                edges = x.detach().requires_grad_()
+                (grads,) = torch.autograd.grad(torch.logsumexp(edges, -1).sum(), edges, create_graph=True)
+            return grads
+
+    with pytest.raises(Exception) as failure:  # the real exporter's refusal, whatever its words
+        torch.onnx.export(Marginals(), (torch.ones(2, 3),), str(tmp_path / "m.onnx"), dynamo=False)
+    path = tmp_path / "helpers.py"
+    path.write_text(MARGINALS)
+    message = f"{type(failure.value).__name__}: {failure.value}"
+    for line in (5, 6, 7, 8, 15):  # the call's lines, and a `.backward()`
+        step = manual_step(_entry(kind="export_failure", op="(export)", message=message, source=f"{path}:{line}"))
+        assert step == AUTOGRAD_STEP, line
+    assert manual_step(_entry(kind="export_failure", op="(export)", message=message, source=f"{path}:14")) != \
+        AUTOGRAD_STEP  # `y = (x * x).sum()` differentiates nothing
+    assert manual_step(_entry(kind="export_failure", op="(export)", message="TypeError: x",
+                              source="/no/such/file.py:3")) == EXPORT_STEP

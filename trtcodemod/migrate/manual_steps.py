@@ -10,7 +10,12 @@ up), in our words; a rule's own construct gets its family's step and ``trtcodemo
 
 from __future__ import annotations
 
+import ast
 from typing import Any
+
+#: Statements holding others: the one a line is in is the innermost simple statement.
+_COMPOUND = (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try, ast.FunctionDef,
+             ast.AsyncFunctionDef, ast.ClassDef)
 
 #: A value computed in Python from an input size (guidance: "Dynamic shape input", "Shape tensors
 #: and execution tensors").
@@ -94,6 +99,14 @@ GRAD_CONSTANT_STEP = ("the module reads a tensor here that requires grad but is 
                       "which the trace cannot freeze as a constant: build it from the parameters in `forward`, register "
                       "it as an `nn.Parameter` or a buffer, or detach it when the model is for inference only "
                       "(guidance: Tracing export)")
+#: An export stopped inside a derivative the forward takes (torch-struct's marginals: `torch.autograd.grad` of the
+#: log-partition in `forward`, zoo 43): the trace records the backward operators, which have no ONNX form
+#: (`aten::select_backward`, `aten::_index_put_impl`), or refuses the graph's own tensors that require grad.
+AUTOGRAD_STEP = ("the forward differentiates here (`torch.autograd.grad`, `.backward()`): an export records no "
+                 "derivative, only the operators autograd ran, and their backward forms have no ONNX operator: "
+                 "write the derivative as forward code (for a CRF's marginals, the forward-backward recursion), "
+                 "export the function whose derivative is taken and differentiate outside the engine, or keep "
+                 "this step out of the graph (guidance: Tracing export)")
 #: A graph that ONNX Runtime refuses to load (guidance: "Dynamic shape input").
 LOAD_STEP = ("the graph's shapes at this line disagree with themselves: a size the export kept as the "
              "example's constant meets a dynamic one; build the size from the traced shape here, or export with "
@@ -202,6 +215,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     if rule:
         return None  # a rule's hostile node: its message is the rule's own advice
     if kind == "export_failure":
+        if _differentiates(entry.get("source")):
+            return AUTOGRAD_STEP
         return GRAD_CONSTANT_STEP if "Cannot insert a Tensor that requires grad as a constant" in message else EXPORT_STEP
     if kind == "unfaithful":
         if op == "(no float32 reference)":
@@ -238,6 +253,38 @@ def manual_step(entry: dict[str, Any]) -> str | None:
             step += f"; {DATA_SHAPE_STEP}"
         return step
     return None
+
+
+def _differentiates(source: Any) -> bool:
+    """Does the statement at ``source`` (``path:line``) take a derivative: ``torch.autograd.grad(...)``,
+    ``autograd.grad(...)`` or ``<tensor>.backward(...)``?"""
+    path, _, line = str(source or "").rpartition(":")
+    if not path or not line.isdigit():
+        return False
+    tree = _parsed(path)
+    if tree is None:
+        return False
+    number = int(line)
+    around = [n for n in ast.walk(tree) if isinstance(n, ast.stmt) and not isinstance(n, _COMPOUND)
+              and n.lineno <= number <= (n.end_lineno or n.lineno)]
+    for statement in around:
+        for node in ast.walk(statement):
+            if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+                continue
+            func = node.func
+            if func.attr == "backward" or (func.attr == "grad" and isinstance(func.value, (ast.Attribute, ast.Name))
+                                           and getattr(func.value, "attr", getattr(func.value, "id", None))
+                                           == "autograd"):
+                return True
+    return False
+
+
+def _parsed(path: str) -> ast.Module | None:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            return ast.parse(handle.read())
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return None
 
 
 def add_manual_steps(remaining: list[dict[str, Any]]) -> None:
