@@ -120,6 +120,12 @@ INPUT_FREE_NOTE = ("; the traced graph computes the value read here from constan
 #: The TracerWarning of a tensor built from Python values (``torch.tensor``, ``torch.as_tensor``...).
 CONSTRUCTED = "results are registered as constants"
 
+#: What ``torch.as_tensor(t, ...)`` of a tensor means: the tracer warns at every ``as_tensor`` call, but of a tensor
+#: it records a cast (``aten::to``), which follows the input (speechbrain's ``length_to_mask``:
+#: ``torch.as_tensor(mask, dtype=dtype, device=device)``, zoo 42).
+CAST_NOTE = ("; `torch.as_tensor` of a tensor here (the observed run saw a tensor in its argument): the trace records "
+             "a cast of it, not a constant, so the value follows the input")
+
 
 def _only_checks(body: list[ast.stmt]) -> bool:
     """Statements that raise or report and change no value: ``raise``, ``pass``, reporting
@@ -200,6 +206,49 @@ def _constant_data_note(path: str | None, line: int | None, message: str) -> str
 
 
 @lru_cache(maxsize=64)
+def _as_tensor_arguments(path: str, mtime: float) -> dict[int, frozenset[str]]:
+    """line -> the names passed first to the ``as_tensor`` calls on it (``torch.as_tensor(mask, dtype=...)``); a line
+    with an ``as_tensor`` call of anything but a plain name is left out."""
+    del mtime  # the cache key: a rewritten file is parsed again
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return {}
+    names: dict[int, set[str]] = {}
+    other: set[int] = set()
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "as_tensor"):
+            continue
+        for line in range(node.lineno, (node.end_lineno or node.lineno) + 1):
+            if node.args and isinstance(node.args[0], ast.Name):
+                names.setdefault(line, set()).add(node.args[0].id)
+            else:
+                other.add(line)
+    return {line: frozenset(found) for line, found in names.items() if line not in other}
+
+
+def _cast_note(path: str | None, line: int | None, message: str, facts: Facts | None) -> str:
+    """:data:`CAST_NOTE` for a constructor's warning at a line whose ``as_tensor`` calls each take a name the observed
+    run saw hold a tensor there; else ""."""
+    if facts is None or not path or not line or CONSTRUCTED not in message or "as_tensor" not in message:
+        return ""
+    try:
+        arguments = _as_tensor_arguments(path, Path(path).stat().st_mtime).get(line)
+        if arguments and facts.stale(path, Path(path).read_bytes()):
+            return ""  # (another file than the one that ran: its lines are not the facts' lines)
+    except OSError:
+        return ""
+    if not arguments:
+        return ""
+    resolved = facts.resolve(path) or path
+    for name in arguments:
+        if not any(e.get("line", 0) <= line <= e.get("end_line", e.get("line", 0))
+                   for e in facts.tensor_events(resolved, name)):
+            return ""
+    return CAST_NOTE
+
+
+@lru_cache(maxsize=64)
 def _configuration_lines(path: str, mtime: float) -> frozenset[int]:
     """Lines of ``path``'s tests that read only tensors built from configuration
     (:func:`.constant_reads.configuration_test_lines`; a LibCST pass, so asked only where no cheaper note holds)."""
@@ -263,10 +312,14 @@ def _traced_lines(report: VerifyReport, side: str) -> set[tuple[str, int]] | Non
     return lines
 
 
-def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:
+def baked_values(report: VerifyReport, side: str, facts: Facts | None,
+                 observed: Facts | None = None) -> list[Problem]:
     """Observed value reads (the original only) and the export's TracerWarnings. One inside a
     check that only raises or warns is a warning: the graph drops a check, it computes no wrong
-    value; so is a read in eager mode that the TorchScript trace did not make (it took another path)."""
+    value; so is a read in eager mode that the TorchScript trace did not make (it took another path),
+    and ``torch.as_tensor`` of a tensor (:data:`CAST_NOTE`; ``observed``: the facts for that note on the
+    rewritten side, read at files as they ran)."""
+    observed = observed if observed is not None else facts
     out: list[Problem] = []
     if facts is not None and side == "before":
         traced = _traced_lines(report, side)
@@ -293,7 +346,8 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None) -> list[P
             guard = _guard_note(path, line, warning.callers)
             if not guard and warning.origin and _guard_note(*_split(warning.origin), user=False):
                 guard = _guard_note(*_split(warning.origin), user=False) + _inside(warning.origin)
-            guard = guard or _constant_data_note(path, line, warning.message)
+            guard = guard or _constant_data_note(path, line, warning.message) or _cast_note(
+                path, line, warning.message, observed)
             if not guard and warning.input_free:
                 guard = INPUT_FREE_NOTE
             out.append(Problem("baked", path, line, "(traced constant)", None, warning.message + guard,
@@ -597,9 +651,10 @@ def frozen_state(report: VerifyReport, side: str, facts: Facts | None) -> list[P
     return result
 
 
-def locate(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:
-    """Every problem of ``side`` (``before`` or ``after``) of a verification report."""
-    return [*hostile_nodes(report, side), *baked_values(report, side, facts),
+def locate(report: VerifyReport, side: str, facts: Facts | None, observed: Facts | None = None) -> list[Problem]:
+    """Every problem of ``side`` (``before`` or ``after``) of a verification report. ``observed``: the observed
+    run's facts where ``facts`` is None (the rewritten side), for what reads them at files as they ran."""
+    return [*hostile_nodes(report, side), *baked_values(report, side, facts, observed),
             *export_failures(report, side, facts, report.export_tracebacks or None),
             *frozen_state(report, side, facts), *unfaithful_graphs(report, side)]
 

@@ -391,7 +391,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         cumsum of integers behind a searchsorted that stopped the original's export) are facts the
         first analysis lacked: the files holding them are analysed again, and their findings replace
         the old ones, so a rule that reports only where the graph check located its node sees them."""
-        found = with_builds(locate(verified, "after", None), facts)
+        found = with_builds(locate(verified, "after", None, facts), facts)
         noted = set(_note_located(facts, found)) | set(_note_traced(facts, found))
         again = [path for path in files if norm(path) in noted]
         if again:
@@ -447,7 +447,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         _revert_unproved(plan, "not proved: the rewritten model still does not export, so no exported graph "
                                "tested this candidate's assumption")
     elif final is not None:
-        _revert_idle(plan, locate(final, "after", None))
+        _revert_idle(plan, locate(final, "after", None, facts))
     applied = {d.key for d in plan.applied}
     if final is not None and applied != done:
         if not applied:
@@ -843,7 +843,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     side, source = ("after", final) if final is not None else ("before", original)
     report["after"] = side_state(source, side)
     sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
-    located = locate(source, side, facts if side == "before" else None)
+    located = locate(source, side, facts if side == "before" else None, facts)
     if side == "after" and report["after"]["faithful"] is True:
         # A value from the data the input sets all gave alike, at a line the rewrite left as it was.
         copies = Rewritten(sources) if sources else None
