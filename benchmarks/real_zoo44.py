@@ -4,39 +4,38 @@
 
 Fixes were made after the earlier zoos' first contact, so what they give after them is no longer a figure for models
 nobody tuned for. This zoo is the next check, on tabular and recommendation models in pure PyTorch: the thirty-first
-zoo's pins and three more libraries by three other authors, whose code no earlier zoo or sweep ran (``PINS44``:
-unpacked wheels like the others, never pip-installed): pytorch-tabnet 4.1.0 (DreamQuark's TabNet, Sebastien
-Fischman's package: attentive transformers whose masks are a sparsemax (sort, cumsum, a threshold from the count of
-kept entries) or an entmax 1.5 (sort, cumulative moments, a threshold from the support's size), a prior updated over a
-Python loop of steps, ghost batch norm splitting the batch into ``ceil(batch / virtual_batch_size)`` chunks with numpy
-(``np.ceil`` of a shape), categorical columns embedded one by one in a Python loop over a boolean tensor of the
-columns (``if is_continuous`` on a tensor element, ``.long()`` of the column), the mask-sparsity loss, explanations by
-``forward_masks`` returning a dict of masks by step, TabNetPretraining's encoder-decoder with an ``if self.training``
-obfuscation and a ``torch.ones(shape)`` mask in eval; its network imports torch and numpy only, its training wrappers
-scikit-learn, which they are not used here), deepctr-torch 0.3.0 (Weichen Shen's click-through-rate models over one
-float matrix of feature columns: embedding lookups by column slices through ``np.array`` of the feature index and
-``.long()``, bags of ids mean-pooled under masks of non-zero ids or from a length column (``torch.arange`` compared
-with the lengths, ``repeat_interleave``), DeepFM's FM, xDeepFM's compressed interaction network with split halves,
-AutoInt's interacting self-attention, DIN's local activation unit with Dice (a BatchNorm) and masks from lengths,
-DIEN's GRU over ``pack_padded_sequence`` with the lengths on the CPU after ``masked_select`` of the non-empty
-histories, and its AUGRU as a Python loop over the packed batch sizes; its package import starts a thread asking
-PyPI for a newer version (requests; with no network it prints a line and ends); its base model imports
-scikit-learn's metrics for training only, not in the venv, so the user's module stands in an empty
-``sklearn.metrics``, as zoo 43's does for nltk) and rtdl-revisiting-models 0.0.2 (Yury Gorishniy's FT-Transformer of
-"Revisiting Deep Learning Models for Tabular Data", Yandex Research: linear embeddings of continuous features,
-categorical embeddings stacked by a Python loop with shape checks that raise, a [CLS] token expanded to the batch
-dimensions, ReGLU with a shape check, Linformer key-value compression sized from the number of tokens, the last block
-attending from [CLS] only; torch only). Nothing new in the ``bench`` extra. Considered and dropped before any model was
-chosen: torchrec 1.9.2 (Meta's: its embedding bags run on fbgemm-gpu's compiled kernels), pytorch-tabular 1.2.0,
-pytorch-widedeep 1.7.0 and recbole 1.2.1 (training frameworks with heavy dependencies: not read further),
-torch-rechub 0.9.0 (Datawhale's, downloaded, scikit-learn among its dependencies: not read further, three libraries
-by three authors were enough), tab-transformer-pytorch 0.6.1
-(Phil Wang's, whose libraries earlier zoos used), entmax 1.3 (the entmax functions alone, no model code: TabNet's
-entmax mask gives the same kind of code), torchfm 0.7.0 (no wheel on PyPI); within the chosen libraries: TabNet's
-training wrappers (``TabNetClassifier`` and the rest: scikit-learn, numpy data loaders), the pretraining obfuscator
-(``torch.bernoulli``, training only), DIEN with negative sampling (an auxiliary loss, training only), rtdl's MLP and
-ResNet (plain layers), deepctr-torch's other models (WDL, NFM, PNN, ONN, CCPM, AFN, FiBiNET, multi-task models: not
-chosen, five models from it were enough); the libraries zoos 15 to 43 dropped or used, as they found.
+zoo's pins and three more libraries by three other authors, whose code no earlier zoo or sweep ran (``PINS44``: unpacked
+wheels like the others, never pip-installed): pytorch-tabnet 4.1.0 (DreamQuark's TabNet, from dreamquark-ai: attentive
+transformers whose masks are a sparsemax (sort, cumsum, a threshold from the count of kept entries) or an entmax 1.5
+(sort, cumulative moments, a threshold from the support's size), a prior updated over a Python loop of steps, ghost
+batch norm splitting the batch into ``ceil(batch / virtual_batch_size)`` chunks with numpy (``np.ceil`` of a shape),
+categorical columns embedded one by one in a Python loop over a boolean tensor of the columns (``if is_continuous`` on a
+tensor element, ``.long()`` of the column), the mask-sparsity loss, explanations by ``forward_masks`` returning a dict
+of masks by step, TabNetPretraining's encoder-decoder with an ``if self.training`` obfuscation and a
+``torch.ones(shape)`` mask in eval; its network imports torch and numpy only, its training wrappers import scikit-learn,
+not used here), deepctr-torch 0.3.0 (Weichen Shen's click-through-rate models over one float matrix of feature columns:
+embedding lookups by column slices through ``np.array`` of the feature index and ``.long()``, bags of ids mean-pooled
+under masks of non-zero ids or from a length column (``torch.arange`` compared with the lengths, ``repeat_interleave``),
+DeepFM's FM, xDeepFM's compressed interaction network with split halves, AutoInt's interacting self-attention, DIN's
+local activation unit with Dice (a BatchNorm) and masks from lengths, DIEN's GRU over ``pack_padded_sequence`` with the
+lengths on the CPU after ``masked_select`` of the non-empty histories, and its AUGRU as a Python loop over the packed
+batch sizes; its package import starts a thread asking PyPI for a newer version (requests; with no network it prints a
+line and ends); its base model imports scikit-learn's metrics for training only, not in the venv, so the user's module
+stands in an empty ``sklearn.metrics``, as zoo 43's does for nltk) and rtdl-revisiting-models 0.0.2 (Yury Gorishniy's
+FT-Transformer of "Revisiting Deep Learning Models for Tabular Data", Yandex Research: linear embeddings of continuous
+features, categorical embeddings stacked by a Python loop with shape checks that raise, a [CLS] token expanded to the
+batch dimensions, ReGLU with a shape check, Linformer key-value compression sized from the number of tokens, the last
+block attending from [CLS] only; torch only). Nothing new in the ``bench`` extra. Considered and dropped before any
+model was chosen: torchrec 1.9.2 (Meta's: its embedding bags run on fbgemm-gpu's compiled kernels), pytorch-tabular
+1.2.0, pytorch-widedeep 1.7.0 and recbole 1.2.1 (training frameworks with heavy dependencies: not read further),
+torch-rechub 0.9.0 (Datawhale's, downloaded, scikit-learn among its dependencies: not read further, three libraries by
+three authors were enough), tab-transformer-pytorch 0.6.1 (Phil Wang's, whose libraries earlier zoos used), entmax 1.3
+(the entmax functions alone, no model code: TabNet's entmax mask gives the same kind of code), torchfm 0.7.0 (no wheel
+on PyPI); within the chosen libraries: TabNet's training wrappers (``TabNetClassifier`` and the rest: scikit-learn,
+numpy data loaders), the pretraining obfuscator (``torch.bernoulli``, training only), DIEN with negative sampling (an
+auxiliary loss, training only), rtdl's MLP and ResNet (plain layers), deepctr-torch's other models (WDL, NFM, PNN, ONN,
+CCPM, AFN, FiBiNET, multi-task models: not chosen, five models from it were enough); the libraries zoos 15 to 43 dropped
+or used, as they found.
 
 10 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 43 or
 in the library sweeps (benchmarks/sweep_*.py), all 10 from the three new libraries, 8 of them of the kinds that most
