@@ -993,21 +993,11 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         if not kept:
             return
         parameters = {p.name.value for p in walk(node.params) if type(p) is cst.Param}
-        uses: dict[str, list[cst.CSTNode]] = {name: [] for name in kept}
-        names: dict[str, list[cst.Name]] = {name: [] for name in kept}
-        # An attribute's or a keyword's name is no use of the variable (``fft = torch.fft.rfft2(x)``).
-        skip = not_variables(node.body)
-        for inner in walk(node.body):
-            found = self._part_of(inner)
-            if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
-                uses[found[0].value].append(inner)
-            if type(inner) is cst.Name and inner.value in names and id(inner) not in skip:
-                names[inner.value].append(inner)
+        uses, names = self._part_reads(node, set(kept))
         for name, assignments in kept.items():
             statement = assignments[0]
             call = statement.value
-            used = {id(self._part_of(use)[0]) for use in uses[name]}  # type: ignore[index]
-            others = [n for n in names[name] if n is not statement.targets[0].target and id(n) not in used]
+            others = self._other_reads(statement, uses[name], names[name])
             if len(assignments) != 1 or others or not uses[name] or name in parameters:
                 self._find_rebound(node, name)
                 continue
@@ -1022,6 +1012,27 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 replacements[use] = cst.Call(func=cst.Name(PART_HELPER), args=[
                     cst.Arg(value=z), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
             self._kept[id(call)] = replacements
+
+    def _part_reads(self, node: cst.FunctionDef, wanted: set[str]) -> tuple[dict[str, list[cst.CSTNode]],
+                                                                           dict[str, list[cst.Name]]]:
+        """For each name of ``wanted``: the part reads of it in the function (``torch.real(z)``,
+        ``z.abs()``...) and every mention of it as a variable (an attribute's or a keyword's name is
+        none: ``fft = torch.fft.rfft2(x)``)."""
+        uses: dict[str, list[cst.CSTNode]] = {name: [] for name in wanted}
+        names: dict[str, list[cst.Name]] = {name: [] for name in wanted}
+        skip = not_variables(node.body)
+        for inner in walk(node.body):
+            found = self._part_of(inner)
+            if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
+                uses[found[0].value].append(inner)
+            if type(inner) is cst.Name and inner.value in names and id(inner) not in skip:
+                names[inner.value].append(inner)
+        return uses, names
+
+    def _other_reads(self, statement: cst.Assign, uses: list[cst.CSTNode], names: list[cst.Name]) -> list[cst.Name]:
+        """The mentions of the name ``statement`` binds that are neither that binding nor a part read."""
+        used = {id(self._part_of(use)[0]) for use in uses}  # type: ignore[index]
+        return [n for n in names if n is not statement.targets[0].target and id(n) not in used]
 
     def _pairs_of(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
         """The real pairs ``p`` when ``node`` is ``torch.view_as_complex(p)`` (one argument, by position
@@ -1051,19 +1062,10 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 if type(inner) is cst.Name and inner.value in kept:
                     bound[inner.value] = bound.get(inner.value, 0) + 1
         parameters = {p.name.value for p in walk(node.params) if type(p) is cst.Param}
-        skip = not_variables(node.body)
-        uses: dict[str, list[cst.CSTNode]] = {name: [] for name in kept}
-        names: dict[str, list[cst.Name]] = {name: [] for name in kept}
-        for inner in walk(node.body):
-            found = self._part_of(inner)
-            if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
-                uses[found[0].value].append(inner)
-            if type(inner) is cst.Name and inner.value in names and id(inner) not in skip:
-                names[inner.value].append(inner)
+        uses, names = self._part_reads(node, set(kept))
         for name, assignments in kept.items():
             statement = assignments[0]
-            used = {id(self._part_of(use)[0]) for use in uses[name]}  # type: ignore[index]
-            others = [n for n in names[name] if n is not statement.targets[0].target and id(n) not in used]
+            others = self._other_reads(statement, uses[name], names[name])
             if len(assignments) != 1 or bound.get(name, 0) != 1 or others or not uses[name] or name in parameters:
                 continue
             call = statement.value
