@@ -19,7 +19,9 @@ signal, each transformed as ``rfft`` does) and ``torch.istft`` an inverse (noise
 ``X = torch.stft(x, ...)``, ``X.abs()``, ``amp_to_db(X)``, ``torch.istft(X * mask, ...)``); a
 spectrum passed to a function that reads that parameter only through ``abs`` (``amp_to_db``, in
 this file or imported with ``from ... import``) is a part read: the function is given the
-magnitude while exporting.
+magnitude while exporting. A part of real pairs viewed as complex, with no transform in between
+(Open-Unmix's ``ComplexNorm``: ``torch.abs(torch.view_as_complex(spec))`` of an STFT kept as
+``(..., 2)`` pairs), is taken of the pairs: ``_trt_dft_part(_trt_view_as_complex(spec), "abs")``.
 """
 
 from __future__ import annotations
@@ -70,6 +72,10 @@ _CONJ_METHODS = {"conj": False, "conj_physical": True}
 #: What ``torch.view_as_complex(pairs)`` kept in a variable a transform takes becomes.
 COMPLEX_HELPER = "_trt_view_as_complex"
 _PART_ATTRIBUTES = {"real": "real", "imag": "imag"}
+#: Why a part of ``torch.view_as_complex(pairs)`` is rewritten.
+_PAIRS_WHY = ("`torch.view_as_complex` does not export (the TorchScript exporter has no ONNX symbolic for "
+              "aten::view_as_complex, and no TensorRT graph carries a complex tensor), though what the code takes "
+              "of it is real")
 _PART_METHODS = {"abs": "abs", "absolute": "abs", "angle": "angle"}
 
 
@@ -220,6 +226,28 @@ def builtin_abs(func: cst.BaseExpression, context) -> bool:
     a tensor is ``z.abs()``."""
     return type(func) is cst.Name and func.value == "abs" and context.source is not None \
         and _abs_is_builtin(context.source)
+
+
+def _binding_targets(body: cst.CSTNode) -> list[cst.CSTNode]:
+    """The targets that bind names in ``body``: assignments (plain, augmented, annotated, ``:=``),
+    ``for`` and comprehension targets, ``with ... as``, ``except ... as``, ``del``, imports, nested
+    ``def``/``class`` names."""
+    found: list[cst.CSTNode] = []
+    for inner in walk(body):
+        kind = type(inner)
+        if kind is cst.Assign:
+            found.extend(t.target for t in inner.targets)
+        elif kind in (cst.AugAssign, cst.AnnAssign, cst.For, cst.CompFor, cst.NamedExpr, cst.Del):
+            found.append(inner.target)
+        elif kind is cst.WithItem and inner.asname is not None:
+            found.append(inner.asname.name)
+        elif kind is cst.ExceptHandler and inner.name is not None:
+            found.append(inner.name.name)
+        elif kind in (cst.Import, cst.ImportFrom) and not isinstance(inner.names, cst.ImportStar):
+            found.extend(a.asname.name if a.asname is not None else a.name for a in inner.names)
+        elif kind in (cst.FunctionDef, cst.ClassDef):
+            found.append(inner.name)
+    return found
 
 
 def _inline_pairs(call: cst.Call, context) -> bool:
@@ -533,7 +561,7 @@ def takes_inverse_real(node: cst.Call, context, kept_inputs: set[int]) -> bool:
 
 
 class DftMatmul(RuntimeScopeRule):
-    needs_text = spelled(*TRANSFORMS, *SHIFTS, *INVERSE_REAL)
+    needs_text = spelled(*TRANSFORMS, *SHIFTS, *INVERSE_REAL, "torch.view_as_complex")
     info = RuleInfo(
         id="TRT709",
         name="dft-matmul",
@@ -682,6 +710,18 @@ its traced size and the two slices concatenated in the other order: the same ele
 same places, bit for bit (Shape, Div, Sub, Slice, Concat). A complex input keeps the torch function (and
 its export error).
 
+A spectrum kept as real pairs (a last axis of 2: real, imaginary) and read through a part of
+`torch.view_as_complex` of them, with no transform there (Open-Unmix's `ComplexNorm`:
+`torch.abs(torch.view_as_complex(spec))` of `torch.view_as_real(torch.stft(...))`): the part
+written on the call (`torch.abs`, `.abs()`, `.real`, `.imag`, `torch.angle`, `torch.view_as_real`,
+the built-in `abs`) → `_trt_dft_part(_trt_view_as_complex(spec), "abs")`, and
+`z = torch.view_as_complex(p)` bound once in the function, every read of `z` a part →
+`z = _trt_view_as_complex(p)` and `_trt_dft_part(z, "real")`: torch's view and part outside an
+export; while exporting, the part of the pairs the complex tensor remembers (Sqrt of the sum of
+squares for `abs`, TRT301's atan2 form for the angle), so `view_as_complex` is used by nothing and
+leaves the graph. Not taken: the complex tensor used as such (`view_as_complex(p) * 2`), a name
+read otherwise, bound twice or read in a nested function.
+
 Fix safety: unsafe; the assumption is that values equal to the FFT's up to rounding are good
 enough. A matrix product sums in another order than the FFT (measured: relative error below
 1e-6 in float32 for 64 x 64 images, 1e-15 in float64; the inverse real transforms below 1e-5 of the
@@ -713,11 +753,21 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             "zeros instead of raising",
             "`torch.jit.script` of the rewritten function: the helpers take `dim` as an int or a tuple (this is why "
             "the exact fftshift/ifftshift rewrite is labelled unsafe too)",
+            "the magnitude of real pairs (`torch.abs(torch.view_as_complex(p))`): a pair holding an inf beside a NaN "
+            "gives NaN where torch gives inf (hypot's rule), and parts whose squares overflow (beyond about 1.8e19 in "
+            "float32) give inf where torch's magnitude is finite",
             "`torch.angle` at the branch cut: a bin whose imaginary part the FFT gives as zero (the zero frequency, "
             "the Nyquist bin of a real input) with a negative real part may come out as -pi where the FFT gives pi "
             "(the same point: code taking cos/sin of the phase is unaffected)",
         ),
         examples=(
+            Example(
+                "def complex_norm(self, spec):\n"
+                "    return torch.abs(torch.view_as_complex(spec))\n",
+                "def complex_norm(self, spec):\n"
+                "    return _trt_dft_part(_trt_view_as_complex(spec), \"abs\")\n",
+                unsafe=True,
+            ),
             Example(
                 "from torch.fft import fft2\n"
                 "def forward(self, img):\n"
@@ -827,6 +877,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         self._chained: set[int] = set()
         #: Transforms of the current function's chains (no kept or rebound transform takes them).
         self._in_chains: set[int] = set()
+        #: ``z = torch.view_as_complex(pairs)`` whose every read takes a real part (no transform in
+        #: between): id of the call → the replacements of the call and of each part read.
+        self._kept_pairs: dict[int, dict[cst.CSTNode, cst.CSTNode]] = {}
 
     def _part_of(self, node: cst.CSTNode) -> tuple[cst.BaseExpression, str] | None:
         """``(z, part)`` when ``node`` takes a real part of ``z`` (:func:`part_of`)."""
@@ -840,6 +893,7 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         # `x_fca = ifft2(x_fft)` then `torch.abs(x_fca)`) is the chain's, not a kept transform's.
         self._in_chains = {id(n) for chain in chains.values() for n, kind in chain.items() if kind == "transform"}
         self._find_kept(node)
+        self._find_kept_pairs(node)
         self._inverse_inputs.update(inverse_real_makers(node, self.context))
         claimed = set(self._kept) | self._grouped | {id(n) for r in self._kept.values() for n in r}
         # Then the parts of transforms kept in a variable that no kept transform took (the
@@ -891,21 +945,11 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         if not kept:
             return
         parameters = {p.name.value for p in walk(node.params) if type(p) is cst.Param}
-        uses: dict[str, list[cst.CSTNode]] = {name: [] for name in kept}
-        names: dict[str, list[cst.Name]] = {name: [] for name in kept}
-        # An attribute's or a keyword's name is no use of the variable (``fft = torch.fft.rfft2(x)``).
-        skip = not_variables(node.body)
-        for inner in walk(node.body):
-            found = self._part_of(inner)
-            if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
-                uses[found[0].value].append(inner)
-            if type(inner) is cst.Name and inner.value in names and id(inner) not in skip:
-                names[inner.value].append(inner)
+        uses, names = self._part_reads(node, set(kept))
         for name, assignments in kept.items():
             statement = assignments[0]
             call = statement.value
-            used = {id(self._part_of(use)[0]) for use in uses[name]}  # type: ignore[index]
-            others = [n for n in names[name] if n is not statement.targets[0].target and id(n) not in used]
+            others = self._other_reads(statement, uses[name], names[name])
             if len(assignments) != 1 or others or not uses[name] or name in parameters:
                 self._find_rebound(node, name)
                 continue
@@ -920,6 +964,81 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 replacements[use] = cst.Call(func=cst.Name(PART_HELPER), args=[
                     cst.Arg(value=z), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
             self._kept[id(call)] = replacements
+
+    def _part_reads(self, node: cst.FunctionDef, wanted: set[str]) -> tuple[dict[str, list[cst.CSTNode]],
+                                                                           dict[str, list[cst.Name]]]:
+        """For each name of ``wanted``: the part reads of it in the function (``torch.real(z)``,
+        ``z.abs()``...) and every mention of it as a variable (an attribute's or a keyword's name is
+        none: ``fft = torch.fft.rfft2(x)``)."""
+        uses: dict[str, list[cst.CSTNode]] = {name: [] for name in wanted}
+        names: dict[str, list[cst.Name]] = {name: [] for name in wanted}
+        skip = not_variables(node.body)
+        for inner in walk(node.body):
+            found = self._part_of(inner)
+            if found is not None and type(found[0]) is cst.Name and found[0].value in uses:
+                uses[found[0].value].append(inner)
+            if type(inner) is cst.Name and inner.value in names and id(inner) not in skip:
+                names[inner.value].append(inner)
+        return uses, names
+
+    def _other_reads(self, statement: cst.Assign, uses: list[cst.CSTNode], names: list[cst.Name]) -> list[cst.Name]:
+        """The mentions of the name ``statement`` binds that are neither that binding nor a part read."""
+        used = {id(self._part_of(use)[0]) for use in uses}  # type: ignore[index]
+        return [n for n in names if n is not statement.targets[0].target and id(n) not in used]
+
+    def _pairs_of(self, node: cst.BaseExpression) -> cst.BaseExpression | None:
+        """The real pairs ``p`` when ``node`` is ``torch.view_as_complex(p)`` (one argument, by position
+        or as ``input=``) that no other fix of this rule takes."""
+        if type(node) is not cst.Call or len(node.args) != 1 or node.args[0].star \
+                or node.args[0].keyword not in (None,) and node.args[0].keyword.value != "input" \
+                or id(node) in self._claimed or id(node) in self._chained \
+                or self.context.refers_to(node.func, "torch.view_as_complex") is None:
+            return None
+        return node.args[0].value
+
+    def _find_kept_pairs(self, node: cst.FunctionDef) -> None:
+        """``z = torch.view_as_complex(pairs)`` (bound once in the function, no parameter) whose every
+        read takes a real part (``torch.abs(z)``, ``z.real``, ``torch.angle(z)``...): the call becomes
+        ``_trt_view_as_complex(pairs)`` (the same complex tensor, remembering its pairs while
+        exporting) and each read ``_trt_dft_part(z, part)``, which takes the part of the pairs."""
+        kept: dict[str, list[cst.Assign]] = {}
+        for statement in walk(node.body):
+            if type(statement) is cst.Assign and len(statement.targets) == 1 \
+                    and type(statement.targets[0].target) is cst.Name and self._pairs_of(statement.value) is not None:
+                kept.setdefault(statement.targets[0].target.value, []).append(statement)
+        if not kept:
+            return
+        bound: dict[str, int] = {}
+        for target in _binding_targets(node.body):  # every binding (augmented, annotated, a loop's, a with's...)
+            for inner in walk(target):
+                if type(inner) is cst.Name and inner.value in kept:
+                    bound[inner.value] = bound.get(inner.value, 0) + 1
+        parameters = {p.name.value for p in walk(node.params) if type(p) is cst.Param}
+        uses, names = self._part_reads(node, set(kept))
+        for name, assignments in kept.items():
+            statement = assignments[0]
+            others = self._other_reads(statement, uses[name], names[name])
+            if len(assignments) != 1 or bound.get(name, 0) != 1 or others or not uses[name] or name in parameters:
+                continue
+            call = statement.value
+            replacements: dict[cst.CSTNode, cst.CSTNode] = {call: call.with_changes(func=cst.Name(COMPLEX_HELPER))}
+            for use in uses[name]:
+                z, part = self._part_of(use)  # type: ignore[misc]
+                replacements[use] = cst.Call(func=cst.Name(PART_HELPER), args=[
+                    cst.Arg(value=z), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
+            self._kept_pairs[id(call)] = replacements
+
+    def _take_pairs(self, whole: cst.CSTNode, pairs_call: cst.Call, part: str) -> None:
+        """``torch.abs(torch.view_as_complex(p))`` (any part, written there) → ``_trt_dft_part(
+        _trt_view_as_complex(p), "abs")``: the same values outside an export; while exporting, the
+        part of the pairs ``p`` (their last axis: real, imaginary), no complex tensor in the graph."""
+        self._claimed.add(id(pairs_call))
+        inner = pairs_call.with_changes(func=cst.Name(COMPLEX_HELPER))
+        replacement = cst.Call(func=cst.Name(PART_HELPER), args=[
+            cst.Arg(value=inner), cst.Arg(value=cst.SimpleString(f'"{part}"'))])
+        self.found(pairs_call, f"{_PAIRS_WHY}; the {part} is taken of the real pairs while exporting "
+                               "(`torch.view_as_complex` and the part otherwise)",
+                   Fix({whole: replacement}, safety=Safety.UNSAFE, helpers=(PART_HELPER, COMPLEX_HELPER)))
 
     def _plain(self, call: cst.Call) -> bool:
         """The transform's own arguments only (:func:`plain_transform`)."""
@@ -1157,6 +1276,12 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                              f"exporting (`{name}` otherwise)",
                        Fix(replacements, safety=Safety.UNSAFE, helpers=helpers))
             return
+        if id(node) in self._kept_pairs:
+            self._claimed.add(id(node))
+            self.found(node, f"{_PAIRS_WHY}; every read of the variable takes a real part of it, taken of the real "
+                             "pairs while exporting (`torch.view_as_complex` and the part otherwise)",
+                       Fix(self._kept_pairs.pop(id(node)), safety=Safety.UNSAFE, helpers=(COMPLEX_HELPER, PART_HELPER)))
+            return
         inverse = self.context.refers_to(node.func, *INVERSE_REAL)
         if inverse is not None:
             self._inverse(node, inverse)
@@ -1169,9 +1294,16 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
             if part is not None and self._transform(node.args[0].value) is not None:
                 self._take(node, node.args[0].value, _PART_FUNCTIONS[part])
                 return
+            if part is not None and self._pairs_of(node.args[0].value) is not None:
+                self._take_pairs(node, node.args[0].value, _PART_FUNCTIONS[part])  # type: ignore[arg-type]
+                return
         if (not node.args and type(func) is cst.Attribute and func.attr.value in _PART_METHODS
                 and self._transform(func.value) is not None):
             self._take(node, func.value, _PART_METHODS[func.attr.value])  # type: ignore[arg-type]
+            return
+        if (not node.args and type(func) is cst.Attribute and func.attr.value in _PART_METHODS
+                and self._pairs_of(func.value) is not None):
+            self._take_pairs(node, func.value, _PART_METHODS[func.attr.value])  # type: ignore[arg-type]
             return
         shift = self.context.refers_to(func, *SHIFTS)
         if shift is not None:
@@ -1351,6 +1483,9 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         if node.attr.value in _PART_ATTRIBUTES and self._transform(node.value) is not None \
                 and id(node.value) not in self._taken:
             self._take(node, node.value, _PART_ATTRIBUTES[node.attr.value])  # type: ignore[arg-type]
+            return
+        if node.attr.value in _PART_ATTRIBUTES and self._pairs_of(node.value) is not None:
+            self._take_pairs(node, node.value, _PART_ATTRIBUTES[node.attr.value])  # type: ignore[arg-type]
 
 
 class _Rebuild(cst.CSTTransformer):

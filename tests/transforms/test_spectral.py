@@ -1819,3 +1819,125 @@ def test_the_builtin_abs_of_a_spectrum_is_a_part(tmp_path) -> None:
         [got] = session.run(None, {"x": x.numpy()})
         want = before["amplitudes"](x)[1]
         assert np.allclose(got, want.numpy(), rtol=1e-5, atol=1e-5 * (1 + float(want.abs().max()))), shape
+
+
+# --- a part of real pairs viewed as complex (Open-Unmix's ComplexNorm) -------------------------------
+# openunmix 1.3.0, openunmix/transforms.py:210 (ComplexNorm.forward): `torch.abs(torch.view_as_complex(spec))`
+# of an STFT kept as (real, imaginary) pairs on a last axis of 2; no Fourier transform in that function.
+
+PAIRS = '''
+import torch
+from torch import nn
+
+
+class PairParts(nn.Module):
+    """Each part of (real, imaginary) pairs viewed as complex, in the forms real code writes."""
+
+    def __init__(self, mono=False):
+        super().__init__()
+        self.mono = mono
+
+    def forward(self, spec):
+        mag = torch.abs(torch.view_as_complex(spec))
+        if self.mono:
+            mag = torch.mean(mag, 1, keepdim=True)
+        phase = torch.view_as_complex(input=spec).angle()
+        z = torch.view_as_complex(spec)
+        re, im = z.real, torch.imag(z)
+        return mag, phase, re * 2 - im, torch.view_as_complex(spec).abs() ** 2
+'''
+
+
+def test_a_part_of_pairs_viewed_as_complex_is_taken_of_the_pairs() -> None:
+    after = strip_helpers(rewrite(PAIRS, select=("TRT709",), unsafe=True))
+    assert 'mag = _trt_dft_part(_trt_view_as_complex(spec), "abs")' in after
+    assert 'phase = _trt_dft_part(_trt_view_as_complex(input=spec), "angle")' in after
+    assert "z = _trt_view_as_complex(spec)" in after
+    assert 're, im = _trt_dft_part(z, "real"), _trt_dft_part(z, "imag")' in after
+    assert 'return mag, phase, re * 2 - im, _trt_dft_part(_trt_view_as_complex(spec), "abs") ** 2' in after
+    assert "torch.view_as_complex" not in after
+    assert rules_found(PAIRS, select=("TRT709",)) == ["TRT709"] * 4
+    assert rewrite(PAIRS, select=("TRT709",)) == PAIRS  # unsafe only
+    once = rewrite(PAIRS, select=("TRT709",), unsafe=True)
+    assert rewrite(once, select=("TRT709",), unsafe=True) == once
+    # Not taken: the complex tensor used as such (a product), a name read otherwise or bound twice.
+    for kept in ("    z = torch.view_as_complex(p)\n    return torch.view_as_real(z * 2)\n",
+                 "    return torch.view_as_real(torch.view_as_complex(p) * 2)\n",
+                 "    z = torch.view_as_complex(p)\n    return z.abs(), z\n",
+                 "    z = torch.view_as_complex(p)\n    z = z * 2\n    return z.abs()\n",
+                 "    z = torch.view_as_complex(p)\n    for z in (z,):\n        pass\n    return z.abs()\n",
+                 "    z = torch.view_as_complex(p)\n    return z.abs(), (lambda: z)()\n"):
+        source = f"import torch\ndef f(p):\n{kept}"
+        assert rewrite(source, select=("TRT709",), unsafe=True) == source, kept
+
+
+@pytest.fixture(scope="module")
+def pair_parts(tmp_path_factory):
+    before = import_source(PAIRS, tmp_path_factory.mktemp("before"))["PairParts"]
+    after = import_source(rewrite(PAIRS, select=("TRT709",), unsafe=True),
+                          tmp_path_factory.mktemp("after"))["PairParts"]
+    return before, after
+
+
+def _pairs(shape, values, dtype=torch.float32):
+    x = _signal(shape, "random" if values == "special" else values, dtype)
+    if values == "special" and x.numel() >= 4:
+        x.view(-1)[:4] = torch.tensor([math.inf, math.nan, -0.0, -math.inf], dtype=dtype)
+    return x
+
+
+def test_the_pair_parts_run_as_the_original_in_eager_mode(pair_parts) -> None:
+    before, after = pair_parts
+    for mono in (False, True):
+        for shape in [(1, 2, 9, 5, 2), (3, 1, 4, 7, 2), (0, 2, 3, 3, 2), (1, 1, 1, 1, 2), (2, 2, 3, 3, 3)]:
+            for values in ("random", "zeros", "negative", "special"):
+                for dtype in (torch.float32, torch.float64):
+                    spec = _pairs(shape, values, dtype)
+                    original = run_once(before(mono), [spec.clone().requires_grad_(True)])
+                    rewritten = run_once(after(mono), [spec.clone().requires_grad_(True)])
+                    assert_same_run(original, rewritten, context=f"{mono} {shape} {values} {dtype}")
+    # torch's own errors stay: no last axis of 2, an integer tensor, a last axis with a stride other than 1
+    for bad in (torch.zeros(2, 3), torch.zeros(2, 2, dtype=torch.long), torch.zeros(2, 4)[:, ::2]):
+        assert_same_run(run_once(before(), [bad]), run_once(after(), [bad]), context=str(bad.shape))
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_pair_parts_export_without_view_as_complex(pair_parts, dynamo) -> None:
+    before, after = pair_parts
+    example = _pairs((2, 2, 9, 6, 2), "random")
+    names = ["spec"]
+
+    def export(model):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            if dynamo:
+                dims = {"spec": {0: torch.export.Dim("n"), 3: torch.export.Dim("t", min=2)}}
+                return torch.onnx.export(model, (example,), dynamo=True, input_names=names, dynamic_shapes=dims,
+                                         verbose=False).model_proto
+            buffer = io.BytesIO()
+            torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=names,
+                              dynamic_axes={"spec": {0: "n", 3: "t"}})
+            return onnx.load_from_string(buffer.getvalue())
+
+    if not dynamo:
+        with pytest.raises(Exception, match="view_as_complex"):
+            export(before())
+    graph = export(after())
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(graph.SerializeToString())
+    for shape in [(2, 2, 9, 6, 2), (3, 2, 9, 4, 2), (1, 2, 9, 11, 2)]:  # other sizes than the example's
+        for values in ("random", "zeros", "negative", "special"):
+            spec = _pairs(shape, values)
+            got = session.run(None, {"spec": spec.numpy()})
+            with torch.no_grad():
+                want = before()(spec)
+            for index, (g, w) in enumerate(zip(got, want)):
+                w = w.numpy()
+                assert g.shape == w.shape
+                # zeros: the magnitude 0 and the angle of (0, 0) as torch gives them. A pair holding an inf beside
+                # a NaN has the magnitude NaN here where torch gives inf (hypot's rule; the rule's assumption is a
+                # finite input): non-finite where torch is, and the same value wherever torch is finite.
+                finite = np.isfinite(w)
+                assert not np.isfinite(g[~finite]).any() and np.isfinite(g[finite]).all(), (shape, values, index)
+                assert np.allclose(g[finite], w[finite], rtol=1e-5, atol=1e-6), (shape, values, index)
+                assert np.array_equal(g[np.isinf(g)], w[np.isinf(g)]), (shape, values, index)

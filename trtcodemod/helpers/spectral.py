@@ -548,7 +548,7 @@ def _trt_stft_onnx(x, part, n_fft, hop_length, win_length, window, center, pad_m
         if pad_mode == "constant":
             signal = torch.nn.functional.pad(signal, (pad, pad))
         else:  # as torch.stft pads: a (1, B, L) view for the 1-D padding modes
-            signal = torch.nn.functional.pad(signal.unsqueeze(0), (pad, pad), pad_mode).squeeze(0)
+            signal = torch.nn.functional.pad(signal.unsqueeze(0), (pad, pad), pad_mode)[0]  # (no squeeze: an If)
     frames = torch.div(signal.shape[-1] - n_fft, hop, rounding_mode="trunc") + 1  # (non-negative: the floor)
     index = torch.arange(frames, device=signal.device)[:, None] * hop \
         + torch.arange(n_fft, device=signal.device)[None, :]

@@ -25,6 +25,13 @@ top ``int(log(length))`` delays gathered) was reverted at first contact (zoo 41)
 chain node, so the key's ``rfft`` stayed torch's and the export stopped at ``aten::complex``; the
 conjugate is taken now (``_trt_complex_conj``), the model exports and migrate ends with exit 0.
 
+Open-Unmix's spectrogram path (openunmix 1.3.0: its STFT kept as ``torch.view_as_real`` pairs,
+``ComplexNorm``'s ``torch.abs(torch.view_as_complex(spec))`` and ``TorchISTFT``'s ``torch.istft(
+torch.view_as_complex(X), ...)``) stopped at ``aten::view_as_complex`` at zoo 39's first contact once
+the STFT and iSTFT were taken: a part of real pairs viewed as complex is taken now (the pairs' part
+while exporting), and its reflect-padded STFT exports without the ``If`` a ``squeeze`` made: migrate
+ends with exit 0, equivalent, and the graph equals eager mode at other batches and lengths.
+
 Complex pipelines (taken since TRT709 follows a spectrum through products into complex transforms
 and parts): OKNet's frequency gating (``fft2``, a product with a real tensor, ``ifft2`` kept in a
 name rebound by ``torch.abs``, twice), FNet's token mixing (``fft(fft(x, dim=-1), dim=-2).real``,
@@ -116,6 +123,12 @@ TAKEN["torch_timeseries_autoformer_autocorrelation"] = (
     ['q_fft = _trt_rfft("tracked", q.permute(0, 2, 3, 1).contiguous(), dim=-1)',
      'k_fft = _trt_rfft("tracked", k.permute(0, 2, 3, 1).contiguous(), dim=-1)',
      "res = _trt_complex_mul(q_fft, _trt_complex_conj(k_fft))", "corr = _trt_irfft(res, dim=-1)"])
+# Open-Unmix: an STFT kept as real pairs (``torch.view_as_real``), the magnitude of those pairs
+# (``torch.abs(torch.view_as_complex(spec))``, its ComplexNorm) and the iSTFT of ``view_as_complex`` pairs.
+TAKEN["openunmix_complex_norm_mask"] = (
+    ["complex_stft = torch.stft(", "spec = torch.abs(torch.view_as_complex(spec))", "y = torch.istft("],
+    ['complex_stft = _trt_stft("complex", x,', 'stft_f = _trt_dft_part(complex_stft, "view_as_real")',
+     'spec = _trt_dft_part(_trt_view_as_complex(spec), "abs")', "y = _trt_istft(_trt_view_as_complex(X),"])
 TAKEN["noisereduce_torchgate_partial_gate"] = (["X = torch.stft("],
                                               ['X = _trt_stft("tracked", x,', "X_db = amp_to_db(_trt_dft_abs_argument(X))",
                                                "y = _trt_istft(Y, n_fft=self.n_fft,"])
@@ -132,7 +145,8 @@ def test_the_rule_finds_each_transform_and_rewrites_it_with_unsafe_only(name: st
 
 @pytest.mark.parametrize("name", ["vit_pytorch_fft_patch_embedding", "fastmri_varnet_block_centered_fft",
                                   "hypercomplex_unet_fft_map", "oknet_frequency_gating", "fnet_pytorch_fourier_mixing",
-                                  "darkir_amplitude_phase_mlp", "torch_timeseries_autoformer_autocorrelation"])
+                                  "darkir_amplitude_phase_mlp", "torch_timeseries_autoformer_autocorrelation",
+                                  "openunmix_complex_norm_mask"])
 def test_migrate_rewrites_the_transforms_and_the_model_exports_equivalent(name: str) -> None:
     path = HERE / f"{name}.py"
     module = load_variant(path, f"trt709_m_{name}")
@@ -301,6 +315,14 @@ DIRECT = {
         "zeros": torch.zeros(2, 24, 8),
         "negatives": -torch.rand(2, 24, 8, generator=seeded(26)) - 1,
         "large": torch.randn(2, 24, 8, generator=seeded(27)) * 1e4,
+    },
+    # Reflect padding (the batch packed into rows), stereo: other batches and lengths, edge values.
+    "openunmix_complex_norm_mask": {
+        "batch 3, a length no multiple of the hop": 2 * torch.rand(3, 2, 517, generator=seeded(28)) - 1,
+        "batch 1, short": 2 * torch.rand(1, 2, 97, generator=seeded(29)) - 1,
+        "zeros": torch.zeros(2, 2, 400),
+        "an impulse": torch.zeros(2, 2, 300).index_fill_(2, torch.tensor([150]), 1.0),
+        "large": torch.randn(2, 2, 333, generator=seeded(30)) * 1e4,
     },
     "vision_ssm_derain_freq_enhance": {
         "other size": torch.randn(3, 4, 7, 9, generator=seeded(5)),
