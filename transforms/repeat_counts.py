@@ -72,11 +72,12 @@ count tensor whose length differs from the axis. Cost: the graph holds `len(repe
 TensorRT versions: all (Range, LessOrEqual, ReduceSum, Gather and Cast are parsed from 8.4).""",
         fix=Safety.SAFE,
         examples=(
-            Example("x = torch.repeat_interleave(x, dur_out.view(-1), dim=2)\n",
+            Example("dur_out = torch.clamp(torch.round(log_dur.exp() - 1), min=0).long()\n"
+                    "x = torch.repeat_interleave(x, dur_out.view(-1), dim=2)\n",
+                    "dur_out = torch.clamp(torch.round(log_dur.exp() - 1), min=0).long()\n"
                     "x = _trt_repeat_counts(x, dur_out.view(-1), 2)\n"),
             Example("mel = feats[i].repeat_interleave((pace * durs[i]).long(), dim=0)\n",
                     "mel = _trt_repeat_counts(feats[i], (pace * durs[i]).long(), 0)\n"),
-            Example("out = x.repeat_interleave(2, dim=1)\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.repeat_interleave.html",
