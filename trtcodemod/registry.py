@@ -110,6 +110,7 @@ RULE_MODULES: tuple[str, ...] = (
     "cost_volume_shift",
     "promoted_operands",
     "repeat_interleave_dim",
+    "repeat_counts",
     "view_alias_write",
 )
 

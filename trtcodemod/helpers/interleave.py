@@ -41,3 +41,43 @@ def _trt_repeat_interleave(tensor, repeats, dim):
             return tensor.repeat_interleave(repeats, dim=dim)
         return tensor.repeat_interleave(repeats, dim=dim)
     return tensor.repeat_interleave(repeats, dim=_trt_export_dim_eager(tensor, dim))
+
+
+# ``torch.repeat_interleave`` by a tensor of counts (TRT376: a TTS length regulator repeating each token's features
+# for its predicted number of frames). The TorchScript exporter writes it as a loop over ONNX sequences
+# (SplitToSequence, SequenceAt, SequenceInsert, ConcatFromSequence), which no TensorRT release parses; while it
+# traces, the helper gathers the same rows by an index computed with fixed operators.
+
+
+def _trt_repeat_counts(tensor, repeats, dim):
+    # type: (Tensor, Union[int, Tensor], int) -> Tensor
+    """``torch.repeat_interleave(tensor, repeats, dim=dim)``; while the TorchScript exporter traces a 1-D integer
+    tensor of counts, the same rows gathered along ``dim`` by an index computed with fixed operators."""
+    if torch.jit.is_scripting():
+        if isinstance(repeats, int):
+            return torch.repeat_interleave(tensor, repeats, dim=dim)
+        return torch.repeat_interleave(tensor, repeats, dim=dim)
+    return _trt_repeat_counts_eager(tensor, repeats, dim)
+
+
+@torch.jit.unused
+def _trt_repeat_counts_eager(tensor, repeats, dim):
+    """torch's own call, except while the TorchScript exporter traces a tensor repeated by a 1-D integer tensor of
+    counts along an axis within its rank (never runs when scripted). There torch's call runs first on the example,
+    for its errors only (negative counts, a count per element that does not match: the export stops as it would);
+    its nodes feed nothing, so the exporter drops them. Then the output's position ``p`` takes the element ``j``
+    for which ``ends[j - 1] <= p < ends[j]`` (``ends`` the running sum of the counts, summed exactly in int64 by a
+    triangle of ones rather than CumSum, which TensorRT takes for floats only): ``j`` is how many ends are at most
+    ``p``, a comparison and a sum. The output has ``repeats.sum()`` positions: none for counts that are all 0."""
+    if not (torch.jit.is_tracing() and torch.onnx.is_in_onnx_export() and isinstance(tensor, torch.Tensor)
+            and isinstance(repeats, torch.Tensor) and repeats.dim() == 1 and type(dim) is int
+            and -tensor.dim() <= dim < tensor.dim()
+            and repeats.dtype in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)):
+        return torch.repeat_interleave(tensor, repeats, dim=dim)
+    torch.repeat_interleave(tensor, repeats, dim=dim)  # the example's errors; the graph keeps nothing of it
+    counts = repeats.to(torch.int64)
+    items = torch.arange(counts.shape[0], device=counts.device)
+    ends = (counts[None, :] * (items[None, :] <= items[:, None]).to(torch.int64)).sum(1)
+    positions = torch.arange(counts.sum(), device=counts.device)
+    index = (ends[None, :] <= positions[:, None]).to(torch.int64).sum(1)
+    return tensor.index_select(dim, index)

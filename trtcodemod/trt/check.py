@@ -79,11 +79,12 @@ RULES: dict[str, tuple[str, ...]] = {
     "Gelu": ("TRT723",),  # opset 20+ on TensorRT < 10
     "_upsample_bilinear2d_aa": ("TRT725",),
     "_upsample_bicubic2d_aa": ("TRT725",),
-    "SequenceEmpty": ("TRT105", "TRT306"),  # list appends inside a scripted loop; tensor_split's loop
-    "SequenceInsert": ("TRT105", "TRT306"),
-    "SequenceAt": ("TRT306",),
-    "SplitToSequence": ("TRT306",),
-    "ConcatFromSequence": ("TRT105",),
+    # List appends inside a scripted loop; tensor_split's loop; repeat_interleave by a tensor of counts (TRT376).
+    "SequenceEmpty": ("TRT105", "TRT306", "TRT376"),
+    "SequenceInsert": ("TRT105", "TRT306", "TRT376"),
+    "SequenceAt": ("TRT306", "TRT376"),
+    "SplitToSequence": ("TRT306", "TRT376"),
+    "ConcatFromSequence": ("TRT105", "TRT376"),
     # Functions with no TorchScript symbolic that TRT337 composes while exporting, and TRT338's inverses,
     # by the name the exporter's error gives ("Exporting the operator 'aten::trace' ..."): some of the
     # bare names ("trace", "diff") are ordinary words of other errors.
