@@ -1,5 +1,5 @@
 """TRT106: a recurrence over a dynamic axis (``for i in range(1, x.size(0))`` in a method) lifted into a
-``@torch.jit.script`` function, so that the TorchScript exporter keeps it as an ONNX ``Loop``.
+``@torch.jit.script`` function called while tracing, so that the TorchScript exporter keeps it as an ONNX ``Loop``.
 
 The analysis is static and local to the function: the loop must be a statement of the function's own body,
 over ``range(<size>)`` or ``range(<start>, <size>)``; every name it reads must have a type the code shows
@@ -88,30 +88,36 @@ time (`migrate` finds it as an "(unrolled loop)" when a second trace at another 
 unrolls it another number of times). TensorRT parses ONNX `Loop` where the loop-carried
 values keep one shape and there are no scan outputs, which such a recurrence satisfies.
 
-The rewrite (the guidance's recipe for a dynamic number of iterations): the loop moves into a
+The rewrite (the guidance's recipe for a dynamic number of iterations): the loop is copied into a
 new module-level function decorated `@torch.jit.script`, `_trt_loop_<function>`, taking as typed
 parameters (`torch.Tensor`, `int`, `float`, `bool`) every name the loop reads and every local it
 carries, each `self.<attr>` as a parameter `self_<attr>`, and each size the loop reads as the
 tensor it is read from (the function reads the size itself, so the trip count stays a traced
-size); it returns the locals the loop assigns that are read after it, and the loop becomes
-`score = _trt_loop_compute_normalizer(score, emissions, self.transitions, mask)`. The
-TorchScript exporter keeps the scripted loop as an ONNX `Loop` whose trip count follows the input.
+size); it returns the locals the loop assigns that are read after it. The loop becomes
+`if not torch.jit.is_scripting() and torch.jit.is_tracing(): score = _trt_loop_normalizer(emissions,
+score, mask, self.transitions) else: <the loop, unchanged>`: a TorchScript trace (the TorchScript
+ONNX exporter) calls the scripted function and keeps its loop as an ONNX `Loop` whose trip count
+follows the input; eager code, `torch.fx`, `torch.compile`, `torch.export` and the dynamo exporter
+run the loop as written. The rule compiles the lifted function with TorchScript before it offers
+the rewrite (TorchScript lacks some of Python's tensor API, `Tensor.bool()` for one): a loop it
+refuses is not reported.
 
-Fix safety: unsafe. The same values in eager mode (TorchScript runs the same operations), but
-the function is now a `ScriptFunction`: `torch.fx` symbolic tracing cannot trace into it,
-`torch.export` and the dynamo ONNX exporter refuse or inline it differently, a Python debugger
-cannot step into it, and it must compile (a body TorchScript types differently from Python,
-say an integer tensor added to a float literal in place, fails at import). `migrate` tries it
-as a candidate where its second trace finds the loop unrolled, and keeps it only if the
-rewritten model's graph matches eager mode on every input set.
+Fix safety: unsafe. Eager mode is unchanged, and the forward values of the traced model are
+the loop's (the same operations in TorchScript), but a model traced with `torch.jit.trace` now
+holds a ScriptFunction: its gradients are TorchScript's own once its profiling runs are past, and
+TorchScript's gradient of `torch.where` with a uint8 condition (pytorch-crf's `ByteTensor` masks)
+inverts the mask bitwise (254 and 255 where eager mode has 0 and 1), so a traced model trained with
+such a mask learns other gradients; and the code traced is a scripted function, not Python (no
+debugger inside it). `migrate` tries it as a candidate where its second trace finds the loop
+unrolled, and keeps it only if the rewritten model's graph matches eager mode on every input set.
 
 Which TensorRT versions: all (`Loop` since TensorRT 7).""",
         fix=Safety.UNSAFE,
-        assumption=("the loop compiles with TorchScript, and the model is used in eager mode or exported with the "
-                    "TorchScript exporter (torch.fx, torch.export and the dynamo exporter meet a ScriptFunction)"),
+        assumption=("a model traced with torch.jit.trace is used for its forward values: its gradients through the "
+                    "scripted loop are TorchScript's own"),
         fails_when=(
-            "the model is traced with torch.fx or exported with torch.export / the dynamo ONNX exporter",
-            "TorchScript types an operation of the body differently from Python and refuses it at import",
+            "a traced model trained with a uint8 mask in `torch.where`: TorchScript's gradient inverts the mask "
+            "bitwise after its profiling runs",
         ),
         examples=(
             Example(
@@ -130,15 +136,6 @@ class CRF(nn.Module):
         return torch.logsumexp(score, dim=1)
 """,
                 """\
-@torch.jit.script
-def _trt_loop_normalizer(emissions: torch.Tensor, score: torch.Tensor, self_transitions: torch.Tensor, mask: torch.Tensor):
-    seq_length = emissions.size(0)
-    for i in range(1, seq_length):
-        nxt = torch.logsumexp(score.unsqueeze(2) + self_transitions + emissions[i].unsqueeze(1), dim=1)
-        score = torch.where(mask[i].unsqueeze(1), nxt, score)
-    return score
-
-
 class CRF(nn.Module):
     def __init__(self, n):
         super().__init__()
@@ -147,7 +144,12 @@ class CRF(nn.Module):
     def normalizer(self, emissions: torch.Tensor, mask: torch.Tensor) -> torch.Tensor:
         seq_length = emissions.size(0)
         score = emissions[0]
-        score = _trt_loop_normalizer(emissions, score, self.transitions, mask)
+        if not torch.jit.is_scripting() and torch.jit.is_tracing():
+            score = _trt_loop_normalizer(emissions, score, mask, self.transitions)
+        else:
+            for i in range(1, seq_length):
+                nxt = torch.logsumexp(score.unsqueeze(2) + self.transitions + emissions[i].unsqueeze(1), dim=1)
+                score = torch.where(mask[i].unsqueeze(1), nxt, score)
         return torch.logsumexp(score, dim=1)
 """,
                 unsafe=True,
