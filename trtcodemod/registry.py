@@ -112,6 +112,7 @@ RULE_MODULES: tuple[str, ...] = (
     "repeat_interleave_dim",
     "repeat_counts",
     "view_alias_write",
+    "size_loop_script",
 )
 
 

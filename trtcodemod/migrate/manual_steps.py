@@ -162,7 +162,7 @@ _SIZE_RULES = frozenset({"TRT704", "TRT711", "TRT712", "TRT716", "TRT717", "TRT7
 _VALUE_RULES = frozenset({"TRT101", "TRT102", "TRT103", "TRT201", "TRT202", "TRT203", "TRT204", "TRT713", "TRT714",
                           "TRT715", "TRT721"})
 _NUMBER_RULES = frozenset({"TRT702"})
-_LOOP_RULES = frozenset({"TRT104", "TRT105", "TRT406"})
+_LOOP_RULES = frozenset({"TRT104", "TRT105", "TRT106", "TRT406"})
 
 #: What TRT706's message says of an operation TensorRT has no path for: the problem, not what to do.
 _NO_PATH = "has no TensorRT path"

@@ -26,7 +26,7 @@ from .retrace import RETRACED_GRAPH
 #: strides read from `x.stride()` are the example's numbers, with no TracerWarning; the second trace locates the
 #: bake at the call (lhotse's batched Kaldi frames: the batch stride is the padded length).
 BAKED_RULES = frozenset({
-    "TRT101", "TRT105", "TRT104", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
+    "TRT101", "TRT105", "TRT104", "TRT106", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
     "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT364", "TRT729",
     "TRT366",  # a comprehension over a tensor: the trace warns "Iterating over a tensor" at its line
 })

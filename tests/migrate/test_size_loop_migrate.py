@@ -1,0 +1,68 @@
+"""migrate plans TRT106 where its second trace finds a recurrence over a dynamic axis unrolled ("(unrolled loop)"
+at the `for` line): a candidate, kept because the rewritten model's graph (an ONNX `Loop`) is faithful and equivalent."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from trtcodemod.cli import app
+
+SCAN = """\
+import torch
+from torch import nn
+
+
+class Scan(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.w = nn.Parameter(torch.randn(4, 4) * 0.3)
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        h = x[0]
+        for i in range(1, x.size(0)):
+            h = torch.tanh(h @ self.w + x[i])
+        return h
+
+
+def build():
+    torch.manual_seed(0)
+    return Scan().eval()
+
+
+def inputs(generator):
+    return (torch.randn(5, 2, 4, generator=generator),)
+"""
+
+
+def test_an_unrolled_recurrence_is_lifted_into_a_scripted_loop(tmp_path: Path) -> None:
+    path = tmp_path / "scan.py"
+    path.write_text(SCAN)
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", '{"x": {"0": "t"}}', "--format", "json", "--runs", "1",
+                                      "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    r = json.loads(result.stdout)["models"][0]
+    assert r["before"]["faithful"] is False  # the trace unrolled the example's 4 steps
+    assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT106", 12)], r["reverted"]
+    assert r["applied"][0]["proof"].startswith("verified: the rewritten model is equivalent")
+    assert r["after"]["faithful"] is True and r["after"]["trt_errors"] == 0 and r["equivalent"] is True
+    assert result.exit_code == 0
+
+
+def test_the_unrolled_loop_at_its_for_line_is_the_findings() -> None:
+    """The "(unrolled loop)" problem alone (a graph that runs at every size, with the example's count of steps)
+    is matched to TRT106's finding at the loop: pytorch-crf's `_compute_score`, torchcrf/__init__.py:189."""
+    from trtcodemod.findings import Finding, Safety
+    from trtcodemod.migrate.locate import Problem
+    from trtcodemod.migrate.plan import matches
+    from trtcodemod.migrate.retrace import UNROLLED
+
+    path = "/zoo/torchcrf/__init__.py"
+    loop = Problem("baked", path, 189, UNROLLED, None, "`for i in range(1, seq_length):` repeats", "error",
+                   "torchscript")
+    finding = Finding("TRT106", "size-loop-script", "a loop over a tensor's size", path, 189, 9, 196, 80,
+                      Safety.UNSAFE)
+    assert matches(loop, finding)
+    assert not matches(Problem("baked", path, 250, UNROLLED, None, "another loop", "error", "torchscript"), finding)
