@@ -447,7 +447,9 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         _revert_unproved(plan, "not proved: the rewritten model still does not export, so no exported graph "
                                "tested this candidate's assumption")
     elif final is not None:
-        _revert_idle(plan, locate(final, "after", None, facts))
+        after = locate(final, "after", None, facts)
+        _revert_idle(plan, after)
+        _revert_hostile_makers(plan, problems, after)
     applied = {d.key for d in plan.applied}
     if final is not None and applied != done:
         if not applied:
@@ -813,6 +815,27 @@ def _revert_idle(plan: Plan, after: list[Problem]) -> None:
         if aimed and all(left[k] >= n for k, n in aimed.items()):
             nodes = ", ".join(sorted({f"{op} at line {line}" for _, line, op in aimed}))
             plan.reverted[d.key] = f"removes nothing: the rewritten graph keeps every node it was tried for ({nodes})"
+
+
+def _revert_hostile_makers(plan: Plan, before: list[Problem], after: list[Problem]) -> None:
+    """A fix is not kept where the rewritten graph refuses, at the lines it rewrote, nodes the original's graph
+    did not have there and no other fix took: pytorch-tabnet's ghost batch norm (zoo 44), `x.chunk(int(np.ceil(
+    x.shape[0] / self.virtual_batch_size)), 0)`, whose chunk count TRT712 kept a traced integer; the TorchScript
+    exporter then splits into a sequence (SplitToSequence, SequenceAt), which no TensorRT parses, where the
+    original's graph had none."""
+    had = Counter((norm(p.path), p.line, p.op) for p in before if p.kind == "hostile" and p.path and p.line)
+    made = [p for p in after if p.kind == "hostile" and p.severity == "error" and p.path and p.line]
+    for d in plan.applied:
+        if d.key in plan.reverted:
+            continue
+        path, first, last = norm(d.finding.path), d.finding.line, d.finding.end_line or d.finding.line
+        new = Counter((p.op, p.line) for p in made if norm(p.path) == path and first <= p.line <= last
+                      and not had[(path, p.line, p.op)])
+        if new:
+            nodes = ", ".join(f"{op} at line {line}" + (f" ×{n}" if n > 1 else "")
+                              for (op, line), n in sorted(new.items()))
+            plan.reverted[d.key] = (f"makes nodes TensorRT refuses where the original's graph had none ({nodes}), and "
+                                    "no fix takes them")
 
 
 def _restrict(plan: Plan, verified: list[Any]) -> Plan:
