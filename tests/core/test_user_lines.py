@@ -138,6 +138,20 @@ def test_unconvertible_operator_is_placed_at_the_users_call(tmp_path: Path) -> N
     assert result.error.endswith(f"[at {(tmp_path / 'ids.py').resolve()}:6]"), result.error
 
 
+def test_an_op_with_no_schema_for_its_arguments_is_placed_at_the_matching_call(tmp_path: Path) -> None:
+    """egnn-pytorch 0.2.8 (``egnn_pytorch.py:254``, zoo 45): ``adj_mat.masked_fill(self_mask, False)``, a Python
+    bool as the fill, stops the TorchScript exporter in its alias analysis ("We don't have an op for
+    aten::masked_fill ... Argument types: Tensor, Tensor, bool"), after the user's frames are gone. The line is
+    the call with those argument types, not an earlier ``masked_fill`` with a number."""
+    result = _export_through(
+        tmp_path, "adjacency",
+        "import torch\n\n\ndef neighbours(x):\n    ranking = x.masked_fill(x > 0.9, 0.0)\n"
+        "    adj = ranking > 0.5\n    adj = adj.masked_fill(ranking < 0.1, False)\n    return adj.float() + ranking\n",
+        lambda adjacency, x: adjacency.neighbours(x), torch.rand(3, 3), {})
+    assert result.error and "aten::masked_fill" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'adjacency.py').resolve()}:7]"), result.error
+
+
 def test_symbolic_failure_is_placed_at_the_users_node(tmp_path: Path) -> None:
     """A conv symbolic fails after tracing, with no user frame on the stack, and its message names
     the conv's input (here the model's input, with no stack): the node being converted names the

@@ -105,7 +105,7 @@ def export_model(
             if where is None and _unsupported_op(exc):
                 # The exporter fails converting the traced graph, after the user's frames are
                 # gone: run the model once more to find the user's call that reaches the op.
-                where = _user_call_of(model, args, _unsupported_op(exc), user)
+                where = _user_call_of(model, args, _unsupported_op(exc), user, _argument_kinds(exc))
             if where:
                 # Dynamo and torch.export errors are long; the user's line is what to look at.
                 result.error += at_user_line(where)
@@ -371,22 +371,50 @@ def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
 _UNSUPPORTED = re.compile(r"operator '(?:aten|prim)::(?P<op>\w+)'")
 
 
+#: The TorchScript exporter's alias analysis on an op it has no schema for with these argument types (egnn-pytorch's
+#: ``adj_mat.masked_fill(self_mask, False)``: a Python bool fill, zoo 45), after the user's frames are gone.
+_NO_SCHEMA = re.compile(r"We don't have an op for (?:aten|prim)::(?P<op>\w+) but it isn't a special case\.\s*"
+                        r"Argument types: (?P<kinds>[\w ,\[\]()?]*?),?\s*(?:Candidates|$)")
+
+
 def _unsupported_op(exc: BaseException) -> str | None:
-    """The aten op named by the exporter's ``UnsupportedOperatorError`` (``isin``), if that is the error."""
+    """The aten op named by the exporter's ``UnsupportedOperatorError`` (``isin``), or by its alias analysis's
+    assertion on an op it has no schema for (:data:`_NO_SCHEMA`), if that is the error."""
     from torch.onnx.errors import UnsupportedOperatorError
 
-    if not isinstance(exc, UnsupportedOperatorError):
-        return None
-    match = _UNSUPPORTED.search(str(exc))
+    if isinstance(exc, UnsupportedOperatorError):
+        match = _UNSUPPORTED.search(str(exc))
+        return match["op"] if match else None
+    match = _NO_SCHEMA.search(str(exc))
     return match["op"] if match else None
 
 
-def _user_call_of(model: torch.nn.Module, args: tuple[Any, ...], op: str, user: UserFiles) -> tuple[str, int] | None:
+def _argument_kinds(exc: BaseException) -> list[str] | None:
+    """The argument types :data:`_NO_SCHEMA`'s message lists (``["Tensor", "Tensor", "bool"]``), if it does."""
+    match = _NO_SCHEMA.search(str(exc))
+    return [kind.strip() for kind in match["kinds"].split(",") if kind.strip()] if match else None
+
+
+def _matches_kinds(args: tuple, kinds: list[str] | None) -> bool:
+    """Do the call's positional arguments (the receiver first) have the ``kinds`` the exporter named?"""
+    if kinds is None:
+        return True
+    if len(args) != len(kinds):
+        return False
+    checks = {"Tensor": lambda a: isinstance(a, torch.Tensor), "bool": lambda a: isinstance(a, bool),
+              "int": lambda a: isinstance(a, int) and not isinstance(a, bool),
+              "float": lambda a: isinstance(a, float)}
+    return all(checks.get(kind, lambda a: True)(arg) for arg, kind in zip(args, kinds))
+
+
+def _user_call_of(model: torch.nn.Module, args: tuple[Any, ...], op: str, user: UserFiles,
+                  kinds: list[str] | None = None) -> tuple[str, int] | None:
     """The innermost user line of the first call of torch's ``op`` in one forward of ``model``.
 
     A ``TorchFunctionMode`` sees every torch function and tensor method by its Python name,
     which is the aten op's (``torch.isin`` is ``aten::isin``, ``torch.fft.rfft`` is
-    ``fft_rfft``), whatever name the user's imports gave it.
+    ``fft_rfft``), whatever name the user's imports gave it. ``kinds``: only a call whose positional
+    arguments have these types (the exporter's "Argument types" list).
     """
     from torch.overrides import TorchFunctionMode
 
@@ -394,7 +422,7 @@ def _user_call_of(model: torch.nn.Module, args: tuple[Any, ...], op: str, user: 
         found: tuple[str, int] | None = None
 
         def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-            if self.found is None and getattr(func, "__name__", "").strip("_") == op:
+            if self.found is None and getattr(func, "__name__", "").strip("_") == op and _matches_kinds(args, kinds):
                 self.found = _user_frame(user)
             return func(*args, **(kwargs or {}))
 
