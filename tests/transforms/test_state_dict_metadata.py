@@ -258,3 +258,17 @@ def _export_variant(model: torch.nn.Module, x: torch.Tensor, dynamic: dict) -> b
         warnings.simplefilter("ignore")
         torch.onnx.export(model, (x,), buffer, dynamo=False, input_names=["x"], dynamic_axes=dynamic)
     return buffer.getvalue()
+
+
+def test_migrate_reads_the_base_class_file_the_forward_never_ran(tmp_path: Path) -> None:
+    """neuraloperator's layout: the override is in a base class's file (``models/base_model.py``) no line of which
+    runs in a forward; the detach failure makes migrate read the user's files that define a ``state_dict``."""
+    base, head = MODEL.split("    def forward(self, x):\n", 1)
+    (tmp_path / "base_model.py").write_text(base.replace("class Net(nn.Module)", "class BaseModel(nn.Module)"))
+    path = tmp_path / "net.py"
+    path.write_text("import torch\nfrom base_model import BaseModel\n\n\nclass Net(BaseModel):\n"
+                    "    def forward(self, x):\n" + head)
+    report = migrate_json(path, '{"x": {"0": "batch"}}')
+    applied = [(Path(fix["path"]).name, fix["rule"]) for fix in report["applied"]]
+    assert applied == [("base_model.py", "TRT377")], report
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
