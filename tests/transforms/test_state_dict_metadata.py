@@ -264,10 +264,16 @@ def test_migrate_reads_the_base_class_file_the_forward_never_ran(tmp_path: Path)
     """neuraloperator's layout: the override is in a base class's file (``models/base_model.py``) no line of which
     runs in a forward; the detach failure makes migrate read the user's files that define a ``state_dict``."""
     base, head = MODEL.split("    def forward(self, x):\n", 1)
+    # The metadata holds a function (neuraloperator's `non_linearity=F.gelu`), which a `weights_only` load refuses,
+    # and the model is wrapped, so the metadata is stored without the wrapper's prefix: the verifier hands the
+    # rewritten model the weights only.
+    base = base.replace('"name": "net"}', '"name": "net", "act": torch.nn.functional.gelu}')
     (tmp_path / "base_model.py").write_text(base.replace("class Net(nn.Module)", "class BaseModel(nn.Module)"))
     path = tmp_path / "net.py"
-    path.write_text("import torch\nfrom base_model import BaseModel\n\n\nclass Net(BaseModel):\n"
-                    "    def forward(self, x):\n" + head)
+    path.write_text("import torch\nfrom base_model import BaseModel\n\n\nclass Inner(BaseModel):\n"
+                    "    def forward(self, x):\n" + head.replace("return Net().eval()", "return Wrap().eval()")
+                    + "\n\nclass Wrap(torch.nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+                    "        self.m = Inner()\n\n    def forward(self, x):\n        return self.m(x)\n")
     report = migrate_json(path, '{"x": {"0": "batch"}}')
     applied = [(Path(fix["path"]).name, fix["rule"]) for fix in report["applied"]]
     assert applied == [("base_model.py", "TRT377")], report
