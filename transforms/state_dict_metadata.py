@@ -35,7 +35,8 @@ value is evidently a tensor when it is made by a `torch.` function (other than `
 `torch.device`, `torch.dtype`) or by a tensor method that returns its receiver's data
 (`detach`, `clone`, `to`, `float`, ...); a local name is not judged (a loop's
 `for k, v in extra.items(): d[prefix + k] = v` is left alone); anything else (a literal,
-`self._init_kwargs`, a version string, `dict(...)`) is not a tensor. `d.update(other)` of a name is not reported (what it holds is
+`self._init_kwargs`, a version string, `dict(...)`) is not a tensor. `d.update(other)` of a
+name is not reported (what it holds is
 not visible). neuraloperator 2.0.0's `BaseModel.state_dict` (`neuralop/models/base_model.py:104-107`)
 stores `state_dict['_metadata'] = self._init_kwargs`, a dict of the constructor's arguments, in
 every FNO and TFNO.
@@ -153,7 +154,8 @@ where the observed export failed detaching a value of the state dict.""",
                     if any(type(e) is not cst.DictElement for e in arg.value.elements):
                         return None
                     values.extend(e.value for e in arg.value.elements)
-                elif type(arg.value) is cst.Call and type(arg.value.func) is cst.Name and arg.value.func.value == "dict":
+                elif type(arg.value) is cst.Call and type(arg.value.func) is cst.Name \
+                        and arg.value.func.value == "dict":
                     if any(a.star for a in arg.value.args):
                         return None
                     values.extend(a.value for a in arg.value.args if a.keyword is not None)

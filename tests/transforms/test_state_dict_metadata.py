@@ -107,7 +107,8 @@ class Net(nn.Module):
     ("        sd.setdefault(prefix + 'meta', dict(depth=2))\n",
      "        if not torch.onnx.is_in_onnx_export():\n            sd.setdefault(prefix + 'meta', dict(depth=2))\n"),
     ("        for k in ('a', 'b'):\n            sd[prefix + k] = None\n",
-     "        for k in ('a', 'b'):\n            if not torch.onnx.is_in_onnx_export():\n                sd[prefix + k] = None\n"),
+     "        for k in ('a', 'b'):\n            if not torch.onnx.is_in_onnx_export():\n"
+     "                sd[prefix + k] = None\n"),
 ])
 def test_other_forms_are_guarded(body: str, want: str) -> None:
     after = rewrite(HEAD + body + "        return sd\n", unsafe=True, select=("TRT377",))
@@ -237,7 +238,8 @@ def test_the_variants(name: str, tmp_path: Path) -> None:
         return
     assert found == ["TRT377"]
     assert after.replace("            if not torch.onnx.is_in_onnx_export():\n    ", "") == source
-    [line] = [i for i, text in enumerate(source.splitlines(), 1) if module.STORE in text and "STORE" not in text and "``" not in text]
+    [line] = [i for i, text in enumerate(source.splitlines(), 1)
+              if module.STORE in text and "STORE" not in text and "``" not in text]
     assert after.splitlines()[line - 1].strip() == "if not torch.onnx.is_in_onnx_export():"
     x = module.inputs(torch.Generator().manual_seed(1))[0]
     with pytest.raises(AttributeError, match="has no attribute 'detach'"):
