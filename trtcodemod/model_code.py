@@ -356,7 +356,9 @@ def build_time_methods(cls: cst.ClassDef, candidates: set[str]) -> set[str]:
     method handed to a call (``multi_apply(self.loss_single, ...)``) runs where that call
     does; one stored (``self.forward = self.forward_fast`` in ``__init__``) runs later, and
     stays model code."""
-    entry_points = ("forward", "__call__")
+    # `state_dict` too: the TorchScript exporter calls it itself (`torch.jit._trace._unique_state_dict`), however
+    # much else of the class calls it only from checkpoint saving (neuraloperator's `save_checkpoint`, TRT377).
+    entry_points = ("forward", "__call__", "state_dict")
     methods = [item for item in cls.body.body if type(item) is cst.FunctionDef]
     callers: dict[str, set[object]] = {
         name: set() for name in {*candidates, *(m.name.value for m in methods)} if name not in entry_points

@@ -113,6 +113,7 @@ RULE_MODULES: tuple[str, ...] = (
     "repeat_counts",
     "view_alias_write",
     "size_loop_script",
+    "state_dict_metadata",
 )
 
 

@@ -109,6 +109,21 @@ def prove_pool_export_fails(seen: Observation) -> str | None:
     return f"observed: the {', '.join(failed)} export fails on adaptive pooling, so it does not already export"
 
 
+#: The TorchScript exporter's words where it detaches a value of ``state_dict(keep_vars=True)`` that is no tensor.
+NO_DETACH = "object has no attribute 'detach'"
+
+
+def prove_state_dict_export(seen: Observation) -> str | None:
+    """TRT377: the export failed detaching a value of the module's ``state_dict`` (what the guard leaves out while
+    exporting is what the exporter failed on, so no export of the original ever read it)."""
+    failed = sorted({p.exporter or "the" for p in seen.problems
+                     if p.kind == "export_failure" and NO_DETACH in (p.message or "")})
+    if not failed:
+        return None
+    return (f"observed: the {', '.join(failed)} export fails detaching a value of the module's state_dict that is no "
+            "tensor, so no export of the original got past reading it")
+
+
 def prove_both_ways(seen: Observation) -> str | None:
     """TRT101's emptiness exits and narrowing guards (``if not keep.any(): continue``; ``if valid.sum() > k:
     valid = mask & valid``): the test on the ``if``'s own line went both ways on the verifier's input sets

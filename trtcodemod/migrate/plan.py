@@ -19,7 +19,7 @@ from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
                      INPUT_FREE_NOTE, REFUSED_INPUT_MADE_AT, SCRATCH_TAIL, STEADY, WARN_GUARD_NOTE, WRONG_VALUES,
                      Problem)
-from trtcodemod.evidence.proofs import Observation, prove, prover_of
+from trtcodemod.evidence.proofs import NO_DETACH, Observation, prove, prover_of
 from .retrace import RETRACED_GRAPH
 
 #: Rules whose fix removes a value baked in by the export (a value read at the line). TRT363: `as_strided`'s
@@ -349,6 +349,8 @@ def matches(problem: Problem, finding: Any) -> bool:
         # that is never empty.
         return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
             and _at(problem, finding)
+    if finding.rule in STATE_DICT_RULES:
+        return problem.kind == "export_failure" and NO_DETACH in (problem.message or "")
     if finding.rule in SHARED_CONSTANT_RULES:
         # Its rewrite changes only the axis constant of the call while exporting; the nodes the in-place write broke
         # lie wherever the graph used the same value, so any refused node or first differing line may be its.
@@ -452,6 +454,11 @@ PROMOTION_RULES = frozenset({"TRT370"})
 #: file (snac's snake `reshape(b, c, -1)` and rotary `cat(dim=-1)`, lines and files away from its quantizer's
 #: `repeat_interleave(self.stride, dim=-1)`).
 SHARED_CONSTANT_RULES = frozenset({"TRT373"})
+#: Rules whose finding is a ``state_dict`` override that adds a value that is no tensor (TRT377): the TorchScript
+#: exporter calls ``state_dict(keep_vars=True)`` itself and fails detaching that value after the override returned,
+#: so its ``AttributeError: '<type>' object has no attribute 'detach'`` names no line of the model (neuraloperator's
+#: ``BaseModel.state_dict``); matched to that failure wherever it is, and run by the export, not the forward.
+STATE_DICT_RULES = frozenset({"TRT377"})
 
 #: Rules matched only to a node ONNX Runtime refuses: TRT371's negative axis in a ``Transpose`` permutation, at its
 #: line or, where ONNX Runtime names a permutation it refuses, anywhere in the same file: ONNX Runtime's optimizer
@@ -550,7 +557,7 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
 
     hits = [p for p in problems if matches(p, finding)]
     hits += [p for p in also if not any(p is h for h in hits)]
-    if not facts.ran(finding.path, finding.line, finding.end_line):
+    if finding.rule not in STATE_DICT_RULES and not facts.ran(finding.path, finding.line, finding.end_line):
         # The eager run never reached it; a node of the exported graph made at its lines, or the
         # export failing there, says the export did (code behind `torch.jit.is_tracing()` or
         # `torch.onnx.is_in_onnx_export()`: kornia's, torchvision's and smp's export-only branches):
@@ -566,6 +573,9 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
     if not hits:
         return Decision(finding, INFO, reason="no hostile node, baked value or export failure comes from this line")
     located = describe(hits, finding.path if finding.rule in SHARED_CONSTANT_RULES else None)
+    if finding.rule in STATE_DICT_RULES:
+        # The failure names no line: the override that added the value is where it comes from.
+        located += f" (detaching the value the `state_dict` override stores at {finding.path}:{finding.line})"
     if all(p.kind == "state" and SCRATCH_TAIL in p.message for p in hits):
         # Scratch state (TRT703): every observed call wrote the attribute before it read it, so the graph bakes
         # nothing of it across calls; information, the graph's real cause (if any) is located elsewhere.

@@ -24,6 +24,7 @@ from trtcodemod.verify.spec import RewriteOptions, VerifySpec
 from trtcodemod.verify.worker import run_task
 
 from trtcodemod.evidence.facts import Facts, norm
+from trtcodemod.evidence.proofs import NO_DETACH
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
                      INPUT_FREE_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem, hidden_data_reads, locate,
                      unfaithful_graphs, untraced_after)
@@ -550,7 +551,19 @@ def analysed_files(facts: Facts, model_file: Path, problems: Iterable[Problem] =
     forward.add(norm(str(model_file)))
     forward.update(p.path for p in problems if p.path)
     forward.update(b.path for p in problems for b in p.built)  # a factory's file, which ran while building
+    if any(p.kind == "export_failure" and NO_DETACH in (p.message or "") for p in problems):
+        # The TorchScript exporter's own `state_dict(keep_vars=True)` met a value that is no tensor: the override
+        # that added it runs in no forward (neuraloperator's `BaseModel.state_dict`, TRT377), so a file of the user's
+        # that defines one is read too.
+        forward.update(f for f in facts.files if f.endswith(".py") and _defines_state_dict(f))
     return [f for f in facts.files if f.endswith(".py") and f in forward]
+
+
+def _defines_state_dict(path: str) -> bool:
+    try:
+        return "def state_dict" in Path(path).read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return False
 
 
 def _note_files(report: dict[str, Any], facts: Facts, files: list[str]) -> None:

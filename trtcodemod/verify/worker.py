@@ -112,7 +112,7 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
         state = torch.load(req["state_dict_path"], map_location="cpu", weights_only=True)
         model.load_state_dict(state)
     if req.get("save_state_dict"):
-        torch.save(model.state_dict(), req["save_state_dict"])
+        torch.save(_weights(model.state_dict()), req["save_state_dict"])
     if req.get("probe"):
         from .userfiles import imported_user_files
 
@@ -494,3 +494,24 @@ def _tail(path: Path, limit: int = 4000) -> str:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def _weights(state: Any) -> Any:
+    """``state`` as the rewritten model loads it: a ``state_dict`` override may add entries that are no tensors
+    (neuraloperator's ``_metadata``, the constructor's arguments with functions among them, which a ``weights_only``
+    load refuses, stored without the prefix of a wrapping module, whose ``load_state_dict`` then calls it unexpected:
+    TRT377's models). Those are left out; a module's extra state (``..._extra_state``) and torch's own version
+    metadata stay, and a state of tensors only is handed on as it is."""
+    from collections import OrderedDict
+
+    import torch
+
+    if all(isinstance(value, torch.Tensor) for value in state.values()):
+        return state
+    kept: Any = OrderedDict()
+    for key, value in state.items():
+        if isinstance(value, torch.Tensor) or str(key).endswith("_extra_state"):
+            kept[key] = value
+    if hasattr(state, "_metadata"):
+        kept._metadata = state._metadata
+    return kept
