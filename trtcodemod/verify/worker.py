@@ -492,10 +492,6 @@ def _tail(path: Path, limit: int = 4000) -> str:
     return text[-limit:]
 
 
-if __name__ == "__main__":
-    sys.exit(main())
-
-
 def _weights(state: Any) -> Any:
     """``state`` as the rewritten model loads it: a ``state_dict`` override may add entries that are no tensors
     (neuraloperator's ``_metadata``, the constructor's arguments with functions among them, which a ``weights_only``
@@ -515,3 +511,7 @@ def _weights(state: Any) -> Any:
     if hasattr(state, "_metadata"):
         kept._metadata = state._metadata
     return kept
+
+
+if __name__ == "__main__":
+    sys.exit(main())
