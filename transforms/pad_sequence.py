@@ -43,14 +43,15 @@ The rewrite: `torch.nn.utils.rnn.pad_sequence(mels, batch_first=True, padding_va
 `_trt_pad_sequence(mels, True, 0.0)` (the defaults `False` and `0.0` written out where omitted), an inserted
 helper. Outside the TorchScript exporter's trace (eager mode, `torch.jit.trace` alone, `torch.fx`, `torch.compile`,
 `torch.export` and the dynamo exporter) it is torch's `pad_sequence` itself; scripted, the same call. While
-`torch.onnx.export` traces a non-empty list or tuple of floating-point tensors of one dtype, device, rank and
-trailing sizes with a bool `batch_first` and a Python number for `padding_value`, it first runs torch's call on the
-example (its result feeds nothing, so the exporter drops its nodes) and then computes: the items concatenated along
+`torch.onnx.export` traces a non-empty list or tuple of floating-point tensors of one dtype, device and rank with a
+bool `batch_first` and a Python number for `padding_value`, it first runs torch's call on the example (its result
+feeds nothing, so the exporter drops its nodes; it refuses trailing sizes that differ) and then computes, with no
+Python decision on a traced size (no TracerWarning, nothing of the example's baked): the items concatenated along
 their first axis with one row of the padding value after them (Concat, Pad: `flat`, `total + 1` rows); each item's
 length its traced size (`torch._shape_as_tensor(item)[0]`, so the graph follows the lengths it is given); each
 item's start the sum of the lengths before it (a triangle of ones, summed in int64); for item `i` and position
 `p < max(lengths)` the row `flat[start_i + p]` where `p < length_i`, else the padding row; transposed for
-`batch_first=False`. Anything else (integer items, mixed dtypes or trailing sizes, an empty list) takes torch's
+`batch_first=False`. Anything else (integer items, mixed dtypes or ranks, an empty list) takes torch's
 call, which the export stops at as before.
 
 Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export` run torch's call

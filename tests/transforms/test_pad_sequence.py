@@ -174,6 +174,18 @@ def test_the_rewritten_graph_has_fixed_ops_and_equals_eager_mode(batch_first: bo
         assert np.array_equal(got, want, equal_nan=True), lengths
 
 
+def test_the_export_bakes_nothing() -> None:
+    """No Python decision on a traced size in the helper: the export raises no TracerWarning (a comparison of the
+    items' trailing sizes would, and migrate would report a baked value at the helper's line)."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.onnx.export(Padder(_trt_pad_sequence, True, 0.0), tuple(_items(3, 5, 1, rest=(2, 3), grad=False)),
+                          io.BytesIO(), dynamo=False, opset_version=17, input_names=list("abc"),
+                          dynamic_axes={name: {0: f"{name}_length"} for name in "abc"})
+    assert not [w for w in caught if issubclass(w.category, torch.jit.TracerWarning)], \
+        [str(w.message) for w in caught if issubclass(w.category, torch.jit.TracerWarning)]
+
+
 def test_the_export_stops_where_torch_does() -> None:
     """The example's errors are torch's: trailing sizes that differ stop both exports."""
     items = [torch.randn(2, 3), torch.randn(2, 4), torch.randn(1, 3)]

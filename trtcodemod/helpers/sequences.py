@@ -12,7 +12,7 @@ import torch
 def _trt_pad_sequence(sequences, batch_first, padding_value):
     # type: (List[Tensor], bool, float) -> Tensor
     """``torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value)``; while the TorchScript exporter
-    traces a non-empty list of floating-point tensors of one dtype, rank and trailing sizes, the same tensor written
+    traces a non-empty list of floating-point tensors of one dtype and rank, the same tensor written
     with Concat, Pad, Range, comparisons and one Gather, its lengths the items' traced sizes."""
     if torch.jit.is_scripting():
         return torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value)
@@ -22,7 +22,8 @@ def _trt_pad_sequence(sequences, batch_first, padding_value):
 @torch.jit.unused
 def _trt_pad_sequence_eager(sequences, batch_first, padding_value):
     """torch's own call, except while the TorchScript exporter traces a list or tuple of floating-point tensors of
-    one dtype, device, rank (1 or more) and trailing sizes (never runs when scripted). There torch's call runs first
+    one dtype, device and rank (1 or more; torch's call refuses trailing sizes that differ) (never runs when
+    scripted). There torch's call runs first
     on the example, for its errors only; its nodes feed nothing, so the exporter drops them. Then the items are
     concatenated along the first axis with one row of ``padding_value`` after them (``flat``, ``total + 1`` rows),
     and the output's row ``p`` of item ``i`` is ``flat[start_i + p]`` where ``p < length_i``, else the padding row
@@ -36,9 +37,11 @@ def _trt_pad_sequence_eager(sequences, batch_first, padding_value):
     first = sequences[0]
     if not (first.dim() >= 1 and first.is_floating_point()
             and all(item.dtype == first.dtype and item.device == first.device and item.dim() == first.dim()
-                    and item.shape[1:] == first.shape[1:] for item in sequences)):
+                    for item in sequences)):
         return torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value)
-    torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value)  # the example's errors; no nodes kept
+    # The example's errors (trailing sizes that differ); its nodes feed nothing. The trailing sizes are not compared
+    # here: the trace holds them as tensors, and a comparison would bake the example's answer into the graph.
+    torch.nn.utils.rnn.pad_sequence(sequences, batch_first, padding_value)
     lengths = torch.stack([torch._shape_as_tensor(item)[0] for item in sequences])
     items = torch.arange(len(sequences), device=first.device)
     starts = (lengths[None, :] * (items[None, :] < items[:, None]).to(torch.int64)).sum(1)
