@@ -111,6 +111,7 @@ RULE_MODULES: tuple[str, ...] = (
     "promoted_operands",
     "repeat_interleave_dim",
     "repeat_counts",
+    "pad_sequence",
     "view_alias_write",
     "size_loop_script",
     "state_dict_metadata",

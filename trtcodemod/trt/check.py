@@ -109,6 +109,9 @@ RULES: dict[str, tuple[str, ...]] = {
     # while exporting for `stable=True`, and writes msort as a sort.
     "operator Sort, Out parameter": ("TRT343",),
     "aten::msort": ("TRT343",),
+    # "Exporting the operator 'aten::pad_sequence' ...": a padded list of items (FastSpeech 2's length regulator);
+    # TRT378 gathers the padded tensor while exporting.
+    "aten::pad_sequence": ("TRT378",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
