@@ -450,7 +450,10 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     elif final is not None:
         after = locate(final, "after", None, facts)
         _revert_idle(plan, after)
-        _revert_hostile_makers(plan, problems, after)
+        if side_state(original, "before")["exported"]:
+            # (where the original did not export there is no graph of it to compare: nodes at a fix's line may be
+            # another construct's that the export now reaches, ConvONet's `.squeeze(-1)` after its 5-D grid_sample)
+            _revert_hostile_makers(plan, problems, after)
     applied = {d.key for d in plan.applied}
     if final is not None and applied != done:
         if not applied:
@@ -832,7 +835,7 @@ def _revert_idle(plan: Plan, after: list[Problem]) -> None:
 
 def _revert_hostile_makers(plan: Plan, before: list[Problem], after: list[Problem]) -> None:
     """A fix is not kept where the rewritten graph refuses, at the lines it rewrote, nodes the original's graph
-    did not have there and no other fix took: pytorch-tabnet's ghost batch norm (zoo 44), `x.chunk(int(np.ceil(
+    (which exported) did not have there and no other fix took: pytorch-tabnet's ghost batch norm (zoo 44), `x.chunk(int(np.ceil(
     x.shape[0] / self.virtual_batch_size)), 0)`, whose chunk count TRT712 kept a traced integer; the TorchScript
     exporter then splits into a sequence (SplitToSequence, SequenceAt), which no TensorRT parses, where the
     original's graph had none."""
