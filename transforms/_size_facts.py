@@ -262,8 +262,9 @@ class SizeRule(RuntimeScopeRule):
             size = self.size_of(value)
             if size is not None:
                 return "size", size
-            if self._is_shape_tuple(value):
-                return "shape", self._is_count_tensor(self._shape_owner(value))
+            shape = self._copied_shape(value)
+            if self._is_shape_tuple(shape):
+                return "shape", self._is_count_tensor(self._shape_owner(shape))
             if self.size_derived(value) or self._rounded_size(value) or self._chosen_size(value):
                 return "derived", False
             if self.is_value(value):
@@ -541,6 +542,15 @@ class SizeRule(RuntimeScopeRule):
             if parts is not None and parts[1] == "size" and self.is_tensor(parts[0]):
                 return parts[0]
         return None
+
+    def _copied_shape(self, expr: cst.BaseExpression) -> cst.BaseExpression:
+        """``x.shape[2:]`` of ``list(x.shape[2:])`` or ``tuple(x.size())``: a copy holds the same sizes
+        (neuraloperator's ``in_shape = list(x.shape[2:])``, zipped with scaling factors); ``expr`` otherwise."""
+        if type(expr) is cst.Call and type(expr.func) is cst.Name and expr.func.value in ("list", "tuple") \
+                and len(expr.args) == 1 and expr.args[0].keyword is None and not expr.args[0].star \
+                and not self.context.resolver.binds(expr.func.value):
+            return expr.args[0].value
+        return expr
 
     def _is_shape_tuple(self, expr: cst.BaseExpression) -> bool:
         return self._shape_owner(expr) is not None

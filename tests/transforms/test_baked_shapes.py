@@ -2716,3 +2716,42 @@ def test_migrate_makes_the_tps_rectifier_export_at_every_width() -> None:
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     assert report["after"]["exported"] is True and report["after"]["faithful"] is True, report["after"]
     assert report["after"]["trt_errors"] == 0, report["remaining"]
+
+
+# neuraloperator 2.0.0's spectral convolution (`neuralop/layers/spectral_convolution.py`, `transform`): the sizes
+# are copied into a list first, then zipped with the resolution factors and rounded one by one.
+COPIED_SIZES = HEADER + """import torch.nn.functional as F
+
+
+class Resample(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.factors = (0.5, 1.5)
+
+    def forward(self, x):
+        in_shape = list(x.shape[2:])
+        out_shape = tuple([round(s * r) for (s, r) in zip(in_shape, self.factors)])
+        return F.interpolate(x, size=out_shape, mode="nearest")
+"""
+
+
+def test_sizes_copied_into_a_list_are_sizes(tmp_path) -> None:
+    after = rewrite(COPIED_SIZES, unsafe=True)
+    assert "tuple([_trt_size_round(s * r) for (s, r) in zip(in_shape, self.factors)])" in after
+    original, rewritten = (import_source(code, tmp_path)["Resample"]().eval() for code in (COPIED_SIZES, after))
+    # 5 * 0.5 and 3 * 1.5 are halves: Python's `round` and the traced one both go to the even integer.
+    sizes = ((2, 1), (5, 3), (6, 7), (33, 20))
+    for model in (original, rewritten):
+        with pytest.raises(RuntimeError):  # 1 * 0.5 rounds to 0: nothing to resample to, in both
+            model(torch.randn(1, 3, 1, 1))
+    for h, w in sizes:
+        x = torch.randn(2, 3, h, w)
+        x[0, 0, 0, 0] = float("nan")
+        assert_same(original(x), rewritten(x))
+    example = torch.randn(1, 3, 16, 16)
+    axes = {"x": {0: "n", 2: "h", 3: "w"}}
+    after_session = export_session(rewritten, (example,), ["x"], axes)
+    for h, w in sizes[1:]:
+        assert ort_matches(after_session, original, torch.randn(1, 3, h, w)), (h, w)
+    with pytest.raises(Exception, match="__round__"):
+        export_session(original, (example,), ["x"], axes)
