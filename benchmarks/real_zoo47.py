@@ -65,21 +65,21 @@ Each is small and has the dynamic axes a deploying user declares: batch and time
 takes its past from the same prompt, so its past length is the time axis less one); the input is the user's (batch,
 time) values in [0, 1), token ids ``(x * 63).long() + 1``. No BatchNorm (none in these models). Machinery, table and
 counts are real_zoo2.py's. The wrappers were checked only for building and running eagerly (deterministic over two
-forwards, finite outputs) at three sizes (the spec's 1 x 8, a batch of three, and 16 tokens) and once at 2 x 11 (an
-odd length for the Hourglass' ceil-mode shortening) before the first migrate run, with a stand-in source tree holding
-only torchvision and the new libraries: with one thread on the shared two cores, each in its own process, in the
-round before the last (with this file but for its docstring; a load average of about 2.4 from other sessions), the best of two forwards at the spec's size
-took 0.005 to 0.014 s for x-transformers (0.005 the cached step, 0.006 the end-token generation, which stops after 3
-tokens at the spec's input, 0.008 the beam search, 0.013 the greedy decoding, 0.014 the encoder-decoder) and 0.001 to
-0.005 s for labml-nn (the Feedback Transformer the slowest); at the larger sizes at most 0.026 s (the encoder-decoder at
-16 tokens); builds (imports included) took 1.6 to 3.8 s. A last round with this file's final text, run beside the
-table test (a higher load), gave at most 0.061 s at the spec's size (the greedy decoding) and builds up to 6.1 s. Changed after the first eager runs (in a scratch script before
-the zoo file was committed), before any migrate run: labml pinned at 0.4.168, not 0.5.3 (labml-nn 0.5.1's attention
-calls ``tracker.debug``, which labml 0.5 no longer has: every labml-nn model failed); the end token 25, not 3 (3 was
-never produced at any of the sizes, so the end-token path never ran; 25 ends the spec's sequence at its third token, so
-the loop breaks early and the output is 1 x 3 there, while at a batch of three only the first sequence ends and the
-others run the 6 steps). Warnings seen, left as they are: x-transformers' "rotary embedding dimension should be at
-least 32" (heads of 8 or 16 features)."""
+forwards, finite outputs) at three sizes (the spec's 1 x 8, a batch of three, and 16 tokens) and once at 2 x 11 (an odd
+length for the Hourglass' ceil-mode shortening) before the first migrate run, with a stand-in source tree holding only
+torchvision and the new libraries: with one thread on the shared two cores, each in its own process, in the round before
+the last (with this file but for its docstring; a load average of about 2.4 from other sessions), the best of two
+forwards at the spec's size took 0.005 to 0.014 s for x-transformers (0.005 the cached step, 0.006 the end-token
+generation, which stops after 3 tokens at the spec's input, 0.008 the beam search, 0.013 the greedy decoding, 0.014 the
+encoder-decoder) and 0.001 to 0.005 s for labml-nn (the Feedback Transformer the slowest); at the larger sizes at most
+0.026 s (the encoder-decoder at 16 tokens); builds (imports included) took 1.6 to 3.8 s. A last round with this file's
+final text, run beside the table test (a higher load), gave at most 0.061 s at the spec's size (the greedy decoding) and
+builds up to 6.1 s. Changed after the first eager runs (in a scratch script before the zoo file was committed), before
+any migrate run: labml pinned at 0.4.168, not 0.5.3 (labml-nn 0.5.1's attention calls ``tracker.debug``, which labml 0.5
+no longer has: every labml-nn model failed); the end token 25, not 3 (3 was never produced at any of the sizes, so the
+end-token path never ran; 25 ends the spec's sequence at its third token, so the loop breaks early and the output is 1 x
+3 there, while at a batch of three only the first sequence ends and the others run the 6 steps). Warnings seen, left as
+they are: x-transformers' "rotary embedding dimension should be at least 32" (heads of 8 or 16 features)."""
 
 from __future__ import annotations
 
