@@ -163,6 +163,7 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
                                  "real_zoo44",
                                  "real_zoo45",
                                  "real_zoo46",
+                                 "real_zoo47",
                                  "real_zoo48"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
     """Zoos 4 to 48 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
@@ -181,6 +182,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
                                  "real_zoo44",
                                  "real_zoo45",
                                  "real_zoo46",
+                                 "real_zoo47",
                                  "real_zoo48")}
     finally:
         sys.path.remove(str(BENCHMARKS))
@@ -203,6 +205,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
             modules["real_zoo44"].MODELS44,
             modules["real_zoo45"].MODELS45,
             modules["real_zoo46"].MODELS46,
+            modules["real_zoo47"].MODELS47,
             modules["real_zoo48"].MODELS48]
     held_out = getattr(modules[zoo], "MODELS" + zoo.removeprefix("real_zoo"))
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
@@ -238,6 +241,7 @@ class _Fetched(Exception):
                                        ("real_zoo44", "real_zoo44.PINS44"),
                                        ("real_zoo45", "real_zoo45.PINS45"),
                                        ("real_zoo46", "real_zoo46.PINS46"),
+                                       ("real_zoo47", "real_zoo47.PINS47"),
                                        ("real_zoo48", "real_zoo48.PINS48")])
 def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, zoo: str,
                                            pins: str) -> None:
@@ -423,6 +427,10 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
         # The thirty-first's pins, checked above, and the two libraries this zoo adds.
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "opencoodx": "0.1.19",
                            "g3ms_pcp": "0.1.1"}
+    if zoo == "real_zoo47":
+        # The thirty-first's pins, checked above, and the two libraries this zoo adds (labml-nn with its labml).
+        assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "x_transformers": "2.31.10",
+                           "labml_nn": "0.5.1", "labml": "0.4.168"}
     if zoo == "real_zoo48":
         # The thirty-first's pins, checked above, and the three libraries this zoo adds.
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "deepinv": "0.5.0",
