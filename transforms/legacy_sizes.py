@@ -56,7 +56,11 @@ tensor; fairseq-py's LSTM decoder allocates `x.data.new(srclen, seqlen, bsz)` af
 `bsz, seqlen = prev_output_tokens.size()`); for `o.new(...)`
 (nothing else shows `o` to be a tensor) and for a whole `o.shape` (of a NumPy array a tuple:
 Python data) only where the observed export warned at the call (inside `migrate`, or with
-`--facts`), where two or more arguments (which can only be sizes) count whatever they are. One
+`--facts`), where two or more arguments (which can only be sizes) count whatever they are. The older
+spelling of `x.new(sizes)`, an empty tensor grown by `x.new().resize_(sizes)` (the sizes one by one or
+as one tuple, list or shape; Huikai Wu's guided filter counts its pixels with
+`x.data.new().resize_((1, 1, h, w)).fill_(1.0)`, copied into many matting and dehazing repositories),
+is taken alike and becomes `x.new_empty(sizes)`. One
 argument that is not a size (Python data, `torch.Tensor([1, 2])`; a tensor, which the constructor
 returns as it is) is left alone, as are unpacked arguments, a tensor among several arguments, and
 keywords other than `device` (`device` of a typed constructor too, whose errors differ). Code that
@@ -89,7 +93,9 @@ the same sizes and the default dtype while tracing, which records the sizes' own
 `torch.cuda.FloatTensor`, the dtype of each typed constructor; through a choice bound to a name, the
 device the name holds: `device="cuda" if FloatTensor is torch.cuda.FloatTensor else "cpu"`, since
 the condition's own names may be rebound before the call); `x.new(a, b)` → `x.new_empty(a, b)`
-(the same arguments: `new_empty` takes sizes as `new` does, one by one or as one shape).
+(the same arguments: `new_empty` takes sizes as `new` does, one by one or as one shape);
+`x.new().resize_(a, b)` → `x.new_empty(a, b)` (`resize_` of an empty tensor allocates contiguous,
+uninitialised storage of those sizes, as `new_empty` does, and refuses a negative size alike).
 
 Fix safety: safe. Each form makes a new tensor of the same sizes, dtype and device, contiguous,
 without gradient, its values uninitialised as before, and raises where the original raises (a
@@ -183,6 +189,9 @@ TensorRT versions: all (the problem is the exported graph).""",
             self.found(node, f"`{short_code(node)}` {_MESSAGE}; {how}", fix)
             return
         parts = method_call(node)
+        if parts is not None and parts[1] == "resize_" and not named:
+            self._resized(node, parts[0], sizes)
+            return
         if parts is None or parts[1] != "new" or any(k != "device" for k in named):
             return
         receiver = parts[0]
@@ -191,6 +200,27 @@ TensorRT versions: all (the problem is the exported graph).""",
         func = node.func.with_changes(attr=cst.Name("new_empty"))  # type: ignore[attr-defined]
         self.found(node, f"`{short_code(node)}` {_MESSAGE}; `new_empty` of the same sizes takes the traced sizes",
                     Fix({node: node.with_changes(func=func)}))
+
+    def _resized(self, node: cst.Call, made: cst.BaseExpression, sizes: list[cst.BaseExpression]) -> None:
+        """``x.new().resize_(sizes)``: an empty tensor like ``x`` grown to ``sizes`` (one by one or as one
+        tuple, list or shape), the older spelling of ``x.new(sizes)``; ``x.new_empty(sizes)`` is the same tensor."""
+        if type(made) is not cst.Call or made.args:
+            return
+        parts = method_call(made)
+        if parts is None or parts[1] != "new":
+            return
+        receiver = parts[0]
+        listed = sizes
+        if len(sizes) == 1 and type(sizes[0]) in (cst.Tuple, cst.List):
+            elements = sizes[0].elements  # type: ignore[attr-defined]
+            if not elements or any(type(e) is cst.StarredElement for e in elements):
+                return
+            listed = [e.value for e in elements]
+        if self.context.qualified_names(receiver) or not self._sizes(node, listed, receiver):
+            return
+        func = cst.Attribute(value=receiver, attr=cst.Name("new_empty"))
+        self.found(node, f"`{short_code(node)}` {_MESSAGE}; `new_empty` of the same sizes takes the traced sizes",
+                   Fix({node: node.with_changes(func=func)}))
 
     def _sizes(self, node: cst.Call, sizes: list[cst.BaseExpression], receiver: cst.BaseExpression | None) -> bool:
         """Are ``sizes`` the sizes of a new tensor, one of them read from a tensor (so that a trace bakes

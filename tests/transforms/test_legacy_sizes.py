@@ -50,6 +50,10 @@ def _fixed(body: str) -> str:
     ("        return x.data.new(x.size(0), 1, 1, x.size(2), x.size(3)).zero_()\n",
      "        return x.data.new_empty(x.size(0), 1, 1, x.size(2), x.size(3)).zero_()\n"),
     ("        return x.new(x.shape[0])\n", "        return x.new_empty(x.shape[0])\n"),
+    ("        n, c, h, w = x.size()\n        return x.data.new().resize_((1, 1, h, w)).fill_(1.0)\n",
+     "        return x.data.new_empty((1, 1, h, w)).fill_(1.0)\n"),
+    ("        return x.new().resize_(x.size(0), 3).zero_()\n", "        return x.new_empty(x.size(0), 3).zero_()\n"),
+    ("        return x.new().resize_(x.shape[1:])\n", "        return x.new_empty(x.shape[1:])\n"),
 ])
 def test_rewrite_text(body: str, want: str) -> None:
     after = _fixed(body)
@@ -75,6 +79,10 @@ def test_torch_spelled_otherwise_is_kept() -> None:
     "        return Image.new(x.shape[0], 2)\n",
     "        return x.new()\n",
     "        return x.new([1, 2])\n",
+    "        return x.new().resize_(3, 4)\n",  # literal sizes
+    "        return x.new(2).resize_(x.shape[0])\n",  # not an empty tensor grown
+    "        return x.new().resize_(x.shape[0], memory_format=torch.channels_last)\n",
+    "        return x.new().resize_as_(y)\n",
 ])
 def test_other_calls_are_left_alone(body: str) -> None:
     assert rules_found(HEAD + body, select=("TRT349",)) == []
@@ -203,6 +211,25 @@ def test_the_typed_and_method_forms_make_the_same_tensor(sizes: tuple) -> None:
     x = torch.zeros(2, dtype=torch.float64)
     want, got = x.new(*sizes), x.new_empty(*sizes)
     assert (got.shape, got.dtype, got.device, got.stride()) == (want.shape, want.dtype, want.device, want.stride())
+
+
+@pytest.mark.parametrize("sizes", SIZES)
+def test_an_empty_tensor_resized_is_new_empty(sizes: tuple) -> None:
+    for x in (torch.zeros(2, dtype=torch.float64), torch.ones(3, dtype=torch.bool).requires_grad_(False),
+              torch.zeros(2, 2).t(), torch.zeros(1, requires_grad=True)):
+        for args in (sizes, (sizes,) if not isinstance(sizes[0], torch.Size) else sizes):
+            want, got = x.new().resize_(*args), x.new_empty(*args)
+            assert (got.shape, got.dtype, got.device, got.stride(), got.requires_grad, got.is_contiguous()) == \
+                (want.shape, want.dtype, want.device, want.stride(), want.requires_grad, want.is_contiguous())
+
+
+@pytest.mark.parametrize("sizes", [(-1,), (2, -3)])
+def test_a_resize_refused_is_refused_by_new_empty(sizes: tuple) -> None:
+    x = torch.zeros(1)
+    with pytest.raises(RuntimeError):
+        x.new().resize_(*sizes)
+    with pytest.raises(RuntimeError):
+        x.new_empty(*sizes)
 
 
 @pytest.mark.parametrize("sizes", [(-1,), (2, -3), (2.5, 3)])
@@ -523,3 +550,48 @@ def test_the_aliased_decoder_under_the_other_toolchains(aliased: tuple[type, typ
             assert not isinstance(got, Exception), f"{name}: {got!r}"
             for p, q in zip(want, got):
                 assert torch.equal(p, q), name
+
+
+# --- the resized form: Huikai Wu's guided filter (guided-filter-pytorch 3.7.5, `guided_filter.py`) ------
+
+#: Its pixel counts: an empty tensor like the input grown to one plane of the input's size and filled
+#: with ones, box-filtered by cumulative sums (the filter's own `diff_x`/`diff_y`, written here again).
+GUIDED = """import torch
+from torch import nn
+
+
+def box(x: torch.Tensor, r: int) -> torch.Tensor:
+    x = x.cumsum(2)
+    x = torch.cat([x[:, :, r:2 * r + 1], x[:, :, 2 * r + 1:] - x[:, :, :-2 * r - 1],
+                   x[:, :, -1:] - x[:, :, -2 * r - 1:-r - 1]], 2)
+    x = x.cumsum(3)
+    return torch.cat([x[:, :, :, r:2 * r + 1], x[:, :, :, 2 * r + 1:] - x[:, :, :, :-2 * r - 1],
+                      x[:, :, :, -1:] - x[:, :, :, -2 * r - 1:-r - 1]], 3)
+
+
+class M(nn.Module):
+    def forward(self, x: torch.Tensor):
+        n, c, h, w = x.size()
+        count = box(x.data.new().resize_((1, 1, h, w)).fill_(1.0), 1)
+        return box(x, 1) / count
+"""
+
+
+def test_the_resized_counts_follow_the_input_size(tmp_path: Path) -> None:
+    after = rewrite(GUIDED, select=("TRT349",))
+    assert "count = box(x.data.new_empty((1, 1, h, w)).fill_(1.0), 1)" in after
+    before_model, after_model = (import_source(code, tmp_path)["M"]() for code in (GUIDED, after))
+    for x in (torch.rand(2, 3, 6, 5), torch.tensor([[[[0.0, -1.0, float("inf")], [float("nan"), 2.0, -0.0],
+                                                      [1.0, 1.0, 1.0]]]]), torch.rand(1, 1, 4, 9)):
+        for given in ([x], [x.clone().requires_grad_()]):
+            assert_same_run(run_once(before_model, given), run_once(after_model, given))
+    example = torch.rand(1, 3, 8, 8)
+    before_session, after_session = _session(before_model, example), _session(after_model, example)
+    for shape in ((2, 3, 12, 10), (1, 3, 5, 17)):
+        x = torch.rand(*shape)
+        with torch.no_grad():
+            want = before_model(x)
+        (got,) = after_session.run(None, {"img": x.numpy()})
+        assert got.shape == tuple(want.shape) and np.allclose(got, want.numpy(), rtol=1e-5, atol=1e-6)
+        with pytest.raises(Exception):  # noqa: B017 - ONNX Runtime's error type is its own
+            before_session.run(None, {"img": x.numpy()})
