@@ -1417,8 +1417,10 @@ baked choice). Applies to every TensorRT version.""",
         function = self.context.function
         if function is None:
             return ""
+        # Names bound to the number or to arithmetic on it, not to a tensor it indexes (MPRNet's
+        # `top = x[..., 0:int(H / 2), :]`, whose list of patches a helper's `range(len(feats))` counts).
         names = {target.value for statement in walk(function) if type(statement) is cst.Assign
-                 and any(n is node for n in walk(statement.value))
+                 and _holds_number(statement.value, node)
                  for assigned in statement.targets for target in [assigned.target] if type(target) is cst.Name}
         bound = _range_bound(function, lambda n: n is node or type(n) is cst.Name and n.value in names)
         relation = "it is the trip count"
@@ -2109,5 +2111,15 @@ def _tests_emptiness(test: cst.Comparison, index: int) -> bool:
             return True
     return False
 
+
+
+def _holds_number(value: cst.CSTNode, node: cst.CSTNode) -> bool:
+    """Is ``node`` in ``value`` other than inside a subscript's index (``x[..., 0:n]`` holds a tensor
+    sliced by ``n``, not the number ``n``)?"""
+    if value is node:
+        return True
+    if type(value) is cst.Subscript:
+        return _holds_number(value.value, node)
+    return any(_holds_number(child, node) for child in value.children)
 
 RULES = (NumpyOnSize, PythonMathOnSize, SizeGuard)

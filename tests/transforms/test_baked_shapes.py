@@ -2755,3 +2755,44 @@ def test_sizes_copied_into_a_list_are_sizes(tmp_path) -> None:
         assert ort_matches(after_session, original, torch.randn(1, 3, h, w)), (h, w)
     with pytest.raises(Exception, match="__round__"):
         export_session(original, (example,), ["x"], axes)
+
+
+# Halves of an image split at `int(H / 2)`, each cut into patches that a helper of the file merges
+# pairwise in `for i in range(0, len(feats), 2)` (reduced from deepinv 0.5.0's MPRNet,
+# deepinv/models/third_party/mprnet.py:58-67 and :703-704); names and code are ours.
+HALVES = HEADER + '''
+
+def merge(feats: list, dim: int) -> torch.Tensor:
+    out = [torch.cat((feats[i], feats[i + 1]), dim) for i in range(0, len(feats), 2)]
+    return torch.cat(out, dim)
+
+
+class Halves(nn.Module):
+    def forward(self, x: torch.Tensor):
+        H = x.size(-2)
+        top = x[..., 0:int(H / 2), :]
+        bottom = x[..., int(H / 2):H, :]
+        return merge([top * 2, bottom.flip(-1)], 2)
+'''
+
+
+def test_a_number_that_slices_a_tensor_a_helper_counts_keeps_its_fix(tmp_path) -> None:
+    """The list of slices has a fixed length whatever the size: the helper's `range(len(feats))` is not
+    bounded by the number, which only slices, so TRT712's fix is offered (and keeps the traced size)."""
+    found = {f.line: f for f in check_source(HALVES.encode(), "m.py", Options(select=("TRT712",)))}
+    assert [f.fix for f in found.values()] == [Safety.UNSAFE, Safety.UNSAFE], found
+    assert all("trip count" not in f.message for f in found.values())
+    after = rewrite(HALVES, unsafe=True)
+    assert "top = x[..., 0:(H // 2), :]" in after and "bottom = x[..., (H // 2):H, :]" in after
+    original, rewritten = (import_source(code, tmp_path)["Halves"]() for code in (HALVES, after))
+    for shape in ((1, 2, 6, 3), (2, 1, 7, 4), (1, 1, 1, 2), (1, 1, 0, 2)):
+        x = torch.randn(*shape)
+        assert_same(original(x), rewritten(x))
+    example = torch.randn(1, 2, 8, 4)
+    axes = {"x": {2: "h", 3: "w"}}
+    after_session = export_session(rewritten, (example,), ["x"], axes)
+    before_session = export_session(original, (example,), ["x"], axes)
+    for h in (6, 11, 16):
+        x = torch.randn(1, 2, h, 5)
+        assert ort_matches(after_session, original, x), h
+    assert not ort_matches(before_session, original, torch.randn(1, 2, 12, 5))
