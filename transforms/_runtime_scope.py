@@ -49,11 +49,13 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING, Callable, ClassVar, Sequence, Union
 
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, decorator_names, method_call
+from trtcodemod.module_files import is_module_subclass
 from trtcodemod.names import dotted_name
 from trtcodemod.providers import ObservedFacts, Provider
 from trtcodemod.rules import Fix, Rule
@@ -214,7 +216,18 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
             dotted = dotted_name(expr)
             if dotted and (dotted.rsplit(".", 1)[-1].endswith("Module") or dotted in self._module_names):
                 return True
+            if type(expr) is cst.Name and self._imported_module_class(expr.value):
+                return True
         return False
+
+    def _imported_module_class(self, name: str) -> bool:
+        """A base class imported by name from another file of the user's code that derives from
+        ``nn.Module`` (labml's ``AlibiMultiHeadAttention(MultiHeadAttention)``, whose base is in ``mha.py``)."""
+        path = getattr(self.context, "path", None)
+        if not path:
+            return False
+        source = self.context.source if self.context.source is not None else None
+        return is_module_subclass(Path(path), name, source)
 
     def current_method(self) -> tuple[ClassRecord, cst.FunctionDef] | None:
         """The innermost class and its method we are in (also inside nested functions)."""

@@ -10,6 +10,7 @@ code counts as forward code.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -129,7 +130,42 @@ def _miss_operands(test: cst.BaseExpression) -> tuple[list[cst.BaseExpression], 
         return [test.left, right], False
     if operator is cst.NotIn:
         return [right], True
-    return None
+    grown = _capacity(test, miss=True)
+    return ([grown], False) if grown is not None else None
+
+
+def _sized(operand: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``self.c`` of ``self.c.shape[i]``, ``self.c.size(i)`` or ``len(self.c)``: a size of a value on ``self``."""
+    if type(operand) is cst.Subscript and type(operand.value) is cst.Attribute and operand.value.attr.value == "shape":
+        owner = operand.value.value
+    elif type(operand) is cst.Call and type(operand.func) is cst.Attribute and operand.func.attr.value == "size" \
+            and len(operand.args) == 1:
+        owner = operand.func.value
+    elif type(operand) is cst.Call and type(operand.func) is cst.Name and operand.func.value == "len" \
+            and len(operand.args) == 1:
+        owner = operand.args[0].value
+    else:
+        return None
+    return owner if _chain(owner) else None
+
+
+def _capacity(test: cst.BaseExpression, miss: bool) -> cst.BaseExpression | None:
+    """The value on ``self`` a grow-only cache tests its size of: a miss ``self.c.shape[0] < n`` (or ``n >
+    self.c.shape[0]``), a hit ``n <= self.c.shape[0]`` (or ``self.c.shape[0] >= n``), the other side not read
+    from ``self`` (labml's rotary tables and ALiBi biases, rebuilt only for a longer sequence)."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    operator, right = type(test.comparisons[0].operator), test.comparisons[0].comparator
+    smaller, larger = (cst.LessThan, cst.GreaterThan) if miss else (cst.GreaterThanEqual, cst.LessThanEqual)
+    if operator is smaller:
+        sized, other = test.left, right
+    elif operator is larger:
+        sized, other = right, test.left
+    else:
+        return None
+    if _chain(other):
+        return None
+    return _sized(sized)
 
 
 def _written(body: cst.BaseSuite) -> list[cst.BaseExpression]:
@@ -263,6 +299,19 @@ def _precomputed_by(init: cst.FunctionDef) -> dict[str, set[str]]:
     return stored
 
 
+def _filled(statements: Sequence[cst.CSTNode]) -> set[str]:
+    """The attributes of ``self`` the statements assign, or register as a buffer or parameter by a literal
+    name (x-transformers' ALiBi: ``self.register_buffer('bias', bias, persistent=False)``)."""
+    found = {state_attr(target) for statement in statements for target in _written(statement)}
+    for statement in statements:
+        for n in walk(statement):
+            if type(n) is cst.Call and len(n.args) >= 2 and type(n.args[0].value) is cst.SimpleString \
+                    and type(n.func) is cst.Attribute and _self_attr(n.func) is not None \
+                    and n.func.attr.value in ("register_buffer", "register_parameter"):
+                found.add(n.args[0].value.evaluated_value)
+    return found
+
+
 def _writes_self(node: cst.CSTNode) -> bool:
     return bool(_written(node)) or any(
         type(n) is cst.Call and type(n.func) is cst.Attribute and _self_attr(n.func) is not None
@@ -296,6 +345,10 @@ def _hit_keys(test: cst.BaseExpression) -> list[cst.BaseExpression]:
                 keys.append(on_self[0])
         elif operator is cst.In and _chain(right):
             keys.append(right)
+        else:
+            grown = _capacity(part, miss=False)
+            if grown is not None:
+                keys.append(grown)
     return keys
 
 
@@ -322,6 +375,13 @@ def _refreshed_test(test: cst.BaseExpression, miss: bool) -> cst.BaseExpression:
     bare = test.with_changes(lpar=[], rpar=[]) if test.lpar else test
     replacement = cst.BooleanOperation(left=cst.Call(func=cst.Name(HELPER)), operator=cst.Or(), right=bare)
     return replacement.with_changes(lpar=test.lpar, rpar=test.rpar) if bare is not test else replacement
+
+
+def _bare_return(body: cst.BaseSuite) -> bool:
+    """A body that is one plain ``return``."""
+    statements = body.body if type(body) is cst.IndentedBlock else ()
+    small = statements[0].body if len(statements) == 1 and type(statements[0]) is cst.SimpleStatementLine else ()
+    return len(small) == 1 and type(small[0]) is cst.Return and small[0].value is None
 
 
 def _returned_read(body: cst.BaseSuite) -> cst.BaseExpression | None:
@@ -376,6 +436,24 @@ if image_shape == self.last_shape and image.device in self.last_anchors:
 self.last_anchors[image.device] = anchor_boxes
 ```
 The fix is then `if not _trt_tracing() and <test>:`, so the value is computed while tracing.
+
+It also finds the grow-only cache, rebuilt only when a longer input comes (rotary and ALiBi tables in
+language models: labml-nn 0.5.1's `RotaryPositionalEmbeddings._build_cache` and
+`AlibiMultiHeadAttention.forward`): a miss compares a size of the cached value with the input's
+(`self.c.shape[i] < n`, `n > self.c.size(i)`, `len(self.c) < n`, the other side not read from `self`),
+alone or after `self.c is None or`, the body writing `self.c` again; or the hit returns early with a plain
+`return` (`if self.c is not None and n <= self.c.shape[0]: return`), the method filling `self.c` after it.
+The callers read a slice of it (`self.c[:n]`), which is why a longer cache serves a shorter input.
+```
+if self.alibi_biases is None or self.alibi_biases.shape[1] < seq_len:
+    self.alibi_biases = get_alibi_biases(scores.shape[-1], mask[:, :, 0, 0])
+scores += self.alibi_biases[:seq_len, :seq_len, None, :]
+```
+Its assumption is the memo contract for rows: the first `n` rows of a cache built for a longer input are
+the rows a cache built for `n` holds (a table of positions, not of the input's values).
+A class is a module when a base derives from `nn.Module` in another file of the checkout too
+(`class AlibiMultiHeadAttention(MultiHeadAttention)`, its base imported from `mha.py`: followed through
+`from ... import` and the bases' own modules, :func:`trtcodemod.module_files.is_module_subclass`).
 
 It also finds the same memo written the other way round, a value precomputed once in
 `__init__` for the configured size and recomputed from the input's size only when that size
@@ -590,6 +668,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
         returned = _returned_read(node.body)
         if returned is not None:
             return self._hit_return(node, where[1], returned)
+        if _bare_return(node.body):
+            return self._hit_exit(node, where[1])
         conjuncts = _conjuncts(test)
         if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value.startswith(HELPER)
                for c in conjuncts for d in _disjuncts(_bare(c))):
@@ -631,13 +711,31 @@ equivalent on every input set. Applies to every TensorRT version and both export
             return None  # the value returned is not what the test looks up
         attr = state_attr(cache)
         rest = method.body.body[method.body.body.index(node) + 1:] if node in method.body.body else []
-        if not any(state_attr(target) == attr for statement in rest for target in _written(statement)):
+        if attr not in _filled(rest):
             return None  # no fill after the test in the method's own statements: not a memo of this call
         message = (f"`{short_code(test, 60)}` returns `{short_code(returned, 40)}`, cached on self by an earlier "
                    "call: a traced export decides the comparison once on the example, and a hit bakes the cached "
                    f"values into the graph for every input size; {HELPER}() makes the cache miss while tracing")
         fix = Fix({test: _hit_first(test)}, safety=Safety.UNSAFE, helpers=(HELPER,))
         return _Candidate(node, method, attr, message, fix, filled_after=True)
+
+    def _hit_exit(self, node: cst.If, method: cst.FunctionDef) -> _Candidate | None:
+        """``if self.c is not None and n <= self.c.shape[0]: return``, the method filling ``self.c`` after the
+        test (labml's rotary ``_build_cache``): the hit leaves the cache as it is, which the caller then reads."""
+        test = node.test
+        if _refreshed(test):
+            return None
+        rest = method.body.body[method.body.body.index(node) + 1:] if node in method.body.body else []
+        filled = _filled(rest)
+        keys = [state_attr(_chain(key)[-1]) for key in _hit_keys(test)]
+        cached = [attr for attr in keys if attr in filled]
+        if not cached:
+            return None  # nothing the test looks up is filled after it: not a memo of this call
+        message = (f"`{short_code(test, 60)}` returns early, keeping `self.{cached[0]}` as an earlier call left it: "
+                   "a traced export decides the comparison once on the example, and a hit bakes the cached "
+                   f"values into the graph for every input size; {HELPER}() makes the cache miss while tracing")
+        fix = Fix({test: _hit_first(test)}, safety=Safety.UNSAFE, helpers=(HELPER,))
+        return _Candidate(node, method, cached[0], message, fix, filled_after=True)
 
     def _precomputed(self, node: cst.If, record, method: cst.FunctionDef) -> _Candidate | None:
         """``if self.res != size: m = self.make(size) ... else: <self.m, made by self.make in __init__>``

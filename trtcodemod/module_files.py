@@ -7,8 +7,10 @@ import *`` binds (:mod:`trtcodemod.star_imports`), whether ``KORNIA_CHECK`` only
 folders above the importing file) and read it here, so that:
 
 * a module is found the same way for every rule (:func:`find_module`);
-* a module-level ``def`` is followed through ``from ... import`` re-exports the same way
-  (:func:`imported_function`);
+* a module-level ``def`` or ``class`` is followed through ``from ... import`` re-exports the same way
+  (:func:`imported_function`, :func:`imported_class`), and a class's bases through their own modules
+  (:func:`is_module_subclass`: ``class AlibiAttention(MultiHeadAttention)`` where ``MultiHeadAttention``,
+  imported from another file of the checkout, derives from ``nn.Module``);
 * each read is recorded while :func:`recording` is active, so the per-file result cache keys the
   result on the bytes of every other file it depended on (:mod:`trtcodemod.cache` checks them on
   each hit): an edit to ``utils.py`` is seen by the cached result of ``model.py`` that read it.
@@ -144,4 +146,68 @@ def imported_function(origin: Path, name: str, source: bytes | None = None,
             if found is None or os.path.realpath(found) == os.path.realpath(origin):
                 return None
             return imported_function(found, alias.name, None, depth + 1)
+    return None
+
+
+def _imported(origin: Path, name: str, source: bytes | None, kind: type, depth: int) -> tuple[ast.AST, Path] | None:
+    """The module-level ``def`` or ``class`` (``kind``) that ``name`` means in the module at ``origin``, and the
+    file that defines it (see :func:`imported_function`)."""
+    if source is None:
+        source = read_module(origin)
+        if source is None:
+            return None
+    tree = _tree(source)
+    if tree is None:
+        return None
+    own = None
+    for statement in tree.body:
+        if isinstance(statement, kind) and statement.name == name:  # type: ignore[attr-defined]
+            own = statement
+    if own is not None or depth > MAX_REEXPORTS:
+        return (own, origin) if own is not None else None
+    for statement in tree.body:
+        if not isinstance(statement, ast.ImportFrom):
+            continue
+        for alias in statement.names:
+            if (alias.asname or alias.name) != name:
+                continue
+            found = find_module(origin, statement.module, statement.level, installed=True)
+            if found is None or os.path.realpath(found) == os.path.realpath(origin):
+                return None
+            return _imported(found, alias.name, None, kind, depth + 1)
+    return None
+
+
+def imported_class(origin: Path, name: str, source: bytes | None = None) -> tuple[ast.ClassDef, Path] | None:
+    """The module-level ``class name`` that ``name`` means in the module at ``origin`` (its own, or one it
+    imports with ``from <module> import name``, followed as :func:`imported_function` does), with its file."""
+    found = _imported(origin, name, source, ast.ClassDef, 0)
+    return found if found is not None and isinstance(found[0], ast.ClassDef) else None  # type: ignore[return-value]
+
+
+def is_module_subclass(origin: Path, name: str, source: bytes | None = None, depth: int = 0) -> bool:
+    """Does the class ``name`` means at ``origin`` derive from ``torch.nn.Module``, through bases that
+    are named ``...Module`` (``nn.Module``, ``torch.nn.Module``, ``Module``), or defined or imported by name in
+    their own module and deriving from one (up to :data:`MAX_REEXPORTS` levels of classes)?"""
+    found = imported_class(origin, name, source)
+    if found is None or depth > MAX_REEXPORTS:
+        return False
+    cls, where = found
+    for base in cls.bases:
+        dotted = _dotted(base)
+        if dotted is None:
+            continue
+        if dotted.rsplit(".", 1)[-1] == "Module" or dotted.startswith(("nn.", "torch.nn.")):
+            return True
+        if "." not in dotted and is_module_subclass(where, dotted, None, depth + 1):
+            return True
+    return False
+
+
+def _dotted(node: ast.expr) -> str | None:
+    if isinstance(node, ast.Name):
+        return node.id
+    if isinstance(node, ast.Attribute):
+        inner = _dotted(node.value)
+        return f"{inner}.{node.attr}" if inner is not None else None
     return None

@@ -19,6 +19,7 @@ import torch
 
 from safety import assert_same_run, import_source, run_once, toolchain_outcomes
 from support import rewrite, rules_found, strip_helpers
+from trtcodemod.engine import Options, check_source
 
 HEADER = "import torch\nfrom torch import nn\n\n"
 
@@ -864,3 +865,195 @@ def test_the_local_attention_graph_is_faithful_at_another_size_only_after_the_fi
     after, warned = _faithful(fixed(LOCAL), "Local", tmp_path, dynamo)
     assert not before and after
     assert not [w for w in warned if "Python boolean" in w]
+
+
+# --- a grow-only cache: rebuilt only for a longer sequence, read through a slice --------------------------
+
+#: labml-nn 0.5.1's rotary embedding (`labml_nn/transformers/rope/__init__.py:129-150`, `_build_cache`: an
+#: early `return` while the cached table is long enough) and ALiBi attention
+#: (`labml_nn/transformers/alibi/__init__.py:159-167`: rebuilt when `self.alibi_biases.shape[1] < seq_len`);
+#: names and code are ours.
+GROWN = HEADER + '''
+
+class Rotary(nn.Module):
+    def __init__(self, d: int = 4):
+        super().__init__()
+        self.d = d
+        self.cos_cached = None
+
+    def _build_cache(self, x):
+        if self.cos_cached is not None and x.shape[-1] <= self.cos_cached.shape[0]:
+            return
+        theta = 1.0 / (10000 ** (torch.arange(0, self.d, 2).float() / self.d))
+        idx = torch.arange(x.shape[-1]).float()
+        self.cos_cached = torch.cos(idx[:, None] * theta[None, :])
+
+    def forward(self, x):
+        self._build_cache(x)
+        return x[..., None] * self.cos_cached[:x.shape[-1]].sum(-1)
+
+
+class Biases(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.biases = None
+
+    def forward(self, x):
+        n = x.shape[-1]
+        if self.biases is None or self.biases.shape[1] < n:
+            self.biases = (torch.arange(n)[None, :] - torch.arange(n)[:, None]).float()
+        return x @ self.biases[:n, :n]
+
+
+class Both(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.rotary, self.biases = Rotary(), Biases()
+
+    def forward(self, x):
+        return self.rotary(self.biases(x)).sum(-1)
+'''
+GROWN_TESTS = (("if self.cos_cached is not None and x.shape[-1] <= self.cos_cached.shape[0]:",
+                "if not _trt_tracing() and self.cos_cached is not None and x.shape[-1] <= self.cos_cached.shape[0]:"),
+               ("if self.biases is None or self.biases.shape[1] < n:",
+                "if _trt_tracing() or self.biases is None or self.biases.shape[1] < n:"))
+
+
+def test_a_grow_only_cache_misses_while_tracing() -> None:
+    want = GROWN
+    for old, new in GROWN_TESTS:
+        want = want.replace(old, new)
+    assert code_lines(fixed(GROWN)) == code_lines(want)
+    assert fixed(fixed(GROWN)) == fixed(GROWN)
+
+
+@pytest.mark.parametrize("body", [
+    # a counter, not a cache: the comparison is not with a size of what the body writes
+    "if self.count < x.shape[-1]:\n    self.count = self.count + 1\nreturn x",
+    # both sides on self
+    "if self.t is None or self.t.shape[0] < self.n:\n    self.t = torch.arange(x.shape[-1])\nreturn x + self.t",
+    # the grown value is not what the body writes
+    "if self.t.shape[0] < x.shape[-1]:\n    self.u = torch.arange(x.shape[-1])\nreturn x + self.t",
+])
+def test_not_a_grow_only_cache(body: str) -> None:
+    assert rules_found(method(body), select=("TRT726",)) == []
+
+
+def test_eager_is_bit_for_bit_the_same_as_the_cache_grows(tmp_path: Path) -> None:
+    before = import_source(GROWN, tmp_path)["Both"]()
+    after = import_source(fixed(GROWN), tmp_path)["Both"]()
+    for step, width in enumerate((4, 4, 2, 7, 0, 3, 7, 9, 1)):
+        x = _input((2, 3, width), step)
+        assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} width {width}")
+        assert torch.equal(before.rotary.cos_cached, after.rotary.cos_cached)
+        assert torch.equal(before.biases.biases, after.biases.biases)
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_the_graph_of_a_grown_cache_is_faithful_at_a_shorter_and_a_longer_length_only_after_the_fix(
+        tmp_path: Path, dynamo: bool) -> None:
+    def faithful(code: str) -> bool:
+        model = import_source(code, tmp_path)["Both"]().eval()
+        model(torch.randn(1, 3, 12))  # the eager run grows the cache past the example's length
+        example = torch.randn(1, 3, 8)
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            try:
+                if dynamo:
+                    n = torch.export.Dim("n", min=2, max=64)
+                    program = torch.onnx.export(model, (example,), dynamo=True, dynamic_shapes={"x": {2: n}},
+                                                input_names=["x"], verbose=False)
+                    buffer.write(program.model_proto.SerializeToString())
+                else:
+                    torch.onnx.export(model, (example,), buffer, dynamo=False, input_names=["x"],
+                                      dynamic_axes={"x": {0: "b", 2: "n"}})
+            except Exception:  # noqa: BLE001 - the dynamo exporter refuses a specialised dynamic size
+                return False
+        session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+        fresh = import_source(code, tmp_path)["Both"]().eval()
+        for length in (5, 8, 20):
+            x = torch.randn(1 if dynamo else 2, 3, length)  # the dynamo export's batch is static
+            with torch.no_grad():
+                want = fresh(x)
+            try:
+                [got] = session.run(None, {"x": x.numpy()})
+            except Exception:  # noqa: BLE001 - a table baked at the example's length
+                return False
+            if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, atol=1e-4):
+                return False
+        return True
+
+    assert not faithful(GROWN)
+    assert faithful(fixed(GROWN))
+
+
+# --- a module whose base class is the user's own, defined in another file ---------------------------------
+
+def test_a_cache_in_a_subclass_of_a_module_from_another_file_misses_while_tracing(tmp_path: Path) -> None:
+    """labml's `AlibiMultiHeadAttention(MultiHeadAttention)`: the base, imported from `mha.py`, derives from
+    `nn.Module`, so the subclass's forward is forward code."""
+    package = tmp_path / "lib"
+    package.mkdir()
+    (package / "__init__.py").write_text("")
+    (package / "mha.py").write_text("from torch import nn\n\n\nclass Attention(nn.Module):\n    pass\n")
+    (package / "deeper.py").write_text("from .mha import Attention\n\n\nclass Middle(Attention):\n    pass\n")
+    body = ("        n = x.shape[-1]\n        if self.b is None or self.b.shape[1] < n:\n"
+            "            self.b = torch.ones(n, n)\n        return x @ self.b[:n, :n]\n")
+    for base, line in (("Attention", "from lib.mha import Attention"), ("Middle", "from .deeper import Middle"),
+                       ("Plain", "from lib.mha import nn as Plain")):
+        source = f"import torch\n{line}\n\n\nclass A({base}):\n    def forward(self, x):\n{body}"
+        path = package / f"user_{base.lower()}.py"
+        path.write_text(source)
+        found = [f.rule for f in check_source(source.encode(), str(path), Options(select=("TRT726",)))]
+        assert found == ([] if base == "Plain" else ["TRT726"]), base
+
+
+#: x-transformers 2.31.10's ALiBi (`x_transformers/x_transformers.py:685-701`, `AlibiPositionalBias.forward`):
+#: the hit returns a slice of a bias registered as a buffer after the test; names and code are ours.
+REGISTERED = HEADER + '''
+
+class Alibi(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("bias", None, persistent=False)
+
+    def bias_for(self, i: int, j: int):
+        if self.bias is not None and self.bias.shape[-1] >= j and self.bias.shape[-2] >= i:
+            return self.bias[..., -i:, -j:]
+        bias = -(torch.arange(j)[None, :] - torch.arange(j - i, j)[:, None]).abs().float()
+        self.register_buffer("bias", bias, persistent=False)
+        return self.bias
+
+    def forward(self, x):
+        return x + self.bias_for(x.shape[-2], x.shape[-1])
+'''
+
+
+def test_a_grown_cache_registered_as_a_buffer_misses_while_tracing(tmp_path: Path) -> None:
+    after = fixed(REGISTERED)
+    assert "        if not _trt_tracing() and self.bias is not None and self.bias.shape[-1] >= j" in after
+    before_model, after_model = (import_source(code, tmp_path)["Alibi"]() for code in (REGISTERED, after))
+    for step, shape in enumerate(((1, 4, 4), (1, 4, 4), (2, 2, 6), (1, 6, 6), (1, 1, 3), (1, 0, 0), (3, 7, 7))):
+        x = _input(shape, step)
+        assert_same_run(run_once(before_model, [x]), run_once(after_model, [x]), context=f"call {step} {shape}")
+    before_model(torch.randn(1, 9, 9))
+    after_model(torch.randn(1, 9, 9))
+    # Past the 9 x 9 bias the eager runs left, the original graph slices that constant (a shorter input
+    # gets the right values from it, a longer one not).
+    example, other = torch.randn(1, 5, 5), torch.randn(2, 11, 11)
+    for model, faithful in ((before_model, False), (after_model, True)):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), buffer, dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "b", 1: "i", 2: "j"}})
+        session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+        with torch.no_grad():
+            want = import_source(REGISTERED, tmp_path)["Alibi"]()(other)
+        try:
+            [got] = session.run(None, {"x": other.numpy()})
+        except Exception:  # noqa: BLE001 - the baked bias cannot broadcast to the longer input
+            got = None
+        assert (got is not None and got.shape == tuple(want.shape) and torch.equal(torch.from_numpy(got), want)) \
+            == faithful
