@@ -58,22 +58,26 @@ TorchScript exporter) or `torch.export` (the dynamo exporter) records floating-p
 or more, it computes both of eager mode's forms and picks one with `torch.where` on `P > 25 or R > 25`, read from
 the traced row counts (a row index of 25 or more exists), so the graph follows a dynamic axis to either side of 25:
 the matrix-product form as ATen writes it (`[-2a, |a|^2, 1] @ [b, 1, |b|^2]^T`, clamped at 0, square-rooted), and
-the differences form `sqrt(sum((a_i - b_j)^2, -1))` computed on the first 25 rows of each side only and spread to
-`P x R` by two Gathers of the row indices clamped at 24 (it is read only where neither side has more than 25 rows).
+the differences form `sqrt(sum((a_i - b_j)^2, -1))` computed on the first 25 rows of each side only (gathered, rows
+of zeros after the last where a side has fewer, so no traced size is sliced and `torch.export` guards none) and
+spread to `P x R` by two Gathers of the row indices clamped at 24 (it is read only where neither side has more than
+25 rows).
 Both branches are computed: the graph holds one `P x R` matrix product (as before) and at most `25 x 25 x M`
 differences per batch (`B x 625 x M` values, not `B x P x R x M`), a Where and two Gathers more. Under
 `torch.jit.trace` torch's own call also runs on the example first, for its errors only (its nodes feed nothing and
 are dropped).
 
-Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run `torch.cdist` (values bit for
-bit, dtype, shape, gradients, exceptions). The exported graph takes eager mode's formula at every row count,
-dynamic or static, on both exporters: the matrix-product side is ATen's own `_euclidean_dist`, and the
-differences side agrees with ATen's exact kernel to rounding (at most 2.2 units of the dtype's epsilon relative,
-measured in float32 and float64 over 1 to 128 features), with exact zeros where eager mode has them; batch dims
-broadcast as `torch.cdist` broadcasts them; empty sides (P or R 0) give an empty `P x R`; infinities and NaN give
-eager mode's inf and NaN (Where passes nothing from the unpicked side). Under `torch.export` a call with mismatched
-feature sizes or batch dims raises from the forms' own ops (another message, the same inputs refused). The dynamo
-exporter now exports the call at 25 rows or fewer and with dynamic row counts, which it refused before.
+Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run `torch.cdist` (values bit
+for bit, dtype, shape, gradients, exceptions). What a trace or `torch.export` records takes eager mode's formula at
+every row count, dynamic or static, on both exporters: the matrix-product side is ATen's own `_euclidean_dist`, and
+the differences side agrees with ATen's exact kernel to rounding (at most 3 units of the dtype's epsilon relative,
+measured in float32 and float64 over 1 to 128 features: 2.2 and 2.6), with exact zeros where eager mode has them;
+so a traced or exported program's values are eager mode's to that rounding, as the exporter's own graph is above
+25 rows. Batch dims broadcast as `torch.cdist` broadcasts them; empty sides (P or R 0) give an empty `P x R`;
+infinities and NaN give eager mode's inf and NaN (Where passes nothing from the unpicked side). Under
+`torch.export` a call with mismatched feature sizes or batch dims raises from the forms' own ops (another message,
+the same inputs refused). `torch.export` and the dynamo exporter now take a dynamic row count and 25 rows or fewer,
+which they refused before.
 
 TensorRT versions: all (ReduceSum, Concat, MatMul, Max, Sqrt, Sub, Pow, Range, GreaterOrEqual, Or, Gather and Where
 are parsed from 8.4).""",

@@ -49,9 +49,9 @@ def _trt_cdist_traced(x1, x2):
 
     - the matrix-product form, ATen's ``_euclidean_dist``: ``[-2 a, |a|^2, 1] @ [b, 1, |b|^2]^T``, clamped at 0,
       square-rooted (eager mode's where ``P > 25`` or ``R > 25``);
-    - the differences form ``sqrt(sum((a_i - b_j)^2))`` on the first 25 rows of each side only (at most
-      ``25 x 25 x M`` differences per batch: it is read only where neither side has more than 25 rows), spread to
-      ``P x R`` by two Gathers of indices clamped at 24;
+    - the differences form ``sqrt(sum((a_i - b_j)^2))`` on the first 25 rows of each side only, rows of zeros after
+      the last where a side has fewer (``25 x 25 x M`` differences per batch: it is read only where neither side
+      has more than 25 rows), spread to ``P x R`` by two Gathers of indices clamped at 24;
 
     and ``torch.where`` on ``P > 25 or R > 25`` (read as "some row index is 25 or more", so no size is compared in
     Python and the graph follows a dynamic axis) picks one. The unpicked form's values are never seen (a Where
@@ -67,10 +67,21 @@ def _trt_cdist_traced(x1, x2):
     left = torch.cat([x1 * -2.0, norm1, torch.ones_like(norm1)], -1)
     right = torch.cat([x2, torch.ones_like(norm2), norm2], -1)
     product = left.matmul(right.transpose(-2, -1)).clamp_min(0.0).sqrt()
-    # Differences form on at most 25 rows a side, spread to P x R.
-    near1 = x1[..., :25, :]
-    near2 = x2[..., :25, :]
+    # Differences form on 25 rows a side: the first 25 rows, or all rows and then rows of zeros (no slice of a
+    # traced size, so torch.export guards nothing).
+    near1 = _trt_cdist_first_rows(x1, rows)
+    near2 = _trt_cdist_first_rows(x2, cols)
     exact = (near1.unsqueeze(-2) - near2.unsqueeze(-3)).pow(2).sum(-1).sqrt()
     spread = exact.index_select(exact.dim() - 2, rows.clamp(max=24))
     spread = spread.index_select(exact.dim() - 1, cols.clamp(max=24))
     return torch.where(large, product, spread)
+
+
+@torch.jit.unused
+def _trt_cdist_first_rows(x, rows):
+    """The first 25 rows of ``x`` (its rows axis the one before last), with rows of zeros after the last where it has
+    fewer (never runs scripted): gathered from ``x`` behind one row of zeros by the indices ``rows + 1`` followed by
+    25 zeros, cut at 25, so no size of a traced axis is compared or sliced."""
+    zero = x.new_zeros(x.shape[:-2] + (1, x.shape[-1]))
+    index = torch.cat([rows + 1, torch.zeros(25, dtype=rows.dtype, device=rows.device)])[:25]
+    return torch.cat([zero, x], -2).index_select(x.dim() - 2, index)
