@@ -14,11 +14,12 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, as_argument, float_value, has_star_args, helper_call
+from trtcodemod.astutil import argument, as_argument, float_value, helper_call
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
-from trtcodemod.transforms._op_calls import in_inserted_helper
+from trtcodemod.transforms._op_calls import plain_call
 
 HELPER = "_trt_cdist"
+P_HELPER = "_trt_cdist_p"
 RULE = "TRT379"
 QUALIFIED = ("torch.cdist", "torch.functional.cdist")
 
@@ -36,10 +37,10 @@ What it finds: `torch.cdist(x1, x2)` with p 2 (omitted, or the literal `2` / `2.
 default compute mode (no `compute_mode=`). e3nn 0.6.0's `radius_graph`
 (`e3nn/nn/models/v2106/gate_points_networks.py:24`: `r = torch.cdist(pos, pos)`, then
 `index = ((r < r_max) & (r > 0)).nonzero().T`), point-cloud k-nearest neighbours and retrieval heads compute all
-pairwise distances this way. Not taken: other `p` and an explicit `compute_mode` (both exporters depart there too:
-the TorchScript exporter writes `pow(sum((a - b)^p), 1 / (p + 1e-6))` with no absolute value, NaN for p 1 and 3,
-infinite for p 0, wrong for p inf, and the dynamo exporter has no function for them; eager mode computes the
-differences for them at every size, so the only faithful graph costs `P x R x M` memory), and unpacked arguments.
+pairwise distances this way. Also taken, as an unsafe fix: another finite `p` above 0 written as a number
+(`p=1.0`, L1 retrieval). Not taken: p 0 and inf (the exporter's graph is wrong there too, infinite and off by up to
+3.5 in our check, but eager mode's kernels pass NaN and infinities their own ways), a `p` that is no literal, an
+explicit `compute_mode`, and unpacked arguments.
 
 Why it hurts: eager `torch.cdist` (ATen's `cdist`, mode `use_mm_for_euclid_dist_if_necessary`) takes the
 matrix-product form `sqrt(clamp(|a|^2 + |b|^2 - 2 a.b, 0))` only where either row count is more than 25, and
@@ -79,9 +80,20 @@ infinities and NaN give eager mode's inf and NaN (Where passes nothing from the 
 the same inputs refused). `torch.export` and the dynamo exporter now take a dynamic row count and 25 rows or fewer,
 which they refused before.
 
+Other p: the TorchScript exporter writes `pow(sum((a - b)^p), 1 / (p + 1e-6))`: the signed differences, no absolute
+value, so its distances are wrong and NaN wherever that sum is negative (checked at p 1, 1.5 and 3 with ONNX Runtime);
+the dynamo exporter has no function for `aten._cdist_forward` at all. `torch.cdist(a, b, p=1.0)` →
+`_trt_cdist_p(a, b, 1.0)`: torch's call outside a trace, and while one records it `sum(|a_i - b_j|^p)^(1 / p)`
+(`sum(|a_i - b_j|)` for p 1), eager mode's exact kernel, to 2 ulps in our check, NaN and infinities alike. Eager mode
+computes the differences at every size for these p, so the graph holds all `B x P x R x M` of them: unsafe, for that
+memory (a cloud of 10,000 points against itself with 3 features is 1.2 GB in float32); migrate applies it where it
+verifies the rewrite.
+
 TensorRT versions: all (ReduceSum, Concat, MatMul, Max, Sqrt, Sub, Pow, Range, GreaterOrEqual, Or, Gather and Where
 are parsed from 8.4).""",
         fix=Safety.SAFE,
+        assumption="for p other than 2 (`_trt_cdist_p`): the exported graph may hold all B x P x R x M differences "
+                   "of the two point sets at once, which eager mode's kernel never does",
         examples=(
             Example("import torch\nr = torch.cdist(pos, pos)\n",
                     "import torch\nr = _trt_cdist(pos, pos)\n"),
@@ -95,19 +107,22 @@ are parsed from 8.4).""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
-        if in_inserted_helper(self) or self.context.refers_to(node.func, *QUALIFIED) is None:
-            return
-        if has_star_args(node) or len(node.args) > 3:
-            return
-        keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
-        if keywords - {"x1", "x2", "p"}:
-            return  # `compute_mode=`: the caller chose the form
+        if not plain_call(self, node, QUALIFIED, ("x1", "x2", "p")):
+            return  # also a `compute_mode=`: the caller chose the form
         x1 = argument(node, 0, "x1")
         x2 = argument(node, 1, "x2")
         if x1 is None or x2 is None:
             return
         p = argument(node, 2, "p")
-        if p is not None and float_value(p.value) != 2.0:
+        power = 2.0 if p is None else float_value(p.value)
+        if power is None or power <= 0 or power == float("inf"):
+            return  # p 0 and inf: eager mode's kernels pass NaN their own ways
+        if power != 2.0:
+            call = helper_call(P_HELPER, as_argument(x1.value), as_argument(x2.value), as_argument(p.value))
+            self.report(node, f"the exported `cdist` with p {power:g} computes `pow(sum((a - b)^p), 1 / (p + 1e-6))` "
+                        "of the signed differences (wrong, NaN wherever that sum is negative); `_trt_cdist_p` writes "
+                        "eager mode's `|a - b|` while exporting, all B x P x R x M differences",
+                        Fix({node: call}, helpers=(P_HELPER,), safety=Safety.UNSAFE))
             return
         call = helper_call(HELPER, as_argument(x1.value), as_argument(x2.value))
         self.report(node, "the exported `cdist` takes the matrix-product form where eager mode computes the "

@@ -8,6 +8,8 @@ exporter at static and dynamic row counts on both sides of 25 and compared with 
 original's graph is wrong where it should be (identical points apart by rounding of the matrix product, with a
 dynamic axis or 25 static rows), the rewritten one equals eager mode everywhere. The dynamo exporter, which had no
 function for the exact path, exports the rewritten call. ``migrate`` ties the rule to wrong values at its line only.
+Other finite p above 0 (an unsafe rewrite: the graph holds every difference): the original's graph sums the signed
+differences (NaN), the rewritten one is eager mode's, and migrate keeps the candidate it verifies.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from torch import nn
 from safety import assert_same_run, import_source, run_once
 from support import rewrite, rules_found
 
-from trtcodemod.helpers.distances import _trt_cdist, _trt_cdist_traced
+from trtcodemod.helpers.distances import _trt_cdist, _trt_cdist_p, _trt_cdist_traced
 from trtcodemod.migrate.locate import FAILS_TO_RUN, WRONG_VALUES, Problem
 from trtcodemod.migrate.plan import matches
 from trtcodemod.trt.check import RULES
@@ -46,9 +48,20 @@ def test_rewrite_text(code: str, want: str) -> None:
     assert rules_found(after, select=("TRT379",)) == []
 
 
+@pytest.mark.parametrize(("code", "want"), [
+    ("import torch\nd = torch.cdist(a, b, p=1.0)\n", "d = _trt_cdist_p(a, b, 1.0)\n"),
+    ("import torch\nd = torch.cdist(a, b, 3)\n", "d = _trt_cdist_p(a, b, 3)\n"),
+    ("import torch\nd = torch.cdist(x1=a, p=1.5, x2=b)\n", "d = _trt_cdist_p(a, b, 1.5)\n"),
+])
+def test_other_p_is_an_unsafe_rewrite(code: str, want: str) -> None:
+    assert rewrite(code, select=("TRT379",)) == code
+    after = rewrite(code, select=("TRT379",), unsafe=True)
+    assert after.endswith(want) and "def _trt_cdist_p_traced(" in after and "def _trt_cdist_traced(" not in after, after
+
+
 @pytest.mark.parametrize("code", [
-    "import torch\nd = torch.cdist(a, b, p=1.0)\n",
     "import torch\nd = torch.cdist(a, b, 0)\n",
+    "import torch\nd = torch.cdist(a, b, p=-1.0)\n",
     "import torch\nd = torch.cdist(a, b, p=float('inf'))\n",
     "import torch\nd = torch.cdist(a, b, p=self.p)\n",  # p unknown
     "import torch\nd = torch.cdist(a, b, compute_mode='use_mm_for_euclid_dist')\n",
@@ -60,6 +73,35 @@ def test_rewrite_text(code: str, want: str) -> None:
 ])
 def test_other_code_is_left_alone(code: str) -> None:
     assert rules_found(code, select=("TRT379",)) == []
+
+
+@pytest.mark.parametrize("p", [1.0, 1.5, 3.0])
+def test_other_p_exports_eager_modes_distances(p: float) -> None:
+    """The original's graph sums the signed differences (NaN where their sum is negative); the rewritten one is eager
+    mode's at every size, NaN and infinities where eager mode has them; eager mode, scripted, is torch's call."""
+    class Distances(nn.Module):
+        def __init__(self, cdist) -> None:
+            super().__init__()
+            self.cdist = cdist
+
+        def forward(self, a, b):
+            return self.cdist(a, b, p)
+
+    example = _inputs(10, 30)
+    original = _export(Distances(torch.cdist), example, dynamic=True)
+    rewritten = _export(Distances(_trt_cdist_p), example, dynamic=True)
+    assert np.isnan(_run(original, example)).any()
+    for size in [(10, 30), (3, 3), (40, 26), (0, 4)]:
+        inputs = _inputs(*size)
+        if size[0] > 1:
+            inputs[0][0, 1], inputs[0][1, 2] = float("nan"), float("inf")
+        want = torch.cdist(*inputs, p=p).numpy()
+        got = _run(rewritten, inputs)
+        assert got.shape == want.shape and np.allclose(got, want, rtol=1e-6, atol=0, equal_nan=True), size
+        eager = torch.cdist(*inputs, p=p)
+        for run in (_trt_cdist_p, torch.jit.script(_trt_cdist_p)):
+            assert torch.equal(run(*inputs, p).nan_to_num(), eager.nan_to_num())
+            assert torch.equal(run(*inputs, p).isnan(), eager.isnan())
 
 
 def test_the_dynamo_exporters_failure_names_trt379() -> None:
@@ -323,3 +365,40 @@ def test_migrate_ties_it_to_wrong_values_at_its_line_only() -> None:
     elsewhere = Problem("unfaithful", "/work/model.py", 9, WRONG_VALUES, None, "", "error", "torchscript")
     refused = Problem("unfaithful", "/work/model.py", 4, FAILS_TO_RUN, None, "", "error", "torchscript")
     assert not matches(elsewhere, finding) and not matches(refused, finding)
+
+
+L1_MODEL = """import torch
+from torch import nn
+
+DYNAMIC = {"queries": {0: "queries"}}
+
+
+class Model(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("bank", torch.randn(12, 8, generator=torch.Generator().manual_seed(3)))
+
+    def forward(self, queries):
+        return torch.cdist(queries, self.bank, p=1.0)
+
+
+def build():
+    return Model().eval()
+
+
+def inputs(generator=None):
+    return (torch.randn(6, 8, generator=torch.Generator().manual_seed(0) if generator is None else generator),)
+"""
+
+
+def test_migrate_applies_the_l1_form_where_it_verifies_it(tmp_path) -> None:
+    """An L1 distance to a memory bank: the original graph is NaN where eager mode is finite, located at the call;
+    migrate tries the unsafe rewrite as a candidate, verifies it and keeps it."""
+    from support import migrate_json
+
+    path = tmp_path / "l1_bank.py"
+    path.write_text(L1_MODEL)
+    report = migrate_json(path, '{"queries": {"0": "queries"}}')
+    assert report["before"]["faithful"] is False, report["before"]
+    assert ("TRT379", 13) in {(fix["rule"], fix["line"]) for fix in report["applied"]}, report["remaining"]
+    assert report["exit_code"] == 0 and report["after"]["faithful"] is True, report["remaining"]

@@ -26,16 +26,23 @@ def _trt_cdist(x1, x2):
 def _trt_cdist_eager(x1, x2):
     """``torch.cdist(x1, x2)`` outside a trace or ``torch.export`` (never runs scripted); inside one, for
     floating-point tensors of one dtype and rank 2 or more, :func:`_trt_cdist_traced`."""
+    if not _trt_cdist_recorded(x1, x2):
+        return torch.cdist(x1, x2)
+    return _trt_cdist_traced(x1, x2)
+
+
+@torch.jit.unused
+def _trt_cdist_recorded(x1, x2):
+    """Whether ``torch.jit.trace`` or ``torch.export`` records a call of ``cdist`` on floating-point tensors of one
+    dtype and rank 2 or more (never runs scripted)."""
     tracing = torch.jit.is_tracing()
     if not tracing:
         try:
             tracing = torch.compiler.is_exporting()
         except AttributeError:
             tracing = False
-    if not (tracing and isinstance(x1, torch.Tensor) and isinstance(x2, torch.Tensor)
-            and x1.dim() >= 2 and x2.dim() >= 2 and x1.dtype == x2.dtype and x1.is_floating_point()):
-        return torch.cdist(x1, x2)
-    return _trt_cdist_traced(x1, x2)
+    return bool(tracing and isinstance(x1, torch.Tensor) and isinstance(x2, torch.Tensor)
+                and x1.dim() >= 2 and x2.dim() >= 2 and x1.dtype == x2.dtype and x1.is_floating_point())
 
 
 @torch.jit.unused
@@ -85,3 +92,36 @@ def _trt_cdist_first_rows(x, rows):
     zero = x.new_zeros(x.shape[:-2] + (1, x.shape[-1]))
     index = torch.cat([rows + 1, torch.zeros(25, dtype=rows.dtype, device=rows.device)])[:25]
     return torch.cat([zero, x], -2).index_select(x.dim() - 2, index)
+
+
+def _trt_cdist_p(x1, x2, p):
+    # type: (Tensor, Tensor, float) -> Tensor
+    """``torch.cdist(x1, x2, p)`` for a finite p above 0 other than 2; while ``torch.jit.trace`` or ``torch.export``
+    records it, the differences of every pair of rows reduced as eager mode's exact kernel reduces them
+    (:func:`_trt_cdist_p_traced`). Eager mode, ``torch.jit.script``, ``torch.fx`` and ``torch.compile`` run torch's
+    call."""
+    if torch.jit.is_scripting():
+        return torch.cdist(x1, x2, p)
+    return _trt_cdist_p_eager(x1, x2, p)
+
+
+@torch.jit.unused
+def _trt_cdist_p_eager(x1, x2, p):
+    """``torch.cdist(x1, x2, p)``, or :func:`_trt_cdist_p_traced` while a tracer records it (never runs scripted)."""
+    if not (_trt_cdist_recorded(x1, x2) and type(p) in (int, float) and 0 < p < float("inf") and p != 2):
+        return torch.cdist(x1, x2, p)
+    return _trt_cdist_p_traced(x1, x2, p)
+
+
+@torch.jit.unused
+def _trt_cdist_p_traced(x1, x2, p):
+    """Eager mode's exact ``cdist`` for a finite p above 0 other than 2, written out (never runs scripted):
+    ``|a_i - b_j|`` for every pair of rows (``B x P x R x M`` values), then summed (p 1), or summed as ``|d|^p`` and
+    raised to ``1 / p``. Under ``torch.jit.trace`` torch's call runs first on the example for its errors (its nodes
+    feed nothing and are dropped)."""
+    if torch.jit.is_tracing():
+        torch.cdist(x1, x2, p)  # the example's errors; its nodes feed nothing
+    differences = (x1.unsqueeze(-2) - x2.unsqueeze(-3)).abs()
+    if p == 1:
+        return differences.sum(-1)
+    return differences.pow(p).sum(-1).pow(1.0 / p)
