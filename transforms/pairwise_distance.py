@@ -69,7 +69,9 @@ differences per batch (`B x 625 x M` values, not `B x P x R x M`), a Where and t
 are dropped).
 
 Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run `torch.cdist` (values bit
-for bit, dtype, shape, gradients, exceptions). What a trace or `torch.export` records takes eager mode's formula at
+for bit, dtype, shape, gradients, exceptions), for one Python call and a few flag checks more: about 0.8 µs a call on
+a 2-core CPU (6.2 µs for a bare `torch.cdist` of 12 points in 3-D, 7.0 µs through the helper: 1.13x), within 10%
+where the call takes 8 µs or more. What a trace or `torch.export` records takes eager mode's formula at
 every row count, dynamic or static, on both exporters: the matrix-product side is ATen's own `_euclidean_dist`, and
 the differences side agrees with ATen's exact kernel to rounding (at most 3 units of the dtype's epsilon relative,
 measured in float32 and float64 over 1 to 128 features: 2.2 and 2.6), with exact zeros where eager mode has them;
