@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, method_call
+from trtcodemod.astutil import argument, has_star_args, method_call
 from trtcodemod.helpers import RESERVED_PREFIX
 from trtcodemod.rules import Rule
 
@@ -54,3 +54,13 @@ def torch_operator_call(rule: Rule, call: cst.Call, names: tuple[str, ...]) -> t
         return None
     return call.func.attr.value, cst.Arg(value=receiver), 0  # type: ignore[attr-defined]
 
+
+
+def plain_call(rule: Rule, call: cst.Call, names: tuple[str, ...], parameters: tuple[str, ...]) -> bool:
+    """``call`` calls one of the functions ``names`` (qualified), outside an inserted helper, with its arguments
+    spelled out: no ``*args`` or ``**kwargs``, no more than ``parameters`` and no keyword other than theirs."""
+    if in_inserted_helper(rule) or rule.context.refers_to(call.func, *names) is None:
+        return False
+    if has_star_args(call) or len(call.args) > len(parameters):
+        return False
+    return not {arg.keyword.value for arg in call.args if arg.keyword is not None} - set(parameters)

@@ -360,6 +360,9 @@ def matches(problem: Problem, finding: Any) -> bool:
             return False
         return _at(problem, finding) or (_span(finding).path == problem.path
                                           and _INVALID_PERMUTATION in (problem.message or ""))
+    if finding.rule in DISTANCE_RULES:
+        return problem.kind == "unfaithful" and problem.op == WRONG_VALUES and problem.path is not None \
+            and _at(problem, finding)
     if finding.rule in PROMOTION_RULES:
         # Its rewrite casts the operands of an einsum or outer while exporting: it fixes an Einsum of two types that
         # ONNX Runtime refuses at load, or an outer whose values first differ, made at its own line, and nothing else.
@@ -448,6 +451,10 @@ EMPTY_SLICE_RULES = frozenset({"TRT369"})
 #: to load, timesformer-pytorch's rotary `einsum` of an int64 range and float frequencies; an `outer` whose values
 #: first differ, or whose integer product a node refuses, TRELLIS's voxel `outer` at the `Cos` below it).
 PROMOTION_RULES = frozenset({"TRT370"})
+#: Rules matched only to values that first differ at their own line (TRT379: the exported `cdist` takes the
+#: matrix-product form where eager mode computes the differences; e3nn's `radius_graph`, whose `Sqrt` differs at the
+#: `torch.cdist` line, 3e-4 where identical points are 0 apart in eager mode).
+DISTANCE_RULES = frozenset({"TRT379"})
 #: Rules whose rewrite keeps the TorchScript exporter from rewriting a constant the whole graph shares (TRT373: a
 #: `repeat_interleave` along a negative axis adds the rank to its axis constant in place, so every other `-1` of the
 #: graph changes): the node refused, or the line whose values first differ, is any that used the constant, in any

@@ -112,6 +112,9 @@ RULES: dict[str, tuple[str, ...]] = {
     # "Exporting the operator 'aten::pad_sequence' ...": a padded list of items (FastSpeech 2's length regulator);
     # TRT378 gathers the padded tensor while exporting.
     "aten::pad_sequence": ("TRT378",),
+    # The dynamo exporter's "No ONNX function found for <OpOverload(op='aten._cdist_forward', ...)>": eager cdist's
+    # exact path (25 rows or fewer a side); TRT379 writes eager mode's choice of form while exporting.
+    "aten._cdist_forward": ("TRT379",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
