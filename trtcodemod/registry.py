@@ -115,6 +115,7 @@ RULE_MODULES: tuple[str, ...] = (
     "view_alias_write",
     "size_loop_script",
     "state_dict_metadata",
+    "masked_fill_bool",
 )
 
 
