@@ -203,8 +203,14 @@ class BoolTensors:
                 if any(n in _BOOL_FUNCTIONS for n in names):
                     return True
                 if any(n in _BOOL_CREATION for n in names):
-                    return any(a.keyword is not None and a.keyword.value == "dtype" and self._bool_dtype(a.value)
-                               for a in expr.args)
+                    dtype = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"]
+                    if dtype:
+                        return self._bool_dtype(dtype[0])
+                    # `torch.full(size, False)`: the dtype follows a Python bool fill value
+                    fill = [a.value for i, a in enumerate(expr.args) if a.keyword is None and i == 1
+                            or a.keyword is not None and a.keyword.value == "fill_value"]
+                    return (any(n in ("torch.full", "torch.full_like") for n in names) and len(fill) == 1
+                            and type(fill[0]) is cst.Name and fill[0].value in ("True", "False"))
                 same = [n for n in names if n in _SAME_DTYPE_FUNCTIONS]
                 if same and expr.args and expr.args[0].keyword is None and not expr.args[0].star:
                     if fresh and any(n in _SHARING_FUNCTIONS for n in same):

@@ -42,13 +42,14 @@ def _operand(node: cst.BaseExpression) -> cst.BaseExpression:
 
 
 class MaskedFillBool(BoolTensors, Rule):
-    needs_text = (b"masked_fill",)
+    needs_text = (b"masked_fill", b"full")
     requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id="TRT380",
         name="masked-fill-bool",
-        summary="`t.masked_fill(m, False)`: a Python bool fill value stops the TorchScript ONNX export (no schema "
-                "for a bool Scalar); of bool tensors write `t & ~m` / `t | m`, else fill with `0` / `1`",
+        summary="`t.masked_fill(m, False)`, `torch.full(size, False)`: a Python bool fill value stops the TorchScript "
+                "ONNX export (no schema for a bool Scalar); of bool tensors write `t & ~m` / `t | m`, else fill with "
+                "`0` / `1` (`dtype=torch.bool` for `full`)",
         doc="""\
 What it finds: `t.masked_fill(m, v)`, `t.masked_fill_(m, v)` and `torch.masked_fill(t, m, v)`
 where the fill value `v` is the literal `True` or `False` (positional or `value=`). Real code
@@ -79,6 +80,13 @@ The exporter writes these as `Not`, `And`, `Or`, which ONNX Runtime and TensorRT
 else (a float, int or unknown `t`), the value becomes the integer Scalar:
 `scores.masked_fill(pad, False)` -> `scores.masked_fill(pad, 0)` (and `True` -> `1`).
 
+The same exporter stops on `torch.full(size, False)` (a bool tensor: torch takes the dtype from
+the fill value; Microsoft SFM's causal masks start so) and `torch.full_like(x, True)` for the
+same reason. `torch.full((n, n), False, device=d)` -> `torch.full((n, n), 0, device=d,
+dtype=torch.bool)`; where a `dtype=` is given, and for `full_like` (the dtype is `x`'s), the
+value becomes `0`/`1`. A `full` imported by name is reported without a fix (its module's `bool`
+may not be in scope), one with `out=` is left alone.
+
 Fix safety: safe. Out of place, `masked_fill` broadcasts `t` and `m` both ways and returns a
 new contiguous tensor of `t`'s dtype; for bools `t & ~m` (`t | m`) has the same values and
 shape and broadcasts the same way (the same error where they do not), and `.contiguous()`
@@ -91,7 +99,9 @@ only where the receiver is shown not to be one (no `expand`, `expand_as`, `broad
 einops `repeat` on its way). The integer form is the same Scalar after conversion to `t`'s
 dtype (0/1 for bool, int, float and complex tensors alike), so it is the same program. Bools
 carry no gradient; every form runs in eager mode, `torch.jit.script`, `torch.fx`,
-`torch.compile` and `torch.export`. With a recorded run (`migrate`, `--facts`), a site whose
+`torch.compile` and `torch.export`. `torch.full(size, 0, dtype=torch.bool)` is the tensor
+`torch.full(size, False)` is (dtype, device, values, the same error for `requires_grad=True`).
+With a recorded run (`migrate`, `--facts`), a site whose
 `masked_fill` returned a bool tensor on every call (a bool receiver, and so a bool mask) takes
 the out-of-place bitwise form even where the code does not show the dtypes (egnn-pytorch's
 `adj_mat` is a forward argument): that form rests on the observation. TensorRT versions: all.""",
@@ -138,7 +148,43 @@ the out-of-place bitwise form even where the code does not show the dtypes (egnn
         observed = self.provider(ObservedFacts)
         return observed.known and observed.dtypes(node) == {"bool"}
 
+    def _full(self, node: cst.Call, names: set[str]) -> None:
+        """``torch.full(size, False)`` (a bool tensor: the fill value's type) and ``torch.full_like(x, True)``."""
+        if any(a.keyword is not None and a.keyword.value == "out" for a in node.args):
+            return
+        value = _argument(node, 1, "fill_value")
+        literal = _bool_literal(value)
+        if literal is None or in_inserted_helper(self):
+            return
+        integer = value.with_changes(value=cst.Integer(_INTEGER[literal]))
+        why = ("a Python bool fill value stops the TorchScript ONNX export (its alias analysis has no schema of "
+               f"{'full' if 'torch.full' in names else 'full_like'} for a bool Scalar)")
+        typed = any(a.keyword is not None and a.keyword.value == "dtype" for a in node.args)
+        if "torch.full_like" in names or typed:
+            self.report(node, f"{why}; the integer {_INTEGER[literal]} is the same Scalar after conversion to the "
+                              "result's dtype", Fix({value: integer}, safety=Safety.SAFE))
+            return
+        if type(node.func) is not cst.Attribute:
+            self.report(node, f"{why}; write the integer {_INTEGER[literal]} with dtype=torch.bool")
+            return
+        dtype = cst.Arg(cst.Attribute(node.func.value, cst.Name("bool")), keyword=cst.Name("dtype"),
+                        equal=cst.AssignEqual(cst.SimpleWhitespace(""), cst.SimpleWhitespace("")))
+        args = [integer if a is value else a for a in node.args]
+        last = args[-1]
+        if last.comma is cst.MaybeSentinel.DEFAULT or isinstance(last.comma, cst.MaybeSentinel):
+            args[-1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args.append(dtype)
+        else:
+            args.append(dtype.with_changes(comma=last.comma))
+            args[-1 - 1] = last.with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+        self.report(node, f"{why}; the bool Scalar makes a bool tensor, which the integer {_INTEGER[literal]} with "
+                          "dtype=torch.bool makes too", Fix({node: node.with_changes(args=args)}, safety=Safety.SAFE))
+
     def visit_Call(self, node: cst.Call) -> None:
+        names = set(self.context.qualified_names(node.func))
+        if names & {"torch.full", "torch.full_like"} and not any(a.star for a in node.args):
+            self._full(node, names)
+            return
         parts = method_call(node)
         if "torch.masked_fill" in self.context.qualified_names(node.func):
             first = _argument(node, 0, "input")
@@ -157,14 +203,14 @@ the out-of-place bitwise form even where the code does not show the dtypes (egnn
         shown = self._bool(mask.value) and self._bool(receiver, fresh=in_place)
         if shown or not in_place and self._observed_bool(node):
             negate = literal == "False"
-            other = cst.UnaryOperation(cst.BitInvert(), _operand(mask.value)) if negate else _operand(mask.value)
+            other = cst.UnaryOperation(cst.BitInvert(), _operand(mask.value)) if negate else mask.value
             if in_place:
                 replacement: cst.BaseExpression = cst.Call(
                     cst.Attribute(receiver, cst.Name("bitwise_and_" if negate else "bitwise_or_")),
                     [cst.Arg(other)])
             else:
                 operator = cst.BitAnd() if negate else cst.BitOr()
-                combined = cst.BinaryOperation(_operand(receiver), operator, other,
+                combined = cst.BinaryOperation(_operand(receiver), operator, _operand(other),
                                                lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
                 replacement = cst.Call(cst.Attribute(combined, cst.Name("contiguous")))
             replacement = replacement.with_changes(lpar=node.lpar, rpar=node.rpar)

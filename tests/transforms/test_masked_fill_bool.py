@@ -49,6 +49,11 @@ def body(line: str) -> str:
     ("return t.masked_fill(torch.ones(3, dtype=torch.bool)[None], False)",
      "return (t & ~torch.ones(3, dtype=torch.bool)[None]).contiguous()"),
     ("return x.to(torch.bool).masked_fill(x.bool().t(), True)", "return (x.to(torch.bool) | x.bool().t()).contiguous()"),
+    ("return torch.full((3,), False).masked_fill(m, True)",
+     "return (torch.full((3,), 0, dtype=torch.bool) | m).contiguous()"),
+    ("return torch.full((3,), False, dtype=torch.float).masked_fill(m, True)",
+     "return torch.full((3,), 0, dtype=torch.float).masked_fill(m, 1)"),
+    ("return torch.full((3,), 0).masked_fill(m, True)", "return torch.full((3,), 0).masked_fill(m, 1)"),
     # the integer Scalar anywhere else: a float or unknown receiver, or mask not shown bool
     ("return x.masked_fill(m, False)", "return x.masked_fill(m, 0)"),
     ("return w.masked_fill(m, True)", "return w.masked_fill(m, 1)"),
@@ -337,3 +342,68 @@ def test_an_expanded_receiver_is_why_the_in_place_form_needs_a_fresh_one() -> No
     with pytest.raises(RuntimeError, match="more than one element"):
         (torch.zeros(1, 3, dtype=torch.bool).expand(2, 3)).bitwise_or_(mask)
     assert fixed(body("t.expand(2, 3).masked_fill_(m, True)")) == body("t.expand(2, 3).masked_fill_(m, 1)")
+
+
+# --- torch.full / torch.full_like with a bool fill value ---------------------------------------------------------
+
+@pytest.mark.parametrize("line,after", [
+    ("return torch.full((3, 3), False, device=x.device)",
+     "return torch.full((3, 3), 0, device=x.device, dtype=torch.bool)"),
+    ("return torch.full((3,), True)", "return torch.full((3,), 1, dtype=torch.bool)"),
+    ("return torch.full(size=(3,), fill_value=True,)", "return torch.full(size=(3,), fill_value=1, dtype=torch.bool,)"),
+    ("return torch.full((3,), False, dtype=torch.float)", "return torch.full((3,), 0, dtype=torch.float)"),
+    ("return torch.full_like(x, True)", "return torch.full_like(x, 1)"),
+    ("return torch.full_like(x, False, dtype=torch.bool)", "return torch.full_like(x, 0, dtype=torch.bool)"),
+])
+def test_a_bool_full(line: str, after: str) -> None:
+    assert fixed(body(line)) == body(after)
+
+
+@pytest.mark.parametrize("line", [
+    "return torch.full((3,), 0.5)",
+    "return torch.full((3,), w)",
+    "return torch.full((3,), False, out=w)",
+    "return torch.full(*w)",
+])
+def test_not_a_bool_full(line: str) -> None:
+    assert rules_found(body(line), select=("TRT380",)) == []
+
+
+def test_a_full_imported_by_name_is_reported_without_a_fix() -> None:
+    code = "from torch import full\n\ndef f(n):\n    return full((n,), False)\n"
+    assert rules_found(code, select=("TRT380",)) == ["TRT380"]
+    assert fixed(code) == code
+
+
+FULL = HEADER + '''
+class Full(nn.Module):
+    def forward(self, x):
+        n = x.shape[0]
+        a = torch.full((n, n), False, device=x.device)
+        b = torch.full((n,), True)
+        c = torch.full_like(x, True)
+        d = torch.full_like(x.long(), False)
+        return a, b, c, d, a.masked_fill(torch.eye(n, device=x.device) > 0, True)
+'''
+
+
+def test_the_bool_full_is_the_same_in_eager_and_exports(tmp_path: Path) -> None:
+    out = fixed(FULL)
+    assert "False" not in out.split("class Full")[1] and "True" not in out.split("class Full")[1]
+    before, after = import_source(FULL, tmp_path)["Full"], import_source(out, tmp_path)["Full"]
+    for n in (3, 1, 0):
+        x = _edges((n,), n)
+        assert_same_run(run_once(before(), [x]), run_once(after(), [x]), context=str(n))
+    for bad in ({"requires_grad": True},):  # a bool tensor cannot require grad: both raise alike
+        with pytest.raises(RuntimeError):
+            torch.full((2,), False, **bad)
+        with pytest.raises(RuntimeError):
+            torch.full((2,), 0, dtype=torch.bool, **bad)
+    assert_same_toolchain_outcomes(before, after, [torch.randn(4)], tmp_path)
+    with pytest.raises(RuntimeError, match="We don't have an op for aten::full"):
+        export_torchscript(before(), (torch.randn(4),), {"x": {0: "n"}})
+    session = ort_session(export_torchscript(after(), (torch.randn(4),), {"x": {0: "n"}}))
+    for n in (2, 7):
+        x = torch.randn(n)
+        for got, want in zip(session.run(None, {"x": x.numpy()}), after()(x)):
+            assert torch.equal(torch.from_numpy(got), want)
