@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, method_call, walk
@@ -33,8 +35,28 @@ _BOOL_METHODS = frozenset({
 _SAME_DTYPE_METHODS = frozenset({
     "unsqueeze", "squeeze", "view", "reshape", "expand", "expand_as", "permute", "transpose", "flatten",
     "unflatten", "contiguous", "clone", "detach", "repeat", "t", "flip", "roll", "narrow", "view_as",
-    "reshape_as", "movedim", "tile",
+    "reshape_as", "movedim", "tile", "masked_fill", "masked_fill_",
 })
+
+#: Expanding methods: of a bool tensor, a bool tensor whose elements may share memory.
+_SHARING_METHODS = frozenset({"expand", "expand_as"})
+
+#: torch functions that make a tensor of the ``dtype=`` they are given (a bool one with ``dtype=torch.bool``).
+_BOOL_CREATION = frozenset({
+    "torch.eye", "torch.zeros", "torch.ones", "torch.full", "torch.empty", "torch.zeros_like", "torch.ones_like",
+    "torch.full_like", "torch.empty_like", "torch.tensor", "torch.as_tensor",
+})
+
+#: Functions whose result has their first argument's dtype (of a bool tensor, a bool tensor): torch's
+#: rearrangements and einops' (egnn-pytorch's ``rearrange(torch.eye(n, dtype=torch.bool), 'i j -> () i j')``).
+_SAME_DTYPE_FUNCTIONS = frozenset({
+    "torch.unsqueeze", "torch.squeeze", "torch.flatten", "torch.reshape", "torch.transpose", "torch.permute",
+    "torch.flip", "torch.roll", "torch.tril", "torch.triu", "torch.clone", "torch.broadcast_to",
+    "einops.rearrange", "einops.repeat",
+})
+
+#: ... of which those whose result's elements may share memory (``einops.repeat`` expands a new axis).
+_SHARING_FUNCTIONS = frozenset({"torch.broadcast_to", "einops.repeat"})
 
 #: Nodes below which a name belongs to another scope (or to a comprehension's own).
 _OTHER_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
@@ -92,7 +114,133 @@ def _sole_assignment(statement: cst.CSTNode, name: str) -> cst.BaseExpression | 
     return None
 
 
-class BoolAdd(Rule):
+class BoolTensors:
+    """What the code shows of a tensor's being one, and a bool one, for a rule that reads
+    :class:`TensorEvidence` (BoolAdd's TRT352, TRT380's ``masked_fill`` with a Python bool)."""
+
+    #: The rule's (:class:`~trtcodemod.rules.Rule` supplies it, and ``provider``).
+    context: Any
+
+    def _parents(self, scope: cst.CSTNode) -> dict[int, cst.CSTNode]:
+        """id(node) → its parent, for every node of ``scope`` (built once per function)."""
+        maps = self.__dict__.setdefault("_parent_maps", {})
+        found = maps.get(id(scope))
+        if found is None:
+            found = maps[id(scope)] = {}
+            for node in walk(scope):
+                for child in node.children:
+                    found[id(child)] = node
+        return found
+
+    def _reaching(self, use: cst.Name) -> cst.BaseExpression | None:
+        """The value of the assignment ``name = value`` that every path to ``use`` last runs, where the
+        code shows one: the nearest earlier statement of an enclosing block that binds the name, if it is
+        that plain assignment. None where a loop around ``use`` or a ``try`` it is handled in rebinds it."""
+        scope = self.context.function or self.context.module
+        parents = self._parents(scope)
+        name, node = use.value, use
+        while node is not scope:
+            parent = parents.get(id(node))
+            if parent is None or isinstance(parent, _OTHER_SCOPES) and parent is not scope:
+                return None
+            if type(parent) in (cst.For, cst.While, cst.Try, cst.TryStar) and _binds(parent, name):
+                return None  # a later pass, or the part of the `try` that ran, may have rebound it
+            if type(parent) in (cst.IndentedBlock, cst.SimpleStatementLine, cst.Module):
+                statements = list(parent.body)
+                index = next((i for i, s in enumerate(statements) if s is node), None)
+                for statement in reversed(statements[:index] if index is not None else ()):
+                    if _binds(statement, name):
+                        if type(parent) is cst.SimpleStatementLine:
+                            return _sole_assignment(parent.with_changes(body=[statement]), name)
+                        return _sole_assignment(statement, name)
+            node = parent
+        return None
+
+    def _tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Does the code show that ``expr`` is a tensor (an index into one, or arithmetic with one, too)?"""
+        if depth > 8:
+            return False
+        if type(expr) is cst.Subscript:
+            return self._tensor(expr.value, depth + 1)
+        if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
+            return self._tensor(expr.left, depth + 1) or self._tensor(expr.right, depth + 1)
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._tensor(expr.expression, depth + 1)
+        parts = method_call(expr) if type(expr) is cst.Call else None
+        if parts is not None and parts[1] in _NUMBER_METHODS:
+            return False  # `x.size(0)` shows that `x` is a tensor, but is a number itself
+        if self.provider(TensorEvidence).evident(expr):
+            return True
+        if type(expr) is cst.Name:  # assigned more than once: the assignment that reaches this use
+            value = self._reaching(expr)
+            return value is not None and self._tensor(value, depth + 1)
+        return False
+
+    def _bool(self, expr: cst.BaseExpression, depth: int = 0, fresh: bool = False) -> bool:
+        """Does the code show that ``expr`` is a bool tensor? ``fresh``: and one no two elements of which share
+        memory (no ``expand`` of one, which an in-place write refuses)."""
+        if depth > 8:
+            return False
+        kind = type(expr)
+        if kind is cst.Comparison:
+            if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, _COMPARISONS):
+                return False
+            sides = (expr.left, expr.comparisons[0].comparator)
+            if any(type(s) is cst.Name and s.value == "None" for s in sides):
+                return False
+            return any(self._tensor(s) or self._bool(s, depth + 1) for s in sides)
+        if kind is cst.UnaryOperation:
+            return type(expr.operator) is cst.BitInvert and self._bool(expr.expression, depth + 1)
+        if kind is cst.BinaryOperation:
+            if isinstance(expr.operator, (cst.BitOr, cst.BitAnd, cst.BitXor, cst.Add)):
+                return self._bool(expr.left, depth + 1) and self._bool(expr.right, depth + 1)
+            return False
+        if kind is cst.Subscript:  # an index into a bool tensor keeps its dtype
+            return self._bool(expr.value, depth + 1, fresh)
+        if kind is cst.Call:
+            names = self.context.qualified_names(expr.func)
+            if names:
+                if any(n in _BOOL_FUNCTIONS for n in names):
+                    return True
+                if any(n in _BOOL_CREATION for n in names):
+                    dtype = [a.value for a in expr.args if a.keyword is not None and a.keyword.value == "dtype"]
+                    if dtype:
+                        return self._bool_dtype(dtype[0])
+                    # `torch.full(size, False)`: the dtype follows a Python bool fill value
+                    fill = [a.value for i, a in enumerate(expr.args) if a.keyword is None and i == 1
+                            or a.keyword is not None and a.keyword.value == "fill_value"]
+                    return (any(n in ("torch.full", "torch.full_like") for n in names) and len(fill) == 1
+                            and type(fill[0]) is cst.Name and fill[0].value in ("True", "False"))
+                same = [n for n in names if n in _SAME_DTYPE_FUNCTIONS]
+                if same and expr.args and expr.args[0].keyword is None and not expr.args[0].star:
+                    if fresh and any(n in _SHARING_FUNCTIONS for n in same):
+                        return False
+                    return self._bool(expr.args[0].value, depth + 1, fresh)
+                return False
+            parts = method_call(expr)
+            if parts is None:
+                return False
+            if parts[1] in _SAME_DTYPE_METHODS:
+                return not (fresh and parts[1] in _SHARING_METHODS) and self._bool(parts[0], depth + 1, fresh)
+            if parts[1] in ("to", "type") and any(self._bool_dtype(a.value) for a in expr.args
+                                                  if a.keyword is None or a.keyword.value == "dtype"):
+                return self._tensor(parts[0]) or self._bool(parts[0], depth + 1)
+            return parts[1] in _BOOL_METHODS and self._tensor(parts[0])
+        if kind is cst.Name:
+            values = self.provider(TensorEvidence).bindings().get(expr.value)
+            if bool(values) and all(v is not None and v is not expr and self._bool(v, depth + 1, fresh)
+                                    for v in values):
+                return True
+            value = self._reaching(expr)  # assigned otherwise too: the assignment that reaches this use
+            return value is not None and self._bool(value, depth + 1, fresh)
+        return False
+
+    def _bool_dtype(self, expr: cst.BaseExpression) -> bool:
+        """Is ``expr`` ``torch.bool`` (however torch was imported)?"""
+        return "torch.bool" in self.context.qualified_names(expr)
+
+
+class BoolAdd(BoolTensors, Rule):
     needs_text = (b"+",)
     requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
@@ -171,97 +319,6 @@ versions: all.""",
         super().__init__(context)
         self._covered: set[int] = set()
         self._tight: set[int] = set()
-        self._parent_maps: dict[int, dict[int, cst.CSTNode]] = {}
-
-    def _parents(self, scope: cst.CSTNode) -> dict[int, cst.CSTNode]:
-        """id(node) → its parent, for every node of ``scope`` (built once per function)."""
-        found = self._parent_maps.get(id(scope))
-        if found is None:
-            found = self._parent_maps[id(scope)] = {}
-            for node in walk(scope):
-                for child in node.children:
-                    found[id(child)] = node
-        return found
-
-    def _reaching(self, use: cst.Name) -> cst.BaseExpression | None:
-        """The value of the assignment ``name = value`` that every path to ``use`` last runs, where the
-        code shows one: the nearest earlier statement of an enclosing block that binds the name, if it is
-        that plain assignment. None where a loop around ``use`` or a ``try`` it is handled in rebinds it."""
-        scope = self.context.function or self.context.module
-        parents = self._parents(scope)
-        name, node = use.value, use
-        while node is not scope:
-            parent = parents.get(id(node))
-            if parent is None or isinstance(parent, _OTHER_SCOPES) and parent is not scope:
-                return None
-            if type(parent) in (cst.For, cst.While, cst.Try, cst.TryStar) and _binds(parent, name):
-                return None  # a later pass, or the part of the `try` that ran, may have rebound it
-            if type(parent) in (cst.IndentedBlock, cst.SimpleStatementLine, cst.Module):
-                statements = list(parent.body)
-                index = next((i for i, s in enumerate(statements) if s is node), None)
-                for statement in reversed(statements[:index] if index is not None else ()):
-                    if _binds(statement, name):
-                        if type(parent) is cst.SimpleStatementLine:
-                            return _sole_assignment(parent.with_changes(body=[statement]), name)
-                        return _sole_assignment(statement, name)
-            node = parent
-        return None
-
-    def _tensor(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
-        """Does the code show that ``expr`` is a tensor (an index into one, or arithmetic with one, too)?"""
-        if depth > 8:
-            return False
-        if type(expr) is cst.Subscript:
-            return self._tensor(expr.value, depth + 1)
-        if type(expr) is cst.BinaryOperation and isinstance(expr.operator, _ARITHMETIC):
-            return self._tensor(expr.left, depth + 1) or self._tensor(expr.right, depth + 1)
-        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
-            return self._tensor(expr.expression, depth + 1)
-        parts = method_call(expr) if type(expr) is cst.Call else None
-        if parts is not None and parts[1] in _NUMBER_METHODS:
-            return False  # `x.size(0)` shows that `x` is a tensor, but is a number itself
-        if self.provider(TensorEvidence).evident(expr):
-            return True
-        if type(expr) is cst.Name:  # assigned more than once: the assignment that reaches this use
-            value = self._reaching(expr)
-            return value is not None and self._tensor(value, depth + 1)
-        return False
-
-    def _bool(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
-        """Does the code show that ``expr`` is a bool tensor?"""
-        if depth > 8:
-            return False
-        kind = type(expr)
-        if kind is cst.Comparison:
-            if len(expr.comparisons) != 1 or not isinstance(expr.comparisons[0].operator, _COMPARISONS):
-                return False
-            sides = (expr.left, expr.comparisons[0].comparator)
-            if any(type(s) is cst.Name and s.value == "None" for s in sides):
-                return False
-            return any(self._tensor(s) or self._bool(s, depth + 1) for s in sides)
-        if kind is cst.UnaryOperation:
-            return type(expr.operator) is cst.BitInvert and self._bool(expr.expression, depth + 1)
-        if kind is cst.BinaryOperation:
-            if isinstance(expr.operator, (cst.BitOr, cst.BitAnd, cst.BitXor, cst.Add)):
-                return self._bool(expr.left, depth + 1) and self._bool(expr.right, depth + 1)
-            return False
-        if kind is cst.Subscript:  # an index into a bool tensor keeps its dtype
-            return self._bool(expr.value, depth + 1)
-        if kind is cst.Call:
-            names = self.context.qualified_names(expr.func)
-            if names:
-                return any(n in _BOOL_FUNCTIONS for n in names)
-            parts = method_call(expr)
-            if parts is not None and parts[1] in _SAME_DTYPE_METHODS:
-                return self._bool(parts[0], depth + 1)
-            return parts is not None and parts[1] in _BOOL_METHODS and self._tensor(parts[0])
-        if kind is cst.Name:
-            values = self.provider(TensorEvidence).bindings().get(expr.value)
-            if bool(values) and all(v is not None and v is not expr and self._bool(v, depth + 1) for v in values):
-                return True
-            value = self._reaching(expr)  # assigned otherwise too: the assignment that reaches this use
-            return value is not None and self._bool(value, depth + 1)
-        return False
 
     def _or(self, node: cst.BaseExpression) -> cst.BaseExpression:
         """The chain with each ``+`` of it written as ``|`` (parentheses kept)."""

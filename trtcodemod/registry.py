@@ -116,6 +116,7 @@ RULE_MODULES: tuple[str, ...] = (
     "size_loop_script",
     "state_dict_metadata",
     "pairwise_distance",
+    "masked_fill_bool",
 )
 
 

@@ -152,6 +152,30 @@ def test_an_op_with_no_schema_for_its_arguments_is_placed_at_the_matching_call(t
     assert result.error.endswith(f"[at {(tmp_path / 'adjacency.py').resolve()}:7]"), result.error
 
 
+def test_a_bool_full_is_placed_though_its_keywords_are_not_positional(tmp_path: Path) -> None:
+    """Microsoft SFM's causal mask (``torch.full((tgt_len, tgt_len), False, device=device)``): the exporter lists every
+    argument of the schema ("int[], bool, NoneType, NoneType, Device, bool"), the call gives two positionally."""
+    result = _export_through(
+        tmp_path, "causal",
+        "import torch\n\n\ndef causal(x):\n    n = x.shape[0]\n    ones = torch.full((n,), 1.0)\n"
+        "    mask = torch.full((n, n), False, device=x.device)\n    return mask, ones + x\n",
+        lambda causal, x: causal.causal(x), torch.rand(3), {})
+    assert result.error and "aten::full" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'causal.py').resolve()}:7]"), result.error
+
+
+def test_an_in_place_op_with_no_schema_is_placed_too(tmp_path: Path) -> None:
+    """SFM's ``mask.masked_fill_(mask_cond < ..., True)``: the exporter names ``aten::masked_fill_``, the tensor method
+    is ``masked_fill_``."""
+    result = _export_through(
+        tmp_path, "inplace",
+        "import torch\n\n\ndef causal(x):\n    mask = x > 0.5\n    x = x.masked_fill(mask, 0.0)\n"
+        "    mask.masked_fill_(x < 0.1, True)\n    return mask, x\n",
+        lambda inplace, x: inplace.causal(x), torch.rand(3), {})
+    assert result.error and "aten::masked_fill_" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'inplace.py').resolve()}:7]"), result.error
+
+
 def test_symbolic_failure_is_placed_at_the_users_node(tmp_path: Path) -> None:
     """A conv symbolic fails after tracing, with no user frame on the stack, and its message names
     the conv's input (here the model's input, with no stack): the node being converted names the

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Callable, Optional, Sequence
 
-from .facts import Facts, FileFacts, Span, summarize
+from .facts import RESULT, Facts, FileFacts, Span, summarize
 
 
 @dataclass(frozen=True)
@@ -138,6 +138,17 @@ def prove_both_ways(seen: Observation) -> str | None:
     return (f"observed: the test at line {seen.span.line} went both ways ({taken} call(s) true, {passed} false) "
             f"over {seen.facts.runs} input set(s), so the verification compares the graph, which always takes the "
             "way it records, with the model where it took the other")
+
+
+def prove_bool_fill(seen: Observation) -> str | None:
+    """TRT380's bitwise form: the ``masked_fill`` at the span returned a bool tensor on every observed call, so its
+    receiver was one (the result has the receiver's dtype) and its mask too (a mask of any other dtype raises)."""
+    events = [e for e in seen.facts.tensor_events(seen.span.path, RESULT)
+              if Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"]).same(seen.span)]
+    if not events or any(e.get("dtypes") != ["bool"] for e in events):
+        return None
+    return (f"observed: masked_fill returned a bool tensor (of a bool receiver and mask) in all {summarize(events)} "
+            f"call(s) over {seen.facts.runs} input set(s)")
 
 
 def prover_of(info: Any, edit: Any = None) -> Prover | None:

@@ -396,10 +396,12 @@ def _argument_kinds(exc: BaseException) -> list[str] | None:
 
 
 def _matches_kinds(args: tuple, kinds: list[str] | None) -> bool:
-    """Do the call's positional arguments (the receiver first) have the ``kinds`` the exporter named?"""
+    """Do the call's positional arguments (the receiver first) have the leading ``kinds`` the exporter named? It names
+    every argument of the schema, those given by keyword or left to their defaults too (``torch.full((n, n), False,
+    device=d)``: ``int[], bool, NoneType, NoneType, Device, bool``)."""
     if kinds is None:
         return True
-    if len(args) != len(kinds):
+    if len(args) > len(kinds):
         return False
     checks = {"Tensor": lambda a: isinstance(a, torch.Tensor), "bool": lambda a: isinstance(a, bool),
               "int": lambda a: isinstance(a, int) and not isinstance(a, bool),
@@ -422,7 +424,8 @@ def _user_call_of(model: torch.nn.Module, args: tuple[Any, ...], op: str, user: 
         found: tuple[str, int] | None = None
 
         def __torch_function__(self, func: Any, types: Any, args: tuple = (), kwargs: dict | None = None) -> Any:
-            if self.found is None and getattr(func, "__name__", "").strip("_") == op and _matches_kinds(args, kinds):
+            name = getattr(func, "__name__", "").strip("_")  # `masked_fill_` is `aten::masked_fill_`
+            if self.found is None and name == op.strip("_") and _matches_kinds(args, kinds):
                 self.found = _user_frame(user)
             return func(*args, **(kwargs or {}))
 
