@@ -192,7 +192,9 @@ def _key(test: cst.BaseExpression, written: list[cst.BaseExpression],
             continue
         operands, container = miss
         for operand in operands:
-            for prefix in _chain(operand, aliases):
+            # `self.mask.size(0) != len(x)`: a size read by a call is the cached value's too (labml's hourglass)
+            sized = _sized(operand)
+            for prefix in _chain(sized if sized is not None else operand, aliases):
                 for target in written:
                     if _same(prefix, target):
                         return target

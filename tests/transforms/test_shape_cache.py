@@ -238,6 +238,11 @@ def method(body: str, extra: str = "") -> str:
     # the key read through a local bound to it just before (YOLOX's `grid = self.grids[k]`)
     ("g = self.grids[0]\nif g.shape != x.shape:\n    g = x.new_ones(x.shape)\n    self.grids[0] = g\nreturn x + g",
      "if _trt_tracing() or g.shape != x.shape:"),
+    # the size read by a call (labml-nn 0.5.1's hourglass mask, `hour_glass/__init__.py:227`)
+    ("if self.mask is None or self.mask.size(0) != len(x):\n    self.mask = torch.ones(len(x), len(x))\n"
+     "return self.mask", "if _trt_tracing() or self.mask is None or self.mask.size(0) != len(x):"),
+    ("if len(self.mask) != x.shape[0]:\n    self.mask = torch.ones(x.shape[0])\nreturn self.mask",
+     "if _trt_tracing() or len(self.mask) != x.shape[0]:"),
 ])
 def test_other_miss_tests_are_refreshed(body: str, after: str) -> None:
     assert after in fixed(method(body))
