@@ -168,6 +168,43 @@ def _capacity(test: cst.BaseExpression, miss: bool) -> cst.BaseExpression | None
     return _sized(sized)
 
 
+def _length_key(test: cst.BaseExpression) -> cst.Attribute | None:
+    """``self.k`` of a miss ``n > self.k`` (or ``self.k < n``), ``self.k`` a plain attribute and ``n`` not
+    read from ``self``: the length a grow-only cache was last built for (older Hugging Face and GPT-NeoX
+    rotary embeddings: ``if seq_len > self.max_seq_len_cached:``)."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    operator, right = type(test.comparisons[0].operator), test.comparisons[0].comparator
+    if operator is cst.GreaterThan:
+        key, other = right, test.left
+    elif operator is cst.LessThan:
+        key, other = test.left, right
+    else:
+        return None
+    if _self_attr(key) is None or _chain(other) or any(_self_attr(n) is not None for n in walk(other)):
+        return None
+    return key
+
+
+def _length_fill(key: cst.Attribute, body: cst.BaseSuite, record) -> frozenset[str] | None:
+    """The methods of the class that ``body`` calls on ``self`` to fill a cache keyed by the length ``key``
+    (empty when the body fills it itself), if the fill writes ``key`` from something else than ``key``
+    (a length, not a counter) and fills another attribute of ``self`` besides (the cache itself)."""
+    methods = {s.name.value: s for s in record.node.body.body if type(s) is cst.FunctionDef}
+    called = sorted({n.func.attr.value for n in walk(body) if type(n) is cst.Call and type(n.func) is cst.Attribute
+                     and _self_attr(n.func) is not None and n.func.attr.value in methods})
+    bodies = [body, *(methods[name].body for name in called)]
+    attr = key.attr.value
+    assigned = [n for b in bodies for n in walk(b) if type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign)]
+    writes_key = [n for n in assigned if any(state_attr(t) == attr for t in _written(n))]
+    if not writes_key or any(type(n) is not cst.Assign or any(_same(r, key) for r in walk(n.value))
+                             for n in writes_key):
+        return None  # the length is not recorded, or is counted up from itself
+    if not _filled(bodies) - {attr}:
+        return None  # nothing besides the length is filled: no cache
+    return frozenset(called)
+
+
 def _written(body: cst.BaseSuite) -> list[cst.BaseExpression]:
     """The ``self`` targets the body assigns (nested functions and classes aside)."""
     found: list[cst.BaseExpression] = []
@@ -329,6 +366,8 @@ class _Candidate:
     filled_after: bool = False
     #: The hit-or-fill form (an `else`): the attributes its key reads, which the class must write somewhere.
     keys: frozenset[str] = frozenset()
+    #: The length-keyed form: the methods the miss calls to fill the cache (their writes are the fill).
+    fill_methods: frozenset[str] = frozenset()
 
 
 def _hit_keys(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -451,6 +490,12 @@ scores += self.alibi_biases[:seq_len, :seq_len, None, :]
 ```
 Its assumption is the memo contract for rows: the first `n` rows of a cache built for a longer input are
 the rows a cache built for `n` holds (a table of positions, not of the input's values).
+The key may also be the length the cache was last built for, an attribute of `self` of its own
+(`if seq_len > self.max_seq_len_cached:`, Hugging Face's GPT-NeoX rotary embedding in transformers 4.36
+and Llama's, Mistral's and Qwen2's before 4.38), the fill a method of the class the miss calls
+(`self._set_cos_sin_cache(seq_len, ...)`) or the body itself: taken where the fill records the length
+from something other than itself (a counter `self.n = self.n + 1` is not a length) and fills another
+attribute besides (the tables); the fill method's own writes of the length are the fill, not state.
 A class is a module when a base derives from `nn.Module` in another file of the checkout too
 (`class AlibiMultiHeadAttention(MultiHeadAttention)`, its base imported from `mha.py`: followed through
 `from ... import` and the bases' own modules, :func:`trtcodemod.module_files.is_module_subclass`).
@@ -619,8 +664,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
                 fills = {id(other.node) for other in candidates if other.attr == c.attr}
                 if c.keys and not c.keys <= {attr for m, attr, _ in writes if m in forward}:
                     continue  # a key forward code never records (only `__init__`): a configured size, not a memo's key
-                if c.filled_after or not any(m in forward and attr == c.attr and not inside & fills
-                                             for m, attr, inside in writes):
+                if c.filled_after or not any(m in forward and m not in c.fill_methods and attr == c.attr
+                                             and not inside & fills for m, attr, inside in writes):
                     # Reported at the whole `if`: its span (the body's writes too) is what migrate matches.
                     self.hold(record, c.method, c.node, c.message, c.fix)
         super().leave_ClassDef(original_node)
@@ -678,11 +723,21 @@ equivalent on every input set. Applies to every TensorRT version and both export
         aliases: dict[str, cst.BaseExpression] | None = None
         # The miss may be one operand of an `and` (`self.format != "imx" and (... or self.shape != shape)`,
         # ultralytics 8.3): only that operand misses while tracing, the other guards still decide.
+        fill_methods: frozenset[str] = frozenset()
         for conjunct in conjuncts:
             key = _key(_bare(conjunct), written, {})
             if key is None:
                 aliases = _aliases(where[1], node) if aliases is None else aliases
                 key = _key(_bare(conjunct), written, aliases)
+            if key is None:
+                # `if seq_len > self.max_seq_len_cached: self._set_cos_sin_cache(seq_len)`: the key is the
+                # length the cache was built for, the fill may be a method of the class.
+                for disjunct in _disjuncts(_bare(conjunct)):
+                    length = _length_key(disjunct)
+                    filled_by = _length_fill(length, node.body, where[0]) if length is not None else None
+                    if filled_by is not None:
+                        key, fill_methods = length, filled_by
+                        break
             if key is not None:
                 break
         else:
@@ -698,7 +753,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         elif conjunct is not test:  # `a and b` → `a and (_trt_tracing() or b)`
             replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         fix = Fix({conjunct: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
-        return _Candidate(node, where[1], state_attr(key), message, fix)
+        return _Candidate(node, where[1], state_attr(key), message, fix, fill_methods=fill_methods)
 
     def _hit_return(self, node: cst.If, method: cst.FunctionDef, returned: cst.BaseExpression) -> _Candidate | None:
         """``if shape == self.last_shape and device in self.cache: return self.cache[device]``, the cache

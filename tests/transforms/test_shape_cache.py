@@ -1057,3 +1057,96 @@ def test_a_grown_cache_registered_as_a_buffer_misses_while_tracing(tmp_path: Pat
             got = None
         assert (got is not None and got.shape == tuple(want.shape) and torch.equal(torch.from_numpy(got), want)) \
             == faithful
+
+
+# --- a grow-only cache keyed by the length it was built for, filled by a method ----------------------------
+
+#: transformers 4.36.2's GPT-NeoX rotary embedding (`models/gpt_neox/modeling_gpt_neox.py:528-561`, also
+#: Llama's, Mistral's and Qwen2's before 4.38): `seq_len > self.max_seq_len_cached` calls
+#: `_set_cos_sin_cache`, which records the length and registers the tables; names and code are ours.
+LENGTH = HEADER + '''
+
+class Rotary(nn.Module):
+    def __init__(self, dim: int = 4, first: int = 3):
+        super().__init__()
+        self.register_buffer("inv_freq", 1.0 / (100 ** (torch.arange(0, dim, 2).float() / dim)), persistent=False)
+        self._set_cache(first, self.inv_freq.device)
+
+    def _set_cache(self, seq_len, device):
+        self.max_seq_len_cached = seq_len
+        t = torch.arange(self.max_seq_len_cached, device=device, dtype=self.inv_freq.dtype)
+        self.register_buffer("cos_cached", torch.outer(t, self.inv_freq).cos(), persistent=False)
+
+    def forward(self, x):
+        seq_len = x.shape[-2]
+        if seq_len > self.max_seq_len_cached:
+            self._set_cache(seq_len, x.device)
+        return x * self.cos_cached[:seq_len].repeat(1, 2)
+'''
+
+
+def test_a_cache_keyed_by_its_length_and_filled_by_a_method_misses_while_tracing() -> None:
+    want = LENGTH.replace("if seq_len > self.max_seq_len_cached:",
+                          "if _trt_tracing() or seq_len > self.max_seq_len_cached:")
+    assert code_lines(fixed(LENGTH)) == code_lines(want)
+    assert fixed(fixed(LENGTH)) == fixed(LENGTH)
+    # written the other way round, and filled in the body itself (no method)
+    inline = method("n = x.shape[-1]\nif self.built < n:\n    self.built = n\n    self.table = torch.arange(n)\n"
+                    "return x + self.table[:n]")
+    assert "if _trt_tracing() or self.built < n:" in fixed(inline)
+
+
+@pytest.mark.parametrize("body,extra", [
+    # a counter: the length counted up from itself
+    ("n = x.shape[-1]\nif n > self.seen:\n    self.seen = self.seen + 1\n    self.table = torch.arange(n)\n"
+     "return x + self.table[:n]", ""),
+    # the length is recorded, nothing else filled: no cache
+    ("n = x.shape[-1]\nif n > self.longest:\n    self.longest = n\nreturn x * self.longest", ""),
+    # the method fills a cache but does not record the length (rebuilt on every longer call: not a memo)
+    ("n = x.shape[-1]\nif n > self.limit:\n    self.grow(n)\nreturn x + self.table[:n]",
+     "    def grow(self, n):\n        self.table = torch.arange(n)\n\n"),
+    # a configured limit that raises
+    ("n = x.shape[-1]\nif n > self.limit:\n    raise ValueError(n)\nreturn x", ""),
+    # both sides on self
+    ("if self.need > self.built:\n    self.built = self.need\n    self.table = torch.arange(self.need)\nreturn x", ""),
+])
+def test_not_a_cache_keyed_by_its_length(body: str, extra: str) -> None:
+    assert rules_found(method(body, extra), select=("TRT726",)) == []
+
+
+def test_eager_is_bit_for_bit_the_same_as_the_length_keyed_cache_grows(tmp_path: Path) -> None:
+    before = import_source(LENGTH, tmp_path)["Rotary"]()
+    after = import_source(fixed(LENGTH), tmp_path)["Rotary"]()
+    for step, length in enumerate((2, 5, 5, 3, 0, 8, 1, 8)):
+        x = _input((2, length, 4), step)
+        assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} length {length}")
+        assert torch.equal(before.cos_cached, after.cos_cached)
+        assert before.max_seq_len_cached == after.max_seq_len_cached
+
+
+def test_the_graph_of_a_length_keyed_cache_is_faithful_at_a_longer_length_only_after_the_fix(tmp_path: Path) -> None:
+    def faithful(code: str) -> bool:
+        model = import_source(code, tmp_path)["Rotary"]().eval()
+        example = torch.randn(2, 6, 4)
+        model(example)  # the eager run grows the tables to the example's length
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), buffer, dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "b", 1: "n"}})
+        session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+        fresh = import_source(code, tmp_path)["Rotary"]().eval()
+        for length in (2, 6, 11):
+            x = torch.randn(3, length, 4)
+            with torch.no_grad():
+                want = fresh(x)
+            try:
+                [got] = session.run(None, {"x": x.numpy()})
+            except Exception:  # noqa: BLE001 - the tables baked at the example's length
+                return False
+            if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, atol=1e-5):
+                return False
+        return True
+
+    assert not faithful(LENGTH)
+    assert faithful(fixed(LENGTH))
