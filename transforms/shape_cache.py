@@ -205,6 +205,22 @@ def _length_fill(key: cst.Attribute, body: cst.BaseSuite, record) -> frozenset[s
     return frozenset(called)
 
 
+#: Methods that give a tensor's values in another dtype, device or layout (the same values).
+_CONVERSIONS = frozenset({"to", "type", "type_as", "float", "half", "double", "bfloat16", "cuda", "cpu", "detach",
+                          "contiguous"})
+
+
+def _converts_itself(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """``self.c = self.c.to(self._float_tensor)``: the cache moved to another dtype or device, its values kept
+    (fairseq's sinusoidal positions before 0.12 and their copies), a fill of nothing rather than state."""
+    if _self_attr(target) is None:
+        return False
+    seen = False
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in _CONVERSIONS:
+        value, seen = value.func.value, True
+    return seen and _same(value, target)
+
+
 def _written(body: cst.BaseSuite) -> list[cst.BaseExpression]:
     """The ``self`` targets the body assigns (nested functions and classes aside)."""
     found: list[cst.BaseExpression] = []
@@ -496,6 +512,9 @@ and Llama's, Mistral's and Qwen2's before 4.38), the fill a method of the class 
 (`self._set_cos_sin_cache(seq_len, ...)`) or the body itself: taken where the fill records the length
 from something other than itself (a counter `self.n = self.n + 1` is not a length) and fills another
 attribute besides (the tables); the fill method's own writes of the length are the fill, not state.
+A cache moved to another dtype or device after the `if` on every call (`self.weights =
+self.weights.to(self._float_tensor)`, fairseq's sinusoidal positions before 0.12 and their copies) keeps
+its values: that write is no state of its own.
 A class is a module when a base derives from `nn.Module` in another file of the checkout too
 (`class AlibiMultiHeadAttention(MultiHeadAttention)`, its base imported from `mha.py`: followed through
 `from ... import` and the bases' own modules, :func:`trtcodemod.module_files.is_module_subclass`).
@@ -680,7 +699,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._record(target.target)
+            if not _converts_itself(target.target, node.value):
+                self._record(target.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:

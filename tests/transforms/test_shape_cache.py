@@ -1150,3 +1150,46 @@ def test_the_graph_of_a_length_keyed_cache_is_faithful_at_a_longer_length_only_a
 
     assert not faithful(LENGTH)
     assert faithful(fixed(LENGTH))
+
+
+# --- a cache converted to the module's dtype and device after the `if` -----------------------------------
+
+#: fairseq's sinusoidal positions before 0.12 and their copies (GeneFace's `modules/audio2motion/vae.py:69-88`
+#: at 921631df): the table is rebuilt for a longer sentence, then `self.weights = self.weights.to(...)` on
+#: every call; names and code are ours.
+CONVERTED = HEADER + '''
+
+class Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = torch.arange(3).float()[:, None]
+        self.register_buffer("_like", torch.zeros(1))
+
+    def forward(self, x):
+        n = x.shape[-1]
+        if self.table is None or n > self.table.size(0):
+            self.table = torch.arange(n).float()[:, None]
+        self.table = self.table.to(self._like)
+        return x + self.table[:n, 0]
+'''
+
+
+def test_a_cache_converted_to_the_modules_dtype_after_the_if_misses_while_tracing(tmp_path: Path) -> None:
+    after = fixed(CONVERTED)
+    assert code_lines(after) == code_lines(CONVERTED.replace(
+        "if self.table is None or n > self.table.size(0):",
+        "if _trt_tracing() or self.table is None or n > self.table.size(0):"))
+    before_model, after_model = (import_source(code, tmp_path)["Positions"]() for code in (CONVERTED, after))
+    for step, width in enumerate((2, 5, 5, 0, 7, 1)):
+        x = _input((2, width), step)
+        assert_same_run(run_once(before_model, [x]), run_once(after_model, [x]), context=f"call {step}")
+        assert torch.equal(before_model.table, after_model.table)
+
+
+@pytest.mark.parametrize("after_if", [
+    "self.table = self.table * 2",  # new values: state, not a conversion
+    "self.table = self.other.to(self._like)",  # another value converted
+    "self.table = self.table.to(self._like).mul_(2)",  # converted, then changed
+])
+def test_a_write_after_the_if_that_is_no_conversion_is_state(after_if: str) -> None:
+    assert rules_found(CONVERTED.replace("self.table = self.table.to(self._like)", after_if), select=("TRT726",)) == []

@@ -56,6 +56,9 @@ VARIANTS: dict[str, tuple[str, str]] = {
     "fairseq_sinusoidal_positions": ("if _trt_tracing() or max_pos > self.weights.size(0):", "weights"),
     # Not taken before: the key is the length the tables were built for (an int on self), the fill a method.
     "gpt_neox_rotary_length": ("if _trt_tracing() or seq_len > self.max_seq_len_cached:", "rotary_emb.cos_cached"),
+    # Not taken before: the cache converted to the module's dtype and device after the `if` on every call.
+    "geneface_sinusoidal_positions": ("if _trt_tracing() or self.weights is None or max_pos > self.weights.size(0):",
+                                      "embed_positions.weights"),
 }
 
 # A grow-only cache: the graph is wrong only past the cache the eager run left, so the other sizes are
@@ -66,6 +69,7 @@ GROWN: dict[str, tuple[list, list]] = {
     "palm_rotary_and_mask": ([[(2, 9, 6)], [(2, 12, 6)]], [[(2, 3, 6)]]),
     "fairseq_sinusoidal_positions": ([[(2, 9)], [(2, 12)]], [[(2, 3)]]),
     "gpt_neox_rotary_length": ([[(2, 3, 9, 4)], [(2, 3, 12, 4)]], [[(2, 3, 3, 4)]]),
+    "geneface_sinusoidal_positions": ([[(2, 4, 9)], [(2, 4, 12)]], [[(2, 4, 3)]]),
 }
 
 
