@@ -9,6 +9,15 @@ device into a local name (``FloatTensor(prediction[..., :4].shape)``, a whole sh
 decoder (``Variable(x.data.new(srclen, seqlen, bsz).zero_())``, the Variable-era ``.data.new`` with sizes of
 objects nothing else shows to be tensors: taken since this stop).
 
+The resized form, ``x.new().resize_(sizes)`` (an empty tensor grown to the sizes, as ``x.new_empty``), on
+three guided filters that count the pixels under each box from a plane of ones: Huikai Wu's
+``GuidedFilter`` (``Variable(x.data.new().resize_((1, 1, h_x, w_x)).fill_(1.0))``) and ``ConvGuidedFilter``
+(``(1, 3, h, w)``, no ``Variable``, copied into KPN_attention), and GFRNet's copy of the fast filter (low
+resolution, upsampled). ``migrate`` applies TRT349 and ends equivalent on the first. Left: ``new().resize_``
+in optimizers (``state['step'] = p.data.new().resize_(1)``), data transforms (AlexNet-style lighting noise)
+and legacy autograd ``Function``s, which no exported forward runs; awd-lstm's ``embedded_dropout`` (the
+receiver ``embed.weight.data``, an attribute, and only in training).
+
 The rule finds each from the code alone, at the constructor's line, and rewrites it (YOLOv3's with TRT354 too:
 its ``x.data`` reads bake the batch on their own, as the zoo's decoders showed). The TorchScript export of each
 original keeps the example's sizes in a constant: ONNX Runtime refuses another batch, or (PennyLane's, whose

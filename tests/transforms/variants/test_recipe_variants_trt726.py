@@ -9,6 +9,29 @@ rewrites the file with those facts (``--unsafe``, as migrate tries a verified ca
 rewritten model, exported after the same eager call, equals eager mode at every size, and eager
 mode (outputs and the cache left on ``self``) is unchanged, bit for bit, over a sequence of sizes
 that misses and hits the cache.
+
+Grow-only caches (rotary tables, ALiBi biases and sinusoidal positions in language and speech models) are
+rebuilt only for a longer sequence and read through a slice: the original graph is right at shorter
+lengths (checked) and wrong past the cache the eager run left, so their other sizes are longer. Variants:
+labml-nn's rotary ``_build_cache`` (a hit that returns early), x-transformers' ALiBi (a hit returning
+``self.bias[..., -i:, -j:]``, the miss registering a buffer), PaLM-pytorch's rotary table and causal mask
+(two such helpers), fairseq's sinusoidal positions (``max_pos > self.weights.size(0)``, the table read
+through a local name), GPT-NeoX's rotary embedding in transformers 4.36 (``seq_len >
+self.max_seq_len_cached``, the fill a method: taken since this stop) and GeneFace's copy of fairseq's
+pre-0.12 positions (``self.weights = self.weights.to(self._float_tensor)`` after the ``if`` on every call:
+taken since this stop).
+
+Left, and why: ESPnet's and icefall's ``extend_pe`` (``if self.pe is not None: if
+self.pe.size(1) >= x.size(1): ... return``) nest the hit under the emptiness test and convert the cache
+before returning, so the hit is no ``if`` whose body is a plain ``return``; Hugging Face's Speech2Text and
+M2M100 positions (``if max_pos > self.weights.size(0): self.make_weights(...)``) key by a size of the
+cache but fill it through a method, which only the length-keyed form follows, and in transformers 4.36
+that method wraps the table in a new ``nn.Parameter``, which a trace records as a constant whatever the
+``if`` does; rotary-embedding-torch keys ``self.cached_freqs_seq_len`` and writes into a preallocated
+buffer by slice (0.5.0 and later fill through ``self.tmp_store(...)`` from the positions passed in, whose
+values the cache then assumes); labml's ALiBi attention builds its biases from the first call's mask
+values, not only its length (the memo contract holds for a causal mask only), so it stays in the unit
+tests.
 """
 
 from __future__ import annotations
