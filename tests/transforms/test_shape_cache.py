@@ -867,6 +867,21 @@ def test_the_local_attention_graph_is_faithful_at_another_size_only_after_the_fi
     assert not [w for w in warned if "Python boolean" in w]
 
 
+def _graph_follows(session: ort.InferenceSession, model: torch.nn.Module, inputs: list[torch.Tensor],
+                   atol: float) -> bool:
+    """Whether the graph (one input ``x``) runs at each input and gives eager mode's output."""
+    for x in inputs:
+        with torch.no_grad():
+            want = model(x)
+        try:
+            [got] = session.run(None, {"x": x.numpy()})
+        except Exception:  # noqa: BLE001 - a table baked at the example's length
+            return False
+        if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, atol=atol):
+            return False
+    return True
+
+
 # --- a grow-only cache: rebuilt only for a longer sequence, read through a slice --------------------------
 
 #: labml-nn 0.5.1's rotary embedding (`labml_nn/transformers/rope/__init__.py:129-150`, `_build_cache`: an
@@ -972,17 +987,8 @@ def test_the_graph_of_a_grown_cache_is_faithful_at_a_shorter_and_a_longer_length
                 return False
         session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
         fresh = import_source(code, tmp_path)["Both"]().eval()
-        for length in (5, 8, 20):
-            x = torch.randn(1 if dynamo else 2, 3, length)  # the dynamo export's batch is static
-            with torch.no_grad():
-                want = fresh(x)
-            try:
-                [got] = session.run(None, {"x": x.numpy()})
-            except Exception:  # noqa: BLE001 - a table baked at the example's length
-                return False
-            if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, atol=1e-4):
-                return False
-        return True
+        # the dynamo export's batch is static
+        return _graph_follows(session, fresh, [torch.randn(1 if dynamo else 2, 3, n) for n in (5, 8, 20)], 1e-4)
 
     assert not faithful(GROWN)
     assert faithful(fixed(GROWN))
@@ -1136,17 +1142,7 @@ def test_the_graph_of_a_length_keyed_cache_is_faithful_at_a_longer_length_only_a
                               dynamic_axes={"x": {0: "b", 1: "n"}})
         session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
         fresh = import_source(code, tmp_path)["Rotary"]().eval()
-        for length in (2, 6, 11):
-            x = torch.randn(3, length, 4)
-            with torch.no_grad():
-                want = fresh(x)
-            try:
-                [got] = session.run(None, {"x": x.numpy()})
-            except Exception:  # noqa: BLE001 - the tables baked at the example's length
-                return False
-            if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, atol=1e-5):
-                return False
-        return True
+        return _graph_follows(session, fresh, [torch.randn(3, n, 4) for n in (2, 6, 11)], 1e-5)
 
     assert not faithful(LENGTH)
     assert faithful(fixed(LENGTH))
