@@ -439,6 +439,39 @@ def _bare_return(body: cst.BaseSuite) -> bool:
     return len(small) == 1 and type(small[0]) is cst.Return and small[0].value is None
 
 
+def _conversion_line(statement: cst.CSTNode) -> bool:
+    """``self.c = self.c.to(dtype=x.dtype, device=x.device)``, or an ``if`` (no ``else``) of such lines."""
+    if type(statement) is cst.SimpleStatementLine:
+        return all(type(small) is cst.Assign and len(small.targets) == 1
+                   and _converts_itself(small.targets[0].target, small.value) for small in statement.body)
+    return type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+        and all(_conversion_line(inner) for inner in statement.body.body)
+
+
+def _converted_return(body: cst.BaseSuite) -> bool:
+    """A body that moves the cache to the input's dtype or device, then ``return``s (ESPnet's ``extend_pe``:
+    ``if self.pe.dtype != x.dtype or ...: self.pe = self.pe.to(dtype=x.dtype, device=x.device)``)."""
+    statements = list(body.body) if type(body) is cst.IndentedBlock else []
+    if len(statements) < 2 or not all(_conversion_line(statement) for statement in statements[:-1]):
+        return False
+    last = statements[-1]
+    return type(last) is cst.SimpleStatementLine and len(last.body) == 1 and type(last.body[0]) is cst.Return \
+        and last.body[0].value is None
+
+
+def _rest_after(method: cst.FunctionDef, node: cst.If) -> list[cst.CSTNode]:
+    """The method's statements after ``node``; for an ``if`` that is the whole body of a top-level ``if``
+    without ``else`` (``if self.pe is not None: if <hit>: ... return``), the statements after that one."""
+    body = list(method.body.body)
+    for index, statement in enumerate(body):
+        if statement is node:
+            return body[index + 1:]
+        if type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+                and len(statement.body.body) == 1 and statement.body.body[0] is node:
+            return body[index + 1:]
+    return []
+
+
 def _returned_read(body: cst.BaseSuite) -> cst.BaseExpression | None:
     """The value of a body that is one ``return <read of self>`` (``return self.cache[device]``)."""
     statements = body.body if type(body) is cst.IndentedBlock else ()
@@ -515,6 +548,10 @@ attribute besides (the tables); the fill method's own writes of the length are t
 A cache moved to another dtype or device after the `if` on every call (`self.weights =
 self.weights.to(self._float_tensor)`, fairseq's sinusoidal positions before 0.12 and their copies) keeps
 its values: that write is no state of its own.
+The early return may follow such conversions of the cache, and its `if` may be the whole body of the
+emptiness test (ESPnet's and icefall's positional encodings: `if self.pe is not None:` / `if
+self.pe.size(1) >= x.size(1):` / `self.pe = self.pe.to(dtype=x.dtype, device=x.device)` / `return`, the
+table filled after the outer `if`); the fix goes on the inner test.
 A class is a module when a base derives from `nn.Module` in another file of the checkout too
 (`class AlibiMultiHeadAttention(MultiHeadAttention)`, its base imported from `mha.py`: followed through
 `from ... import` and the bases' own modules, :func:`trtcodemod.module_files.is_module_subclass`).
@@ -733,7 +770,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         returned = _returned_read(node.body)
         if returned is not None:
             return self._hit_return(node, where[1], returned)
-        if _bare_return(node.body):
+        if _bare_return(node.body) or _converted_return(node.body):
             return self._hit_exit(node, where[1])
         conjuncts = _conjuncts(test)
         if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value.startswith(HELPER)
@@ -800,8 +837,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         test = node.test
         if _refreshed(test):
             return None
-        rest = method.body.body[method.body.body.index(node) + 1:] if node in method.body.body else []
-        filled = _filled(rest)
+        filled = _filled(_rest_after(method, node))
         keys = [state_attr(_chain(key)[-1]) for key in _hit_keys(test)]
         cached = [attr for attr in keys if attr in filled]
         if not cached:

@@ -1189,3 +1189,78 @@ def test_a_cache_converted_to_the_modules_dtype_after_the_if_misses_while_tracin
 ])
 def test_a_write_after_the_if_that_is_no_conversion_is_state(after_if: str) -> None:
     assert rules_found(CONVERTED.replace("self.table = self.table.to(self._like)", after_if), select=("TRT726",)) == []
+
+
+# --- a hit nested under the emptiness test, moving the cache to the input's dtype before its return -------
+
+#: ESPnet's positional encoding (`espnet/nets/pytorch_backend/transformer/embedding.py:25-39` at 5265216,
+#: `reset_`, later `extend_pe`) and icefall's copy (the conversion unconditional); names and code are ours.
+NESTED = HEADER + '''
+
+class Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pe = None
+        self.extend(torch.zeros(1, 3))
+
+    def extend(self, x):
+        if self.pe is not None:
+            if self.pe.size(1) >= x.size(1):
+                if self.pe.dtype != x.dtype:
+                    self.pe = self.pe.to(dtype=x.dtype)
+                return
+        self.pe = torch.arange(x.size(1)).to(x.dtype)[None, :]
+
+    def forward(self, x):
+        self.extend(x)
+        return x + self.pe[:, :x.size(1)]
+'''
+NESTED_HIT = "            if self.pe.size(1) >= x.size(1):"
+
+
+@pytest.mark.parametrize("conversion", [
+    "                if self.pe.dtype != x.dtype:\n                    self.pe = self.pe.to(dtype=x.dtype)\n",
+    "                self.pe = self.pe.to(dtype=x.dtype, device=x.device)\n",  # icefall's
+])
+def test_a_nested_hit_that_converts_the_cache_then_returns_misses_while_tracing(conversion: str,
+                                                                                 tmp_path: Path) -> None:
+    code = NESTED.replace("                if self.pe.dtype != x.dtype:\n"
+                          "                    self.pe = self.pe.to(dtype=x.dtype)\n", conversion)
+    after = fixed(code)
+    assert code_lines(after) == code_lines(code.replace(
+        NESTED_HIT, "            if not _trt_tracing() and self.pe.size(1) >= x.size(1):"))
+    before_model, after_model = (import_source(c, tmp_path)["Positions"]() for c in (code, after))
+    for step, width in enumerate((2, 5, 5, 0, 7, 1)):
+        x = _input((2, width), step)
+        x = x.double() if step == 2 else x  # a hit that converts the table
+        assert_same_run(run_once(before_model, [x]), run_once(after_model, [x]), context=f"call {step}")
+        assert torch.equal(before_model.pe, after_model.pe) and before_model.pe.dtype == after_model.pe.dtype
+
+    def faithful(source: str) -> bool:
+        model = import_source(source, tmp_path)["Positions"]().eval()
+        example = torch.randn(2, 6)
+        model(example)
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), buffer, dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "b", 1: "n"}})
+        session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+        fresh = import_source(source, tmp_path)["Positions"]().eval()
+        return _graph_follows(session, fresh, [torch.randn(3, n) for n in (2, 6, 11)], 1e-5)
+
+    assert not faithful(code)
+    assert faithful(after)
+
+
+@pytest.mark.parametrize("old,new", [
+    # the hit changes state before it returns: not a plain keep of the cache
+    ("                return\n", "                self.hits = 1\n                return\n"),
+    # the hit is not the whole body of the emptiness test
+    ("                return\n        self.pe", "                return\n            self.pe = None\n        self.pe"),
+    # the conversion gives the cache other values
+    ("self.pe = self.pe.to(dtype=x.dtype)", "self.pe = self.pe.to(dtype=x.dtype) * 2"),
+])
+def test_not_a_nested_hit(old: str, new: str) -> None:
+    assert old in NESTED
+    assert rules_found(NESTED.replace(old, new), select=("TRT726",)) == []

@@ -19,11 +19,10 @@ labml-nn's rotary ``_build_cache`` (a hit that returns early), x-transformers' A
 through a local name), GPT-NeoX's rotary embedding in transformers 4.36 (``seq_len >
 self.max_seq_len_cached``, the fill a method: taken since this stop) and GeneFace's copy of fairseq's
 pre-0.12 positions (``self.weights = self.weights.to(self._float_tensor)`` after the ``if`` on every call:
-taken since this stop).
+taken since this stop) and ESPnet's positional encoding (the hit nested under ``if self.pe is not None:``,
+moving the table to the input's dtype and device before its ``return``: taken since this stop).
 
-Left, and why: ESPnet's and icefall's ``extend_pe`` (``if self.pe is not None: if
-self.pe.size(1) >= x.size(1): ... return``) nest the hit under the emptiness test and convert the cache
-before returning, so the hit is no ``if`` whose body is a plain ``return``; Hugging Face's Speech2Text and
+Left, and why: Hugging Face's Speech2Text and
 M2M100 positions (``if max_pos > self.weights.size(0): self.make_weights(...)``) key by a size of the
 cache but fill it through a method, which only the length-keyed form follows, and in transformers 4.36
 that method wraps the table in a new ``nn.Parameter``, which a trace records as a constant whatever the
@@ -82,6 +81,8 @@ VARIANTS: dict[str, tuple[str, str]] = {
     # Not taken before: the cache converted to the module's dtype and device after the `if` on every call.
     "geneface_sinusoidal_positions": ("if _trt_tracing() or self.weights is None or max_pos > self.weights.size(0):",
                                       "embed_positions.weights"),
+    # Not taken before: the hit nested under `if self.pe is not None:`, converting the table before its return.
+    "espnet_positional_encoding": ("if not _trt_tracing() and self.pe.size(1) >= x.size(1):", "pe"),
 }
 
 # A grow-only cache: the graph is wrong only past the cache the eager run left, so the other sizes are
@@ -93,6 +94,7 @@ GROWN: dict[str, tuple[list, list]] = {
     "fairseq_sinusoidal_positions": ([[(2, 9)], [(2, 12)]], [[(2, 3)]]),
     "gpt_neox_rotary_length": ([[(2, 3, 9, 4)], [(2, 3, 12, 4)]], [[(2, 3, 3, 4)]]),
     "geneface_sinusoidal_positions": ([[(2, 4, 9)], [(2, 4, 12)]], [[(2, 4, 3)]]),
+    "espnet_positional_encoding": ([[(2, 9, 4)], [(2, 12, 4)]], [[(2, 3, 4)]]),
 }
 
 
