@@ -882,6 +882,22 @@ def _graph_follows(session: ort.InferenceSession, model: torch.nn.Module, inputs
     return True
 
 
+def _grown_then_exported_follows(code: str, name: str, tmp_path: Path, example: tuple[int, ...],
+                                 others: list[tuple[int, ...]]) -> bool:
+    """An eager call at the example's shape grows the cache, the TorchScript export (axes 0 and 1 dynamic)
+    follows; whether its graph gives a fresh instance's eager output at each of ``others``."""
+    model = import_source(code, tmp_path)[name]().eval()
+    x = torch.randn(example)
+    model(x)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, input_names=["x"], dynamic_axes={"x": {0: "b", 1: "n"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    fresh = import_source(code, tmp_path)[name]().eval()
+    return _graph_follows(session, fresh, [torch.randn(shape) for shape in others], 1e-5)
+
+
 # --- a grow-only cache: rebuilt only for a longer sequence, read through a slice --------------------------
 
 #: labml-nn 0.5.1's rotary embedding (`labml_nn/transformers/rope/__init__.py:129-150`, `_build_cache`: an
@@ -1132,17 +1148,7 @@ def test_eager_is_bit_for_bit_the_same_as_the_length_keyed_cache_grows(tmp_path:
 
 def test_the_graph_of_a_length_keyed_cache_is_faithful_at_a_longer_length_only_after_the_fix(tmp_path: Path) -> None:
     def faithful(code: str) -> bool:
-        model = import_source(code, tmp_path)["Rotary"]().eval()
-        example = torch.randn(2, 6, 4)
-        model(example)  # the eager run grows the tables to the example's length
-        buffer = io.BytesIO()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(model, (example,), buffer, dynamo=False, input_names=["x"],
-                              dynamic_axes={"x": {0: "b", 1: "n"}})
-        session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-        fresh = import_source(code, tmp_path)["Rotary"]().eval()
-        return _graph_follows(session, fresh, [torch.randn(3, n, 4) for n in (2, 6, 11)], 1e-5)
+        return _grown_then_exported_follows(code, "Rotary", tmp_path, (2, 6, 4), [(3, n, 4) for n in (2, 6, 11)])
 
     assert not faithful(LENGTH)
     assert faithful(fixed(LENGTH))
@@ -1237,17 +1243,7 @@ def test_a_nested_hit_that_converts_the_cache_then_returns_misses_while_tracing(
         assert torch.equal(before_model.pe, after_model.pe) and before_model.pe.dtype == after_model.pe.dtype
 
     def faithful(source: str) -> bool:
-        model = import_source(source, tmp_path)["Positions"]().eval()
-        example = torch.randn(2, 6)
-        model(example)
-        buffer = io.BytesIO()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(model, (example,), buffer, dynamo=False, input_names=["x"],
-                              dynamic_axes={"x": {0: "b", 1: "n"}})
-        session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-        fresh = import_source(source, tmp_path)["Positions"]().eval()
-        return _graph_follows(session, fresh, [torch.randn(3, n) for n in (2, 6, 11)], 1e-5)
+        return _grown_then_exported_follows(source, "Positions", tmp_path, (2, 6), [(3, n) for n in (2, 6, 11)])
 
     assert not faithful(code)
     assert faithful(after)
