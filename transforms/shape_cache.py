@@ -168,6 +168,59 @@ def _capacity(test: cst.BaseExpression, miss: bool) -> cst.BaseExpression | None
     return _sized(sized)
 
 
+def _length_key(test: cst.BaseExpression) -> cst.Attribute | None:
+    """``self.k`` of a miss ``n > self.k`` (or ``self.k < n``), ``self.k`` a plain attribute and ``n`` not
+    read from ``self``: the length a grow-only cache was last built for (older Hugging Face and GPT-NeoX
+    rotary embeddings: ``if seq_len > self.max_seq_len_cached:``)."""
+    if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+        return None
+    operator, right = type(test.comparisons[0].operator), test.comparisons[0].comparator
+    if operator is cst.GreaterThan:
+        key, other = right, test.left
+    elif operator is cst.LessThan:
+        key, other = test.left, right
+    else:
+        return None
+    if _self_attr(key) is None or _chain(other) or any(_self_attr(n) is not None for n in walk(other)):
+        return None
+    return key
+
+
+def _length_fill(key: cst.Attribute, body: cst.BaseSuite, record) -> frozenset[str] | None:
+    """The methods of the class that ``body`` calls on ``self`` to fill a cache keyed by the length ``key``
+    (empty when the body fills it itself), if the fill writes ``key`` from something else than ``key``
+    (a length, not a counter) and fills another attribute of ``self`` besides (the cache itself)."""
+    methods = {s.name.value: s for s in record.node.body.body if type(s) is cst.FunctionDef}
+    called = sorted({n.func.attr.value for n in walk(body) if type(n) is cst.Call and type(n.func) is cst.Attribute
+                     and _self_attr(n.func) is not None and n.func.attr.value in methods})
+    bodies = [body, *(methods[name].body for name in called)]
+    attr = key.attr.value
+    assigned = [n for b in bodies for n in walk(b) if type(n) in (cst.Assign, cst.AugAssign, cst.AnnAssign)]
+    writes_key = [n for n in assigned if any(state_attr(t) == attr for t in _written(n))]
+    if not writes_key or any(type(n) is not cst.Assign or any(_same(r, key) for r in walk(n.value))
+                             for n in writes_key):
+        return None  # the length is not recorded, or is counted up from itself
+    if not _filled(bodies) - {attr}:
+        return None  # nothing besides the length is filled: no cache
+    return frozenset(called)
+
+
+#: Methods that give a tensor's values in another dtype, device or layout (the same values).
+_CONVERSIONS = frozenset({"to", "type", "type_as", "float", "half", "double", "bfloat16", "cuda", "cpu", "detach",
+                          "contiguous"})
+
+
+def _converts_itself(target: cst.BaseExpression, value: cst.BaseExpression) -> bool:
+    """``self.c = self.c.to(self._float_tensor)``: the cache moved to another dtype or device, its values kept
+    (fairseq's sinusoidal positions before 0.12 and their copies), a fill of nothing rather than state."""
+    if _self_attr(target) is None:
+        return False
+    seen = False
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value in _CONVERSIONS:
+        value, seen = value.func.value, True
+    return seen and _same(value, target)
+
+
 def _written(body: cst.BaseSuite) -> list[cst.BaseExpression]:
     """The ``self`` targets the body assigns (nested functions and classes aside)."""
     found: list[cst.BaseExpression] = []
@@ -331,6 +384,8 @@ class _Candidate:
     filled_after: bool = False
     #: The hit-or-fill form (an `else`): the attributes its key reads, which the class must write somewhere.
     keys: frozenset[str] = frozenset()
+    #: The length-keyed form: the methods the miss calls to fill the cache (their writes are the fill).
+    fill_methods: frozenset[str] = frozenset()
 
 
 def _hit_keys(test: cst.BaseExpression) -> list[cst.BaseExpression]:
@@ -384,6 +439,39 @@ def _bare_return(body: cst.BaseSuite) -> bool:
     statements = body.body if type(body) is cst.IndentedBlock else ()
     small = statements[0].body if len(statements) == 1 and type(statements[0]) is cst.SimpleStatementLine else ()
     return len(small) == 1 and type(small[0]) is cst.Return and small[0].value is None
+
+
+def _conversion_line(statement: cst.CSTNode) -> bool:
+    """``self.c = self.c.to(dtype=x.dtype, device=x.device)``, or an ``if`` (no ``else``) of such lines."""
+    if type(statement) is cst.SimpleStatementLine:
+        return all(type(small) is cst.Assign and len(small.targets) == 1
+                   and _converts_itself(small.targets[0].target, small.value) for small in statement.body)
+    return type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+        and all(_conversion_line(inner) for inner in statement.body.body)
+
+
+def _converted_return(body: cst.BaseSuite) -> bool:
+    """A body that moves the cache to the input's dtype or device, then ``return``s (ESPnet's ``extend_pe``:
+    ``if self.pe.dtype != x.dtype or ...: self.pe = self.pe.to(dtype=x.dtype, device=x.device)``)."""
+    statements = list(body.body) if type(body) is cst.IndentedBlock else []
+    if len(statements) < 2 or not all(_conversion_line(statement) for statement in statements[:-1]):
+        return False
+    last = statements[-1]
+    return type(last) is cst.SimpleStatementLine and len(last.body) == 1 and type(last.body[0]) is cst.Return \
+        and last.body[0].value is None
+
+
+def _rest_after(method: cst.FunctionDef, node: cst.If) -> list[cst.CSTNode]:
+    """The method's statements after ``node``; for an ``if`` that is the whole body of a top-level ``if``
+    without ``else`` (``if self.pe is not None: if <hit>: ... return``), the statements after that one."""
+    body = list(method.body.body)
+    for index, statement in enumerate(body):
+        if statement is node:
+            return body[index + 1:]
+        if type(statement) is cst.If and statement.orelse is None and type(statement.body) is cst.IndentedBlock \
+                and len(statement.body.body) == 1 and statement.body.body[0] is node:
+            return body[index + 1:]
+    return []
 
 
 def _returned_read(body: cst.BaseSuite) -> cst.BaseExpression | None:
@@ -453,6 +541,19 @@ scores += self.alibi_biases[:seq_len, :seq_len, None, :]
 ```
 Its assumption is the memo contract for rows: the first `n` rows of a cache built for a longer input are
 the rows a cache built for `n` holds (a table of positions, not of the input's values).
+The key may also be the length the cache was last built for, an attribute of `self` of its own
+(`if seq_len > self.max_seq_len_cached:`, Hugging Face's GPT-NeoX rotary embedding in transformers 4.36
+and Llama's, Mistral's and Qwen2's before 4.38), the fill a method of the class the miss calls
+(`self._set_cos_sin_cache(seq_len, ...)`) or the body itself: taken where the fill records the length
+from something other than itself (a counter `self.n = self.n + 1` is not a length) and fills another
+attribute besides (the tables); the fill method's own writes of the length are the fill, not state.
+A cache moved to another dtype or device after the `if` on every call (`self.weights =
+self.weights.to(self._float_tensor)`, fairseq's sinusoidal positions before 0.12 and their copies) keeps
+its values: that write is no state of its own.
+The early return may follow such conversions of the cache, and its `if` may be the whole body of the
+emptiness test (ESPnet's and icefall's positional encodings: `if self.pe is not None:` / `if
+self.pe.size(1) >= x.size(1):` / `self.pe = self.pe.to(dtype=x.dtype, device=x.device)` / `return`, the
+table filled after the outer `if`); the fix goes on the inner test.
 A class is a module when a base derives from `nn.Module` in another file of the checkout too
 (`class AlibiMultiHeadAttention(MultiHeadAttention)`, its base imported from `mha.py`: followed through
 `from ... import` and the bases' own modules, :func:`trtcodemod.module_files.is_module_subclass`).
@@ -621,8 +722,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
                 fills = {id(other.node) for other in candidates if other.attr == c.attr}
                 if c.keys and not c.keys <= {attr for m, attr, _ in writes if m in forward}:
                     continue  # a key forward code never records (only `__init__`): a configured size, not a memo's key
-                if c.filled_after or not any(m in forward and attr == c.attr and not inside & fills
-                                             for m, attr, inside in writes):
+                if c.filled_after or not any(m in forward and m not in c.fill_methods and attr == c.attr
+                                             and not inside & fills for m, attr, inside in writes):
                     # Reported at the whole `if`: its span (the body's writes too) is what migrate matches.
                     self.hold(record, c.method, c.node, c.message, c.fix)
         super().leave_ClassDef(original_node)
@@ -637,7 +738,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
 
     def visit_Assign(self, node: cst.Assign) -> None:
         for target in node.targets:
-            self._record(target.target)
+            if not _converts_itself(target.target, node.value):
+                self._record(target.target)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:
@@ -670,7 +772,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         returned = _returned_read(node.body)
         if returned is not None:
             return self._hit_return(node, where[1], returned)
-        if _bare_return(node.body):
+        if _bare_return(node.body) or _converted_return(node.body):
             return self._hit_exit(node, where[1])
         conjuncts = _conjuncts(test)
         if any(type(d) is cst.Call and type(d.func) is cst.Name and d.func.value.startswith(HELPER)
@@ -680,11 +782,21 @@ equivalent on every input set. Applies to every TensorRT version and both export
         aliases: dict[str, cst.BaseExpression] | None = None
         # The miss may be one operand of an `and` (`self.format != "imx" and (... or self.shape != shape)`,
         # ultralytics 8.3): only that operand misses while tracing, the other guards still decide.
+        fill_methods: frozenset[str] = frozenset()
         for conjunct in conjuncts:
             key = _key(_bare(conjunct), written, {})
             if key is None:
                 aliases = _aliases(where[1], node) if aliases is None else aliases
                 key = _key(_bare(conjunct), written, aliases)
+            if key is None:
+                # `if seq_len > self.max_seq_len_cached: self._set_cos_sin_cache(seq_len)`: the key is the
+                # length the cache was built for, the fill may be a method of the class.
+                for disjunct in _disjuncts(_bare(conjunct)):
+                    length = _length_key(disjunct)
+                    filled_by = _length_fill(length, node.body, where[0]) if length is not None else None
+                    if filled_by is not None:
+                        key, fill_methods = length, filled_by
+                        break
             if key is not None:
                 break
         else:
@@ -700,7 +812,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         elif conjunct is not test:  # `a and b` → `a and (_trt_tracing() or b)`
             replacement = replacement.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         fix = Fix({conjunct: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,))
-        return _Candidate(node, where[1], state_attr(key), message, fix)
+        return _Candidate(node, where[1], state_attr(key), message, fix, fill_methods=fill_methods)
 
     def _hit_return(self, node: cst.If, method: cst.FunctionDef, returned: cst.BaseExpression) -> _Candidate | None:
         """``if shape == self.last_shape and device in self.cache: return self.cache[device]``, the cache
@@ -727,8 +839,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
         test = node.test
         if _refreshed(test):
             return None
-        rest = method.body.body[method.body.body.index(node) + 1:] if node in method.body.body else []
-        filled = _filled(rest)
+        filled = _filled(_rest_after(method, node))
         keys = [state_attr(_chain(key)[-1]) for key in _hit_keys(test)]
         cached = [attr for attr in keys if attr in filled]
         if not cached:

@@ -872,6 +872,37 @@ def test_the_local_attention_graph_is_faithful_at_another_size_only_after_the_fi
     assert not [w for w in warned if "Python boolean" in w]
 
 
+def _graph_follows(session: ort.InferenceSession, model: torch.nn.Module, inputs: list[torch.Tensor],
+                   atol: float) -> bool:
+    """Whether the graph (one input ``x``) runs at each input and gives eager mode's output."""
+    for x in inputs:
+        with torch.no_grad():
+            want = model(x)
+        try:
+            [got] = session.run(None, {"x": x.numpy()})
+        except Exception:  # noqa: BLE001 - a table baked at the example's length
+            return False
+        if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, atol=atol):
+            return False
+    return True
+
+
+def _grown_then_exported_follows(code: str, name: str, tmp_path: Path, example: tuple[int, ...],
+                                 others: list[tuple[int, ...]]) -> bool:
+    """An eager call at the example's shape grows the cache, the TorchScript export (axes 0 and 1 dynamic)
+    follows; whether its graph gives a fresh instance's eager output at each of ``others``."""
+    model = import_source(code, tmp_path)[name]().eval()
+    x = torch.randn(example)
+    model(x)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (x,), buffer, dynamo=False, input_names=["x"], dynamic_axes={"x": {0: "b", 1: "n"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    fresh = import_source(code, tmp_path)[name]().eval()
+    return _graph_follows(session, fresh, [torch.randn(shape) for shape in others], 1e-5)
+
+
 # --- a grow-only cache: rebuilt only for a longer sequence, read through a slice --------------------------
 
 #: labml-nn 0.5.1's rotary embedding (`labml_nn/transformers/rope/__init__.py:129-150`, `_build_cache`: an
@@ -977,17 +1008,8 @@ def test_the_graph_of_a_grown_cache_is_faithful_at_a_shorter_and_a_longer_length
                 return False
         session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
         fresh = import_source(code, tmp_path)["Both"]().eval()
-        for length in (5, 8, 20):
-            x = torch.randn(1 if dynamo else 2, 3, length)  # the dynamo export's batch is static
-            with torch.no_grad():
-                want = fresh(x)
-            try:
-                [got] = session.run(None, {"x": x.numpy()})
-            except Exception:  # noqa: BLE001 - a table baked at the example's length
-                return False
-            if got.shape != tuple(want.shape) or not torch.allclose(torch.from_numpy(got), want, atol=1e-4):
-                return False
-        return True
+        # the dynamo export's batch is static
+        return _graph_follows(session, fresh, [torch.randn(1 if dynamo else 2, 3, n) for n in (5, 8, 20)], 1e-4)
 
     assert not faithful(GROWN)
     assert faithful(fixed(GROWN))
@@ -1062,3 +1084,184 @@ def test_a_grown_cache_registered_as_a_buffer_misses_while_tracing(tmp_path: Pat
             got = None
         assert (got is not None and got.shape == tuple(want.shape) and torch.equal(torch.from_numpy(got), want)) \
             == faithful
+
+
+# --- a grow-only cache keyed by the length it was built for, filled by a method ----------------------------
+
+#: transformers 4.36.2's GPT-NeoX rotary embedding (`models/gpt_neox/modeling_gpt_neox.py:528-561`, also
+#: Llama's, Mistral's and Qwen2's before 4.38): `seq_len > self.max_seq_len_cached` calls
+#: `_set_cos_sin_cache`, which records the length and registers the tables; names and code are ours.
+LENGTH = HEADER + '''
+
+class Rotary(nn.Module):
+    def __init__(self, dim: int = 4, first: int = 3):
+        super().__init__()
+        self.register_buffer("inv_freq", 1.0 / (100 ** (torch.arange(0, dim, 2).float() / dim)), persistent=False)
+        self._set_cache(first, self.inv_freq.device)
+
+    def _set_cache(self, seq_len, device):
+        self.max_seq_len_cached = seq_len
+        t = torch.arange(self.max_seq_len_cached, device=device, dtype=self.inv_freq.dtype)
+        self.register_buffer("cos_cached", torch.outer(t, self.inv_freq).cos(), persistent=False)
+
+    def forward(self, x):
+        seq_len = x.shape[-2]
+        if seq_len > self.max_seq_len_cached:
+            self._set_cache(seq_len, x.device)
+        return x * self.cos_cached[:seq_len].repeat(1, 2)
+'''
+
+
+def test_a_cache_keyed_by_its_length_and_filled_by_a_method_misses_while_tracing() -> None:
+    want = LENGTH.replace("if seq_len > self.max_seq_len_cached:",
+                          "if _trt_tracing() or seq_len > self.max_seq_len_cached:")
+    assert code_lines(fixed(LENGTH)) == code_lines(want)
+    assert fixed(fixed(LENGTH)) == fixed(LENGTH)
+    # written the other way round, and filled in the body itself (no method)
+    inline = method("n = x.shape[-1]\nif self.built < n:\n    self.built = n\n    self.table = torch.arange(n)\n"
+                    "return x + self.table[:n]")
+    assert "if _trt_tracing() or self.built < n:" in fixed(inline)
+
+
+@pytest.mark.parametrize("body,extra", [
+    # a counter: the length counted up from itself
+    ("n = x.shape[-1]\nif n > self.seen:\n    self.seen = self.seen + 1\n    self.table = torch.arange(n)\n"
+     "return x + self.table[:n]", ""),
+    # the length is recorded, nothing else filled: no cache
+    ("n = x.shape[-1]\nif n > self.longest:\n    self.longest = n\nreturn x * self.longest", ""),
+    # the method fills a cache but does not record the length (rebuilt on every longer call: not a memo)
+    ("n = x.shape[-1]\nif n > self.limit:\n    self.grow(n)\nreturn x + self.table[:n]",
+     "    def grow(self, n):\n        self.table = torch.arange(n)\n\n"),
+    # a configured limit that raises
+    ("n = x.shape[-1]\nif n > self.limit:\n    raise ValueError(n)\nreturn x", ""),
+    # both sides on self
+    ("if self.need > self.built:\n    self.built = self.need\n    self.table = torch.arange(self.need)\nreturn x", ""),
+])
+def test_not_a_cache_keyed_by_its_length(body: str, extra: str) -> None:
+    assert rules_found(method(body, extra), select=("TRT726",)) == []
+
+
+def test_eager_is_bit_for_bit_the_same_as_the_length_keyed_cache_grows(tmp_path: Path) -> None:
+    before = import_source(LENGTH, tmp_path)["Rotary"]()
+    after = import_source(fixed(LENGTH), tmp_path)["Rotary"]()
+    for step, length in enumerate((2, 5, 5, 3, 0, 8, 1, 8)):
+        x = _input((2, length, 4), step)
+        assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} length {length}")
+        assert torch.equal(before.cos_cached, after.cos_cached)
+        assert before.max_seq_len_cached == after.max_seq_len_cached
+
+
+def test_the_graph_of_a_length_keyed_cache_is_faithful_at_a_longer_length_only_after_the_fix(tmp_path: Path) -> None:
+    def faithful(code: str) -> bool:
+        return _grown_then_exported_follows(code, "Rotary", tmp_path, (2, 6, 4), [(3, n, 4) for n in (2, 6, 11)])
+
+    assert not faithful(LENGTH)
+    assert faithful(fixed(LENGTH))
+
+
+# --- a cache converted to the module's dtype and device after the `if` -----------------------------------
+
+#: fairseq's sinusoidal positions before 0.12 and their copies (GeneFace's `modules/audio2motion/vae.py:69-88`
+#: at 921631df): the table is rebuilt for a longer sentence, then `self.weights = self.weights.to(...)` on
+#: every call; names and code are ours.
+CONVERTED = HEADER + '''
+
+class Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.table = torch.arange(3).float()[:, None]
+        self.register_buffer("_like", torch.zeros(1))
+
+    def forward(self, x):
+        n = x.shape[-1]
+        if self.table is None or n > self.table.size(0):
+            self.table = torch.arange(n).float()[:, None]
+        self.table = self.table.to(self._like)
+        return x + self.table[:n, 0]
+'''
+
+
+def test_a_cache_converted_to_the_modules_dtype_after_the_if_misses_while_tracing(tmp_path: Path) -> None:
+    after = fixed(CONVERTED)
+    assert code_lines(after) == code_lines(CONVERTED.replace(
+        "if self.table is None or n > self.table.size(0):",
+        "if _trt_tracing() or self.table is None or n > self.table.size(0):"))
+    before_model, after_model = (import_source(code, tmp_path)["Positions"]() for code in (CONVERTED, after))
+    for step, width in enumerate((2, 5, 5, 0, 7, 1)):
+        x = _input((2, width), step)
+        assert_same_run(run_once(before_model, [x]), run_once(after_model, [x]), context=f"call {step}")
+        assert torch.equal(before_model.table, after_model.table)
+
+
+@pytest.mark.parametrize("after_if", [
+    "self.table = self.table * 2",  # new values: state, not a conversion
+    "self.table = self.other.to(self._like)",  # another value converted
+    "self.table = self.table.to(self._like).mul_(2)",  # converted, then changed
+])
+def test_a_write_after_the_if_that_is_no_conversion_is_state(after_if: str) -> None:
+    assert rules_found(CONVERTED.replace("self.table = self.table.to(self._like)", after_if), select=("TRT726",)) == []
+
+
+# --- a hit nested under the emptiness test, moving the cache to the input's dtype before its return -------
+
+#: ESPnet's positional encoding (`espnet/nets/pytorch_backend/transformer/embedding.py:25-39` at 5265216,
+#: `reset_`, later `extend_pe`) and icefall's copy (the conversion unconditional); names and code are ours.
+NESTED = HEADER + '''
+
+class Positions(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pe = None
+        self.extend(torch.zeros(1, 3))
+
+    def extend(self, x):
+        if self.pe is not None:
+            if self.pe.size(1) >= x.size(1):
+                if self.pe.dtype != x.dtype:
+                    self.pe = self.pe.to(dtype=x.dtype)
+                return
+        self.pe = torch.arange(x.size(1)).to(x.dtype)[None, :]
+
+    def forward(self, x):
+        self.extend(x)
+        return x + self.pe[:, :x.size(1)]
+'''
+NESTED_HIT = "            if self.pe.size(1) >= x.size(1):"
+
+
+@pytest.mark.parametrize("conversion", [
+    "                if self.pe.dtype != x.dtype:\n                    self.pe = self.pe.to(dtype=x.dtype)\n",
+    "                self.pe = self.pe.to(dtype=x.dtype, device=x.device)\n",  # icefall's
+])
+def test_a_nested_hit_that_converts_the_cache_then_returns_misses_while_tracing(conversion: str,
+                                                                                 tmp_path: Path) -> None:
+    code = NESTED.replace("                if self.pe.dtype != x.dtype:\n"
+                          "                    self.pe = self.pe.to(dtype=x.dtype)\n", conversion)
+    after = fixed(code)
+    assert code_lines(after) == code_lines(code.replace(
+        NESTED_HIT, "            if not _trt_tracing() and self.pe.size(1) >= x.size(1):"))
+    before_model, after_model = (import_source(c, tmp_path)["Positions"]() for c in (code, after))
+    for step, width in enumerate((2, 5, 5, 0, 7, 1)):
+        x = _input((2, width), step)
+        x = x.double() if step == 2 else x  # a hit that converts the table
+        assert_same_run(run_once(before_model, [x]), run_once(after_model, [x]), context=f"call {step}")
+        assert torch.equal(before_model.pe, after_model.pe) and before_model.pe.dtype == after_model.pe.dtype
+
+    def faithful(source: str) -> bool:
+        return _grown_then_exported_follows(source, "Positions", tmp_path, (2, 6), [(3, n) for n in (2, 6, 11)])
+
+    assert not faithful(code)
+    assert faithful(after)
+
+
+@pytest.mark.parametrize("old,new", [
+    # the hit changes state before it returns: not a plain keep of the cache
+    ("                return\n", "                self.hits = 1\n                return\n"),
+    # the hit is not the whole body of the emptiness test
+    ("                return\n        self.pe", "                return\n            self.pe = None\n        self.pe"),
+    # the conversion gives the cache other values
+    ("self.pe = self.pe.to(dtype=x.dtype)", "self.pe = self.pe.to(dtype=x.dtype) * 2"),
+])
+def test_not_a_nested_hit(old: str, new: str) -> None:
+    assert old in NESTED
+    assert rules_found(NESTED.replace(old, new), select=("TRT726",)) == []

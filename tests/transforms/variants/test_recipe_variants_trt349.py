@@ -9,6 +9,15 @@ device into a local name (``FloatTensor(prediction[..., :4].shape)``, a whole sh
 decoder (``Variable(x.data.new(srclen, seqlen, bsz).zero_())``, the Variable-era ``.data.new`` with sizes of
 objects nothing else shows to be tensors: taken since this stop).
 
+The resized form, ``x.new().resize_(sizes)`` (an empty tensor grown to the sizes, as ``x.new_empty``), on
+three guided filters that count the pixels under each box from a plane of ones: Huikai Wu's
+``GuidedFilter`` (``Variable(x.data.new().resize_((1, 1, h_x, w_x)).fill_(1.0))``) and ``ConvGuidedFilter``
+(``(1, 3, h, w)``, no ``Variable``, copied into KPN_attention), and GFRNet's copy of the fast filter (low
+resolution, upsampled). ``migrate`` applies TRT349 and ends equivalent on the first. Left: ``new().resize_``
+in optimizers (``state['step'] = p.data.new().resize_(1)``), data transforms (AlexNet-style lighting noise)
+and legacy autograd ``Function``s, which no exported forward runs; awd-lstm's ``embedded_dropout`` (the
+receiver ``embed.weight.data``, an attribute, and only in training).
+
 The rule finds each from the code alone, at the constructor's line, and rewrites it (YOLOv3's with TRT354 too:
 its ``x.data`` reads bake the batch on their own, as the zoo's decoders showed). The TorchScript export of each
 original keeps the example's sizes in a constant: ONNX Runtime refuses another batch, or (PennyLane's, whose
@@ -50,6 +59,18 @@ def _decoder(batch: int, source: int, seed: int, scale: float = 1.0) -> tuple[to
 def _crf(lengths: list[int], seed: int, scale: float = 1.0) -> tuple[torch.Tensor, torch.Tensor]:
     mask = torch.tensor([[1] * n + [0] * (4 - n) for n in lengths], dtype=torch.uint8).reshape(len(lengths), 4)
     return torch.randn(len(lengths), 4, 5, generator=seeded(seed)) * scale, mask
+
+
+def _guided(batch: int, guide: int, h: int, w: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    g = seeded(seed)
+    return torch.rand(batch, guide, h, w, generator=g), torch.rand(batch, 3, h, w, generator=g)
+
+
+def _fast(batch: int, guide: int, low: tuple[int, int], high: tuple[int, int],
+          seed: int) -> tuple[torch.Tensor, ...]:
+    g = seeded(seed)
+    return (torch.rand(batch, guide, *low, generator=g), torch.rand(batch, 3, *low, generator=g),
+            torch.rand(batch, guide, *high, generator=g))
 
 
 class Variant(NamedTuple):
@@ -135,8 +156,47 @@ VARIANTS: dict[str, Variant] = {
             # `view(seqlen, bsz, embed_dim)` cannot give no sentence (the exporter's, whatever TRT349 does)
             "eager-no-sentences": _decoder(0, 5, 27),
         }),
+    # The resized form, x.new().resize_(sizes): guided filters count the pixels under each box from a plane of ones.
+    "huikai_guided_filter": Variant(
+        ("TRT349",), (("TRT349", "x.data.new().resize_((1, 1, h_x, w_x)).fill_(1.0)"),),
+        ("        N = box_sum(Variable(x.data.new_empty((1, 1, h_x, w_x)).fill_(1.0)), self.r)\n",),
+        _guided(3, 1, 9, 7, 28), {
+            "larger": _guided(1, 1, 12, 11, 29),
+            "one-pixel": _guided(2, 1, 1, 1, 30),
+            "zeros": (torch.zeros(2, 1, 4, 5), torch.zeros(2, 3, 4, 5)),  # no variance: A = 0, b = the mean
+            "negatives": tuple(-t for t in _guided(2, 1, 5, 3, 32)),
+            "inf-nan": (torch.tensor([INF, 0.5, NAN, 0.1, -INF, 0.3]).reshape(1, 1, 2, 3),
+                        torch.rand(1, 3, 2, 3, generator=seeded(33))),
+            "no-images": (torch.zeros(0, 1, 4, 5), torch.zeros(0, 3, 4, 5)),
+        }),
+    "huikai_conv_guided_filter": Variant(
+        ("TRT349",), (("TRT349", "x_lr.data.new().resize_((1, 3, h_lrx, w_lrx)).fill_(1.0)"),),
+        ("        N = self.box_filter(x_lr.data.new_empty((1, 3, h_lrx, w_lrx)).fill_(1.0))\n",),
+        _fast(3, 3, (6, 7), (12, 21), 34), {
+            "larger": _fast(1, 3, (9, 5), (18, 10), 35),
+            "same-size": _fast(2, 3, (4, 4), (4, 4), 36),
+            "one-pixel": _fast(2, 3, (1, 1), (3, 2), 37),
+            "zeros": (torch.zeros(2, 3, 4, 5), torch.zeros(2, 3, 4, 5), torch.zeros(2, 3, 8, 10)),
+            "negatives": tuple(-t * 9 for t in _fast(2, 3, (3, 5), (6, 10), 38)),
+            "inf-nan": (torch.tensor([INF, 0.5, NAN, 0.1, -INF, 0.3]).repeat(1, 3, 1).reshape(1, 3, 2, 3),
+                        *_fast(1, 3, (2, 3), (4, 6), 39)[1:]),
+            "no-images": (torch.zeros(0, 3, 4, 5), torch.zeros(0, 3, 4, 5), torch.zeros(0, 3, 8, 10)),
+        }, 1e-4),
+    "gfrnet_fast_guided_filter": Variant(
+        ("TRT349",), (("TRT349", "lr_x.data.new().resize_((1, 1, h_lrx, w_lrx)).fill_(1.0)"),),
+        ("        N = box_sum(Variable(lr_x.data.new_empty((1, 1, h_lrx, w_lrx)).fill_(1.0)), self.r)\n",),
+        _fast(3, 1, (6, 7), (12, 21), 40), {
+            "larger": _fast(1, 1, (9, 5), (18, 10), 41),
+            "downsampled": _fast(2, 1, (6, 6), (3, 3), 42),
+            "one-pixel": _fast(2, 1, (1, 1), (3, 2), 43),
+            "zeros": (torch.zeros(2, 1, 4, 5), torch.zeros(2, 3, 4, 5), torch.zeros(2, 1, 8, 10)),
+            "negatives": tuple(-t for t in _fast(2, 1, (3, 5), (6, 10), 44)),
+            "inf-nan": (torch.tensor([INF, 0.5, NAN, 0.1, -INF, 0.3]).reshape(1, 1, 2, 3),
+                        *_fast(1, 1, (2, 3), (4, 6), 45)[1:]),
+            "no-images": (torch.zeros(0, 1, 4, 5), torch.zeros(0, 3, 4, 5), torch.zeros(0, 1, 8, 10)),
+        }, 1e-4),  # A = cov / (var + 1e-8): a near-flat window magnifies float rounding
 }
-MIGRATED = ("spandrel_hvi_cidnet_hue", "ncrfpp_crf_viterbi")
+MIGRATED = ("spandrel_hvi_cidnet_hue", "ncrfpp_crf_viterbi", "huikai_guided_filter")
 
 
 def _options(name: str) -> Options:
