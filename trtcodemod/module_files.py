@@ -122,36 +122,18 @@ def module_function(source: bytes, name: str) -> ast.FunctionDef | None:
     return found
 
 
-def imported_function(origin: Path, name: str, source: bytes | None = None,
-                      depth: int = 0) -> ast.FunctionDef | None:
+def imported_function(origin: Path, name: str, source: bytes | None = None) -> ast.FunctionDef | None:
     """The module-level ``def name`` that ``name`` means in the module at ``origin`` (its bytes
     ``source``, read when not given): its own, or one it imports with ``from <module> import name
     [as ...]`` from a file :func:`find_module` finds (installed ones too), followed through
     :data:`MAX_REEXPORTS` re-exports; None when it cannot be found."""
-    if source is None:
-        source = read_module(origin)
-        if source is None:
-            return None
-    own = module_function(source, name)
-    tree = _tree(source)
-    if own is not None or tree is None or depth > MAX_REEXPORTS:
-        return own
-    for statement in tree.body:
-        if not isinstance(statement, ast.ImportFrom):
-            continue
-        for alias in statement.names:
-            if (alias.asname or alias.name) != name:
-                continue
-            found = find_module(origin, statement.module, statement.level, installed=True)
-            if found is None or os.path.realpath(found) == os.path.realpath(origin):
-                return None
-            return imported_function(found, alias.name, None, depth + 1)
-    return None
+    found = _imported(origin, name, source, ast.FunctionDef, 0)
+    return found[0] if found is not None and isinstance(found[0], ast.FunctionDef) else None
 
 
 def _imported(origin: Path, name: str, source: bytes | None, kind: type, depth: int) -> tuple[ast.AST, Path] | None:
-    """The module-level ``def`` or ``class`` (``kind``) that ``name`` means in the module at ``origin``, and the
-    file that defines it (see :func:`imported_function`)."""
+    """The module-level ``def`` or ``class`` (``kind``; the last of that name) that ``name`` means in the module at
+    ``origin``, and the file that defines it (see :func:`imported_function`)."""
     if source is None:
         source = read_module(origin)
         if source is None:
