@@ -2112,7 +2112,6 @@ def _tests_emptiness(test: cst.Comparison, index: int) -> bool:
     return False
 
 
-
 def _holds_number(value: cst.CSTNode, node: cst.CSTNode) -> bool:
     """Is ``node`` in ``value`` other than inside a subscript's index (``x[..., 0:n]`` holds a tensor
     sliced by ``n``, not the number ``n``)?"""
@@ -2121,5 +2120,6 @@ def _holds_number(value: cst.CSTNode, node: cst.CSTNode) -> bool:
     if type(value) is cst.Subscript:
         return _holds_number(value.value, node)
     return any(_holds_number(child, node) for child in value.children)
+
 
 RULES = (NumpyOnSize, PythonMathOnSize, SizeGuard)
