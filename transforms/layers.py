@@ -71,9 +71,10 @@ What it finds: `copy.deepcopy(x)` and `copy.copy(x)` (under any import alias) in
 `nn.Module` subclasses (`forward` and the methods it calls), and in a top-level function the file
 binds to a module as its forward (showlab/DiffSim's patched diffusers block, `block.forward =
 hacked_forward.__get__(block, BasicTransformerBlock)`, copying the hidden states). With an observed
-run (`migrate`, `--facts`), also a `copy.deepcopy` the recorded forwards ran, whatever class holds it:
+run (`migrate`, `--facts`), also a `copy.deepcopy` the recorded forwards ran, whatever class holds it.
 OpenPCDet's `MPPNetHead(RoIHeadTemplate)`, whose base is imported from another file, copies its
-proposals in `forward`. Copies of literal constants (`copy.deepcopy({"a": 1})`) are not reported.
+proposals in `forward`: found from the code alone where that file is beside it (the base is followed
+into its module and derives from `nn.Module` there), and with facts wherever it is. Copies of literal constants (`copy.deepcopy({"a": 1})`) are not reported.
 
 Why it hurts: the tracer does not see through Python's copy protocol. Measured with torch
 2.13: `y = copy.deepcopy(x); return y + 1` exports (TorchScript exporter) as a graph with no

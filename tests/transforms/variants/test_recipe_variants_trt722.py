@@ -170,8 +170,9 @@ def test_variant_eager_unchanged(name: str, rewritten: dict) -> None:
 
 def test_mppnet_head_with_its_base_in_another_file(tmp_path: Path) -> None:
     """OpenPCDet's layout: ``MPPNetHead(RoIHeadTemplate)`` with the base imported from roi_head_template.py,
-    which the code alone does not show to be a module (no finding); the recorded forwards ran the deepcopy,
-    so with migrate's facts TRT722 takes it, and migrate ends with exit 0, faithful and equivalent."""
+    which derives from ``nn.Module`` there: the code alone now shows the head to be a module (the base is
+    followed into its file, ``module_files.is_module_subclass``), so TRT722 finds the deepcopy without facts;
+    a base whose file is not beside it finds nothing; migrate ends with exit 0, faithful and equivalent."""
     from support import migrate_json
 
     from trtcodemod.engine import check_source
@@ -189,10 +190,13 @@ def test_mppnet_head_with_its_base_in_another_file(tmp_path: Path) -> None:
     model = tmp_path / "model.py"
     model.write_text("from heads.mppnet_head import DYNAMIC, build, inputs  # noqa: F401\n")
     options = Options(select=("TRT722",), scope="all")
-    assert check_source(head.encode(), str(head_path), options) == []
+    line = head.splitlines().index("        cur_batch_boxes = copy.deepcopy(batch_dict['rois'].detach())[:, :, 0]") + 1
+    assert [(f.rule, f.line) for f in check_source(head.encode(), str(head_path), options)] == [("TRT722", line)]
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    assert check_source(head.encode(), str(alone / "mppnet_head.py"), options) == []
 
     report = migrate_json(model, '{"proposals_list": {"0": "batch", "2": "proposals"}}')
-    line = head.splitlines().index("        cur_batch_boxes = copy.deepcopy(batch_dict['rois'].detach())[:, :, 0]") + 1
     assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT722", line)], report["applied"]
     assert report["before"]["faithful"] is not True, report["before"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
