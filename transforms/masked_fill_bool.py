@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import method_call, parenthesize
+from trtcodemod.astutil import argument, method_call, parenthesize
 from trtcodemod.evidence.proofs import prove_bool_fill
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
@@ -19,12 +19,7 @@ _INTEGER = {"False": "0", "True": "1"}
 
 def _argument(call: cst.Call, position: int, keyword: str) -> cst.Arg | None:
     """The argument at ``position`` or named ``keyword``; None when absent or behind a ``*``/``**``."""
-    if any(a.star for a in call.args):
-        return None
-    for index, arg in enumerate(call.args):
-        if arg.keyword is None and index == position or arg.keyword is not None and arg.keyword.value == keyword:
-            return arg
-    return None
+    return None if any(a.star for a in call.args) else argument(call, position, keyword)
 
 
 def _bool_literal(arg: cst.Arg | None) -> str | None:
