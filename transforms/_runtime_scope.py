@@ -226,8 +226,7 @@ class RuntimeScope(Provider, cst.BatchableCSTVisitor):
         path = getattr(self.context, "path", None)
         if not path:
             return False
-        source = self.context.source if self.context.source is not None else None
-        return is_module_subclass(Path(path), name, source)
+        return is_module_subclass(Path(path), name, self.context.source)
 
     def current_method(self) -> tuple[ClassRecord, cst.FunctionDef] | None:
         """The innermost class and its method we are in (also inside nested functions)."""
