@@ -6,13 +6,12 @@ Reduced from lucidrains/egnn-pytorch @ d3ba97d5b2540085cf8e02c838ebf5e42071697f 
 diagonal out of the bool adjacency the caller passes in with ``adj_mat = adj_mat.masked_fill(self_mask, False)``
 (line 254) and then ranks self loops first and bonded neighbours next (``ranking.masked_fill_(self_mask, -1.)``,
 ``ranking.masked_fill_(adj_mat, 0.)``, lines 255-256). The adjacency is a forward argument: the code does not show
-its dtype, a recorded run does. Kept: the bool identity through ``rearrange``, the fill with ``False``, the two
-rankings. Reduced: no top-k and no message passing; the ranking and the adjacency are returned. Written here in our
-own words.
+its dtype, a recorded run does. Kept: the bool identity with a leading axis, the fill with ``False``, the two
+rankings. Reduced: ``rearrange(..., 'i j -> () i j')`` is written ``[None]`` (the test extras carry no einops), no top-k
+and no message passing; the ranking and the adjacency are returned. Written here in our own words.
 """
 
 import torch
-from einops import rearrange
 from torch import nn
 
 DYNAMIC = {"coors": {0: "b", 1: "n"}, "adj_mat": {0: "b", 1: "n", 2: "m"}}
@@ -25,7 +24,7 @@ class Neighbours(nn.Module):
         n = coors.shape[1]
         rel_coors = coors[:, :, None, :] - coors[:, None, :, :]
         ranking = (rel_coors ** 2).sum(dim=-1)
-        self_mask = rearrange(torch.eye(n, device=coors.device, dtype=torch.bool), 'i j -> () i j')
+        self_mask = torch.eye(n, device=coors.device, dtype=torch.bool)[None]
         adj_mat = adj_mat.masked_fill(self_mask, False)
         ranking.masked_fill_(self_mask, -1.)
         ranking.masked_fill_(adj_mat, 0.)
