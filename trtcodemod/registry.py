@@ -117,6 +117,7 @@ RULE_MODULES: tuple[str, ...] = (
     "state_dict_metadata",
     "pairwise_distance",
     "masked_fill_bool",
+    "einx_elementwise",
 )
 
 
