@@ -89,7 +89,7 @@ def parse_pattern(text: str, operands: int) -> Pattern | None:
         output = _axes(right, output=True)
     else:
         output = next((axes for axes in tensors if set(axes) == every), None)
-    if output is None or not set(output) - {"1"} >= every:
+    if output is None or set(output) - {"1"} != every:
         return None  # an axis of no operand (einx would need its size), or one the output drops (a reduction)
     if ELLIPSIS in output and not all(ELLIPSIS in axes for axes in tensors):
         return None
@@ -167,7 +167,8 @@ Fix safety: unsafe. The broadcast computes the same values with the same torch f
 einx checks its pattern and the broadcast does not: an operand of another rank than its pattern
 names, or one whose axis has size 1 where another operand's axis of that name does not, raises in
 einx and is broadcast silently by torch. einx also reshapes where the rewrite takes a view, so for
-operands that are not contiguous the result's strides may differ. `migrate` applies it where a
+operands that are not contiguous the result's strides may differ; and einx 0.4 raises on an
+axis of size 0, where the broadcast gives the empty result. `migrate` applies it where a
 baked size is located at the call and keeps it only when the rewritten model is equivalent on
 every input set. Each form runs in eager mode, `torch.jit.script` (where the einx call never did),
 `torch.fx`, `torch.compile` and `torch.export`. TensorRT versions: all (Unsqueeze, Transpose and the
@@ -179,6 +180,7 @@ element-wise operator).""",
             "an operand has another rank than its pattern names: einx raises, the broadcast aligns it from the right",
             "an axis of size 1 meets the same axis of another size in another operand: einx raises, torch broadcasts",
             "an operand is not contiguous: the result has the same values, possibly other strides",
+            "an axis has size 0: einx (0.4) finds no size for it and raises, the broadcast gives the empty result",
         ),
         examples=(
             Example("import einx\nimport torch\n\n"
@@ -190,13 +192,13 @@ element-wise operator).""",
                     "def relative(i, j):\n"
                     "    q_pos = torch.arange(j - i, j)\n"
                     "    k_pos = torch.arange(j)\n"
-                    "    return torch.subtract(k_pos[None, :], q_pos[:, None])\n"),
+                    "    return torch.subtract(k_pos[None, :], q_pos[:, None])\n", unsafe=True),
             Example("import einx\n\n"
                     "def masked(mask, t):\n"
                     "    return einx.where('b n, b n d, -> b n d', mask, t, 0.)\n",
                     "import einx\n\n"
                     "def masked(mask, t):\n"
-                    "    return torch.where(mask[:, :, None], t, 0.)\n"),
+                    "    return torch.where(mask[:, :, None], t, 0.)\n", unsafe=True),
         ),
         references=(
             "https://einx.readthedocs.io/en/stable/gettingstarted/tutorial_ops.html",

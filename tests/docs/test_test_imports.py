@@ -17,7 +17,7 @@ from support import REPO
 #: extras), plus ``torchvision``: the tests register a plain-PyTorch stand-in under that name (PyPI's wheel links CUDA
 #: torch), and never import the real package.
 INSTALLED_BY_CI = {"torch", "numpy", "onnx", "onnxruntime", "onnxscript", "polygraphy", "pytest", "hypothesis", "xdist",
-                   "ray", "libcst", "typer", "pathspec", "trtcodemod", "torchvision"}
+                   "ray", "libcst", "typer", "pathspec", "trtcodemod", "torchvision", "einx"}
 SCANNED = ("tests", "examples")
 
 
