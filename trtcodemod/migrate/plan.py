@@ -29,6 +29,7 @@ BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT106", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
     "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT364", "TRT729",
     "TRT366",  # a comprehension over a tensor: the trace warns "Iterating over a tensor" at its line
+    "TRT381",  # einx reads the sizes into Python: the trace warns at the einx call, the innermost line of the user
 })
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
