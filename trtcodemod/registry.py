@@ -118,6 +118,7 @@ RULE_MODULES: tuple[str, ...] = (
     "pairwise_distance",
     "masked_fill_bool",
     "einx_elementwise",
+    "weights_only_op",
 )
 
 

@@ -41,7 +41,7 @@ ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
 #: adaptive pooling (TRT601's) that `F.interpolate(mode="area")` pools with stops the TorchScript export on an
 #: output size computed from a traced scale factor, which TRT362's resize by the traced factor computes as exact
 #: bins (Torchelie's perceptual loss: `s = 224 / min(y.shape[-2:])`, then an area resize by `s`).
-ALSO_FIXED_BY = {"TRT601": ("TRT362",)}
+ALSO_FIXED_BY = {"TRT601": ("TRT362",), "TRT706": ("TRT382",)}
 
 #: Rules that replace a torch module built in ``__init__`` whose own code is what the export
 #: gets wrong: torch's frames are not the user's, so the problem is located at the line that
