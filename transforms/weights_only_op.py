@@ -150,8 +150,7 @@ class _Weights:
         if type(node) in (cst.Tuple, cst.List):
             return all(type(e) is cst.Element and self.holds(e.value, seen) for e in node.elements)
         if type(node) is cst.Subscript:
-            return self.holds(node.value, seen) and all(
-                type(e.slice) is cst.Index and self.holds(e.slice.value, seen) for e in node.slice)
+            return self.holds(node.value, seen) and all(self._index_holds(e.slice, seen) for e in node.slice)
         if type(node) is cst.Call:
             if any(a.star for a in node.args) or not all(self.holds(a.value, seen) for a in node.args):
                 return False
@@ -162,6 +161,12 @@ class _Weights:
             # argument, so a method of the module itself is never taken.
             return type(node.func) is cst.Attribute and self.holds(node.func.value, seen)
         return False
+
+    def _index_holds(self, index: cst.BaseSlice, seen: frozenset[str]) -> bool:
+        if type(index) is cst.Index:
+            return self.holds(index.value, seen)
+        parts = (index.lower, index.upper, index.step) if type(index) is cst.Slice else (None,)
+        return type(index) is cst.Slice and all(p is None or self.holds(p, seen) for p in parts)
 
 
 def _names(target: cst.BaseExpression) -> list[str]:
