@@ -16,22 +16,18 @@ broadcast returns the empty result: that difference is pinned here too.
 
 from __future__ import annotations
 
-import io
 import re
-import warnings
 from pathlib import Path
 
 import einx
 import onnxruntime as ort
 import pytest
 import torch
-from support import migrate_json, rules_found
-from variant_models import assert_eager_unchanged, assert_graph_within, axes_json, built_variant, input_names, seeded
-
-from trtcodemod.engine import Options, fix_source
+from support import migrate_json
+from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, axes_json,
+                            built_variant, export_variant, rewritten_variant, seeded)
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt381"
-CODE_ALONE = Options(select=("TRT381",), scope="all", unsafe=True)
 VARIANTS = sorted(p.stem for p in HERE.glob("*.py"))
 
 #: variant -> the texts its einx calls become from the code alone.
@@ -85,30 +81,16 @@ def _line(path: Path, code: str) -> int:
     return line
 
 
-def _export(model: torch.nn.Module, example: tuple, dynamic: dict) -> bytes:
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(model, example, buffer, dynamo=False, opset_version=17, input_names=input_names(model),
-                          dynamic_axes=dynamic)
-    return buffer.getvalue()
+def _rewritten(name: str, tmp_path: Path) -> dict:
+    """The variant rewritten from its code alone (``--unsafe``, every scope), with its original (same weights)."""
+    return rewritten_variant(HERE / f"{name}.py", "TRT381", tmp_path)
 
 
-def _session(graph: bytes) -> ort.InferenceSession:
+def _quiet(graph: Path) -> ort.InferenceSession:
+    """The graph at ``graph`` in ONNX Runtime, logging nothing: the original's refusing a reshape is expected."""
     options = ort.SessionOptions()
-    options.log_severity_level = 4  # a refused reshape is expected of the original graph; keep its log quiet
-    return ort.InferenceSession(graph, options, providers=["CPUExecutionProvider"])
-
-
-def _rewritten(name: str, tmp_path: Path) -> tuple:
-    path = HERE / f"{name}.py"
-    module, original = built_variant(path, f"trt381_{name}")
-    source = fix_source(path.read_bytes(), str(path.resolve()), CODE_ALONE).source.decode()
-    new_path = tmp_path / f"{name}_rewritten.py"
-    new_path.write_text(source)
-    _, rewritten = built_variant(new_path, f"trt381_rewritten_{name}")
-    rewritten.load_state_dict(original.state_dict())
-    return path, module, original, rewritten, source
+    options.log_severity_level = 4
+    return ort.InferenceSession(str(graph), options, providers=["CPUExecutionProvider"])
 
 
 def test_the_variants_are_the_five_cited() -> None:
@@ -124,23 +106,21 @@ def test_the_variants_are_the_five_cited() -> None:
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_rewritten_from_the_code_alone_exports_and_keeps_eager(name: str, tmp_path: Path) -> None:
-    path, module, original, rewritten, source = _rewritten(name, tmp_path)
-    for text in CODE_ALONE_CALLS[name]:
-        assert text in source, source
-    assert rules_found(source, select=("TRT381",)) == []
-    safe_only = fix_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT381",), scope="all"))
-    assert safe_only.source == path.read_bytes()  # unsafe: nothing without --unsafe
+    variant = _rewritten(name, tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    assert_unsafe_rewrite(variant, CODE_ALONE_CALLS[name], "TRT381")  # the texts; nothing without --unsafe
 
     example = module.inputs(seeded(0))
     others = _sets(module, name, SIZES)
     assert_eager_unchanged(original, rewritten, {"example": example, **others})
 
-    before = _session(_export(original, example, module.DYNAMIC))
+    export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    before = _quiet(tmp_path / "before.onnx")
     assert_graph_within(before, original, example, 1e-5, "example")
     for label, inputs in others.items():  # the example's sizes are constants of the original's graph
         with pytest.raises(Exception):  # noqa: B017 - ONNX Runtime refuses the reshape, or the values differ
             assert_graph_within(before, original, inputs, 1e-5, label)
-    after = _session(_export(rewritten, example, module.DYNAMIC))
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
     for label, inputs in {"example": example, **others}.items():
         assert_graph_within(after, original, inputs, 1e-5, label)
 
@@ -149,7 +129,8 @@ def test_rewritten_from_the_code_alone_exports_and_keeps_eager(name: str, tmp_pa
 def test_einx_refuses_an_empty_axis_the_broadcast_does_not(name: str, tmp_path: Path) -> None:
     """Not the same program at size 0: einx raises where the rewrite returns (an empty result, or the bias alone
     for an MSA without rows): one more reason the rule is unsafe."""
-    _, module, original, rewritten, _ = _rewritten(name, tmp_path)
+    variant = _rewritten(name, tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
     for label, inputs in _sets(module, name, EMPTY).items():
         with torch.no_grad():
             with pytest.raises(einx.errors.AxisSizeError):
