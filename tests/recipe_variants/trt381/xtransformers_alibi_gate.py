@@ -3,14 +3,15 @@
 Reduced from lucidrains/x-transformers @ 9252ed7838021ee61e6c5be0930b3a9a88efdf06, x_transformers/x_transformers.py:
 ``AlibiPositionalBias.forward`` (lines 646-661) makes the bias from the query and key lengths ``i, j`` with
 ``-einx.subtract('j, i -> 1 i j', context_arange, seq_arange).abs()`` (line 654), scales it by each head's slope and
-pads the heads without one; ``Attention.forward`` takes ``i, j`` from the queries and keys (line 2390), adds the bias (line 2472), masks keys
-further back than ``max_attend_past`` with ``einx.subtract('i, j -> 1 1 i j', range_q, range_k)`` (lines 2451-2457)
-and gates each head's output with ``einx.multiply('b n h, b h n d ->b h n d', head_gate.sigmoid(), out)`` (line
-2529). Queries are the new tokens and keys the memory before them too, so ``i`` and ``j`` are the input's lengths.
-Kept: the three einx calls as written, the slopes and the pad of the heads without ALiBi, the masked softmax.
-Reduced: the bias is not cached in a buffer (the code keeps the largest one and slices it), no rotary, no dropout,
-memories are given to the forward, heads are split and merged with reshape instead of einops. Written here in our own
-words.
+pads the heads without one; ``Attention.forward`` takes ``i, j`` from the queries and keys (line 2390), adds the bias
+(line 2472), masks keys further back than ``max_attend_past`` with ``einx.subtract('i, j -> 1 1 i j', range_q,
+range_k)`` (lines 2451-2457) and gates each head's output with ``einx.multiply('b n h, b h n d ->b h n d',
+head_gate.sigmoid(), out)`` (line 2529). Queries are the new tokens and keys the memory before them too, so ``i`` and
+``j`` are the input's lengths. Kept: the three einx calls as written, the slopes (a power-of-two count of ALiBi heads)
+and the pad of the heads without ALiBi, the masked softmax. Reduced: the bias is not cached in a buffer (the code
+keeps the largest one and slices it), no rotary, no dropout, memories are given to the forward, heads are split and
+merged with ``reshape`` instead of einops (``unflatten`` would make the TorchScript exporter fold the lengths into
+constants). Written here in our own words.
 """
 
 import math
