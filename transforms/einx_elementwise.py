@@ -91,8 +91,8 @@ def parse_pattern(text: str, operands: int) -> Pattern | None:
         output = next((axes for axes in tensors if set(axes) == every), None)
     if output is None or set(output) - {"1"} != every:
         return None  # an axis of no operand (einx would need its size), or one the output drops (a reduction)
-    if ELLIPSIS in output and not all(ELLIPSIS in axes for axes in tensors):
-        return None
+    if ELLIPSIS in output and not any(ELLIPSIS in axes for axes in tensors):
+        return None  # an operand without the ellipsis broadcasts over it (aligned from the right, as einx aligns it)
     return Pattern(tuple(parsed), output)
 
 

@@ -219,22 +219,18 @@ another method or function, or an attribute a method other than `__init__` write
 weights). TensorRT versions: all (a constant).""",
         fix=Safety.SAFE,
         examples=(
-            Example("import torch\nfrom torch import nn\n\n\n"
+            Example("import torch\nfrom torch import nn\n\n"
                     "class InvConv(nn.Module):\n"
                     "    def forward(self, x):\n"
                     "        w = self.weight.squeeze(-1).squeeze(-1)\n"
                     "        _, logdet = torch.linalg.slogdet(w)\n"
                     "        return nn.functional.conv2d(x, self.weight), logdet * x.shape[2] * x.shape[3]\n",
-                    "import torch\nfrom torch import nn\n\n\n"
+                    "import torch\nfrom torch import nn\n"
                     "class InvConv(nn.Module):\n"
                     "    def forward(self, x):\n"
                     "        w = self.weight.squeeze(-1).squeeze(-1)\n"
                     "        _, logdet = _trt_weights_linalg_slogdet(w)\n"
                     "        return nn.functional.conv2d(x, self.weight), logdet * x.shape[2] * x.shape[3]\n"),
-            Example("import torch\nfrom torch import nn\n\n\n"
-                    "class Head(nn.Module):\n"
-                    "    def forward(self, x):\n"
-                    "        return torch.det(x)\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.linalg.slogdet.html",

@@ -82,6 +82,7 @@ def test_each_operand_is_indexed_into_the_output_layout() -> None:
     ("einx.equal('j, b i -> b j i', k, q)", "torch.eq(k[None, :, None], q[:, None, :])"),
     ("einx.less('n, b -> b n', k, q + 1)", "torch.less(k[None, :], (q + 1)[:, None])"),
     ("einx.add('b n, ', t, 1.5)", "torch.add(t, 1.5)"),
+    ("einx.subtract('... i, j -> ... i j', k, q)", "torch.subtract(k[..., :, None], q[None, :])"),
 ])
 def test_the_rewrite(call: str, after: str) -> None:
     assert f"return {after}\n" in fixed(program("k, q, m, t, w", call))
@@ -139,6 +140,8 @@ CASES = {
                      [(_floats(2, 3, 4), _floats(4, 3)), (torch.arange(24).reshape(2, 3, 4), torch.arange(12).reshape(4, 3))]),
     "head_gates": ("g, o", "einx.multiply('b n h, b h n d ->b h n d', g.sigmoid(), o)",
                    [(_floats(2, 3, 4), _floats(2, 4, 3, 5))]),
+    "binning": ("x, bins", "einx.subtract('... i, j -> ... i j', x, bins)",
+                [(_floats(2, 3, 4), _floats(5)), (_floats(3), torch.arange(4.0))]),
     "forget_gates": ("f", "einx.subtract('b h i, b h j -> b h i j', f, f)",
                      [(_floats(2, 1, 5),), (-_floats(1, 2, 3),)]),
     "scalar_offset": ("t", "einx.add('b n, ', t, 1.5)",
