@@ -1,4 +1,4 @@
-"""An operator with no ONNX symbolic applied to the module's own weights only (TRT382).
+"""An operator the TorchScript exporter or TensorRT cannot take, applied to the module's own weights only (TRT382).
 
 ``torch.linalg.slogdet(w)`` of ``w = self.weight.squeeze(-1).squeeze(-1)`` (a Glow-style invertible 1x1 convolution's
 log-determinant, pyimgano's FastFlow) depends on no input, yet stops the TorchScript ONNX export (no symbolic for
@@ -23,6 +23,8 @@ HELPERS = {
     "torch.logdet": "_trt_weights_logdet", "torch.linalg.pinv": "_trt_weights_pinv",
     "torch.erfinv": "_trt_weights_erfinv", "torch.special.erfinv": "_trt_weights_erfinv",
 }
+#: The operators the TorchScript exporter writes (as ONNX ``Det``, which TensorRT does not parse); the others stop it.
+_EXPORTED_AS_DET = frozenset({"torch.det", "torch.linalg.det", "torch.logdet"})
 _LITERALS = (cst.Integer, cst.Float, cst.Imaginary, cst.SimpleString)
 _CONSTANT_NAMES = frozenset({"True", "False", "None"})
 
@@ -184,8 +186,9 @@ class WeightsOnlyOp(Rule):
     info = RuleInfo(
         id=RULE,
         name="weights-only-op",
-        summary="`torch.linalg.slogdet(self.weight...)`: an operator the TorchScript exporter cannot write, of the "
-                "module's weights alone; compute it outside the trace while exporting, so the graph holds its value",
+        summary="`torch.linalg.slogdet(self.weight...)`: an operator the TorchScript exporter or TensorRT cannot "
+                "take, of the module's weights alone; compute it outside the trace while exporting, so the graph "
+                "holds its value",
         doc="""\
 What it finds: `torch.slogdet`, `torch.linalg.slogdet`, `torch.det`, `torch.linalg.det`,
 `torch.logdet`, `torch.linalg.pinv` and `torch.erfinv` called with one argument that the code
@@ -196,9 +199,10 @@ so for the flow's log-likelihood (pyimgano 0.9.1's FastFlow, `models/fastflow.py
 `w = self.weight.squeeze(-1).squeeze(-1)`, `_sign, log_abs_det = torch.linalg.slogdet(w)`, then
 `log_abs_det * h * w`).
 
-Why it hurts: the TorchScript ONNX exporter has no symbolic for these operators (TRT706) and
-stops the whole export, although the value depends on no input: the exporter's constant folding
-turns any computation on the weights alone that it can write into a constant of the graph.
+Why it hurts: the TorchScript ONNX exporter has no symbolic for `slogdet`, `pinv` and `erfinv`
+and stops the whole export; `det` and `logdet` export as ONNX `Det`, which no TensorRT release
+parses (TRT706). Yet the value depends on no input: the exporter's constant folding turns
+computations on the weights alone into constants of the graph where it can.
 
 What the fix does: the call becomes a helper that is the operator itself in eager mode, under
 `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`, and, while the TorchScript
@@ -258,9 +262,11 @@ weights). TensorRT versions: all (a constant).""",
         if not _Weights(function, self._written[id(cls)], self).holds(argument.value):
             return
         helper = HELPERS[name]
-        self.report(node, f"`{name}` has no ONNX symbolic and stops the TorchScript export, but its argument "
-                          f"computes from the module's weights alone; `{helper}` computes it outside the trace while "
-                          "exporting, so the graph holds its value for the exported weights",
+        hurts = ("exports as ONNX Det, which no TensorRT release parses" if name in _EXPORTED_AS_DET
+                 else "has no ONNX symbolic and stops the TorchScript export")
+        self.report(node, f"`{name}` {hurts}, but its argument computes from the module's weights alone; "
+                          f"`{helper}` computes it outside the trace while exporting, so the graph holds its value "
+                          "for the exported weights",
                     Fix({node: helper_call(helper, argument.value).with_changes(lpar=node.lpar, rpar=node.rpar)},
                         helpers=(helper,)))
 

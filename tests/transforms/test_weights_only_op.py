@@ -161,3 +161,19 @@ def test_the_export_stops_before_and_follows_the_sizes_after(tmp_path: Path) -> 
         want_conv, want_logdet = original(x)
         assert torch.allclose(torch.from_numpy(conv), want_conv.detach(), atol=1e-5), shape
         assert torch.allclose(torch.from_numpy(logdet), want_logdet.detach(), rtol=1e-5, atol=1e-5), shape
+
+
+def test_a_determinant_of_the_weights_leaves_no_det_node(tmp_path: Path) -> None:
+    """``det`` exports as ONNX Det, which no TensorRT release parses; of the weights alone it becomes a constant."""
+    import onnx
+
+    source = method("return x * torch.det(self.weight)")
+    original, rewritten = _pair(tmp_path, source, "M")
+    axes = {"x": {0: "batch"}}
+    ops = [{n.op_type for n in onnx.load_from_string(export_torchscript(m, (torch.randn(2, 3),), axes)).graph.node}
+           for m in (original, rewritten)]
+    assert "Det" in ops[0] and "Det" not in ops[1]
+    session = ort_session(export_torchscript(rewritten, (torch.randn(2, 3),), axes))
+    x = torch.randn(5, 3)
+    (got,) = session.run(None, {"x": x.numpy()})
+    assert torch.allclose(torch.from_numpy(got), original(x).detach(), rtol=1e-6)

@@ -1,11 +1,11 @@
-"""Operators the TorchScript exporter cannot write, applied to a module's own weights only (TRT382).
+"""Operators the TorchScript exporter or TensorRT cannot take, applied to a module's own weights only (TRT382).
 
 Glow-style invertible 1x1 convolutions add ``slogdet(W) * h * w`` to a flow's log-likelihood (pyimgano's
 FastFlow, normalizing-flow libraries); ``W`` is a parameter, so the value depends on no input. The TorchScript
-exporter has no symbolic for ``aten::linalg_slogdet`` (nor for ``det``, ``logdet``, ``pinv``, ``erfinv``) and stops,
-although its own constant folding would have turned any exportable computation on the weights alone into a
-constant. While that exporter traces the model, these helpers compute the operator outside the trace (no gradient),
-so the graph holds its value for the exported weights as a constant; everywhere else they are the operator itself.
+exporter has no symbolic for ``aten::linalg_slogdet`` (nor for ``pinv``, ``erfinv``) and stops; it writes ``det`` and
+``logdet`` as ONNX ``Det``, which TensorRT does not parse. While that exporter traces the model, these helpers compute
+the operator outside the trace (no gradient), so the graph holds its value for the exported weights as a constant, as
+the exporter's constant folding holds other computations on the weights alone; everywhere else they are the operator.
 """
 
 import torch

@@ -35,7 +35,7 @@ BAKED_RULES = frozenset({
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
 #: Cast (TRT701's) that the TorchScript exporter makes for a traced size in arithmetic with a float literal,
 #: which TRT350 keeps in float32 (easydetect's `scores + (point_coords.shape[1] - 2.5) * reweight`).
-ALSO_REMOVED_BY = {"TRT701": ("TRT350",)}
+ALSO_REMOVED_BY = {"TRT701": ("TRT350",), "TRT706": ("TRT382",)}
 
 #: The rule an export failure names -> other rules whose fix at the failing line takes the failing call: the
 #: adaptive pooling (TRT601's) that `F.interpolate(mode="area")` pools with stops the TorchScript export on an
