@@ -1,7 +1,7 @@
 """Glow's invertible 1x1 convolution in y0ast's Glow-PyTorch: the log-determinant in a method forward calls.
 
 Reduced from y0ast/Glow-PyTorch @ 13c7b013dde32600e732416f2ed15438d686636f, modules.py: ``InvertibleConv1x1``
-(lines 314-389) either keeps the weight as a matrix parameter or as LU factors; ``get_weight(input, reverse)``
+(lines 314-388) either keeps the weight as a matrix parameter or as LU factors; ``get_weight(input, reverse)``
 (lines 342-371), called first thing in ``forward`` (line 377), reads ``b, c, h, w = input.shape`` and, for the plain
 weight, computes ``dlogdet = torch.slogdet(self.weight)[1] * h * w`` (line 346); the LU branch moves its mask and
 identity to the device by assigning ``self.l_mask`` and ``self.eye`` there, so those two are written outside
