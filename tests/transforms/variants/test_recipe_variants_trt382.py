@@ -1,0 +1,105 @@
+"""The weights-only operator rule (TRT382) on real-code variants: Glow-style log-determinants of a weight.
+
+Each variant in ``tests/recipe_variants/trt382/`` is a small runnable model reduced from real code of a different
+author (cited in its docstring): rosinality's ``InvConv2d`` (``torch.slogdet`` of the squeezed weight in float64, back
+to float32, times the traced height and width), y0ast's ``InvertibleConv1x1.get_weight`` (a method forward calls, in
+a class whose LU branch writes other attributes outside ``__init__``), ikostrikov's ``InvertibleMM`` (the
+log-determinant repeated over the batch, summed in place), normflows' ``Invertible1x1Conv.inverse`` (the method the
+density evaluation runs) and a course project's ``InvConv`` (sizes read from ``x.size()``, a running log-determinant
+as an input). ``torch.slogdet`` has no TorchScript ONNX symbolic, so every original's export stops. Rewritten from the
+code alone by the safe rule (no ``--unsafe``), eager mode is unchanged (values, gradients, an empty batch) and the
+graph, exported with dynamic axes, equals eager mode in ONNX Runtime at other sizes. ``migrate`` applies TRT382 at the
+call and ends at exit 0 with a faithful graph.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+import torch
+from support import migrate_json, rules_found
+from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built_variant, export_variant,
+                            input_names, rewritten_variant, seeded)
+
+from trtcodemod.verify.export import export_model
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt382"
+VARIANTS = sorted(p.stem for p in HERE.glob("*.py"))
+
+#: variant -> the texts its log-determinants become from the code alone.
+CODE_ALONE_CALLS: dict[str, tuple[str, ...]] = {
+    "rosinality_invconv2d_double": (
+        "height * width * _trt_weights_slogdet(self.weight.squeeze().double())[1].float()",),
+    "y0ast_get_weight": ("dlogdet = _trt_weights_slogdet(self.weight)[1] * h * w",),
+    "ikostrikov_invertible_mm": (
+        "return inputs @ self.W, _trt_weights_slogdet(self.W)[-1].unsqueeze(0).unsqueeze(0).repeat(",
+        "return inputs @ torch.inverse(self.W), -_trt_weights_slogdet(self.W)[-1].unsqueeze(0).unsqueeze(0).repeat("),
+    "normflows_invertible_1x1_inverse": (
+        "log_det = -_trt_weights_slogdet(self.W)[1]", "log_det = _trt_weights_slogdet(self.W)[1]"),
+    "lunkers_invconv_shape": ("dlogdet = _trt_weights_slogdet(self.w)[1] * height * width",),
+}
+#: variant -> sizes (as its ``inputs`` takes them) other than the example's; the empty batch where the model runs it.
+SIZES: dict[str, list[tuple[int, ...]]] = {
+    "rosinality_invconv2d_double": [(1, 1, 1), (3, 9, 4), (0, 3, 5)],
+    "y0ast_get_weight": [(1, 1, 1), (4, 7, 3), (0, 2, 2)],
+    "ikostrikov_invertible_mm": [(1,), (7,), (0,)],
+    "normflows_invertible_1x1_inverse": [(1, 1, 1), (3, 8, 2), (0, 4, 4)],
+    "lunkers_invconv_shape": [(1, 1, 1), (3, 2, 9), (0, 5, 5)],
+}
+
+
+def _sets(module, name: str) -> dict[str, tuple]:
+    return {f"sizes {size}": module.inputs(seeded(sum(size) + 1), *size) for size in SIZES[name]}
+
+
+def _line(path: Path, code: str) -> int:
+    """The line of code ``code`` is (not the docstring quoting it, nor the constant naming it)."""
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == code]
+    return line
+
+
+def test_the_variants_are_the_five_cited() -> None:
+    assert VARIANTS == sorted(CODE_ALONE_CALLS) == sorted(SIZES)
+    repositories = set()
+    for name in VARIANTS:
+        doc = (HERE / f"{name}.py").read_text()
+        [(repository, _)] = re.findall(r"from ([\w.-]+/[\w.-]+) @ ([0-9a-f]{40})", doc)
+        repositories.add(repository)
+    assert len({r.split("/")[0] for r in repositories}) == len(repositories) == 5
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_rewritten_from_the_code_alone_exports_and_keeps_eager(name: str, tmp_path: Path) -> None:
+    variant = rewritten_variant(HERE / f"{name}.py", "TRT382", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    assert variant["safe_only"] == variant["source"]  # a safe rule: the same text without --unsafe
+    for fragment in CODE_ALONE_CALLS[name]:
+        assert fragment in variant["source"], variant["source"]
+    assert rules_found(variant["source"], select=("TRT382",)) == []
+
+    example = module.inputs(seeded(0))
+    others = _sets(module, name)
+    assert_eager_unchanged(original, rewritten, {"example": example, **others})
+
+    before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    assert before.error is not None and "slogdet" in before.error, before.error
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in {"example": example, **others}.items():
+        assert_graph_within(after, original, inputs, 1e-5, label)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_migrate_applies_the_rule_end_to_end(name: str) -> None:
+    path = HERE / f"{name}.py"
+    module, _ = built_variant(path, f"trt382_migrate_{name}")
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["exported"] is False, report["before"]  # torch.slogdet stops the original's export
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    assert ("TRT382", _line(path, module.CALL)) in applied, (report["applied"], report["remaining"],
+                                                               report.get("reverted"))
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
