@@ -141,6 +141,8 @@ class _Weights:
                 return False
             return all(v is not None and self.holds(v, seen | {node.value}) for v in values)
         if type(node) is cst.Attribute:
+            if node.attr.value in ("device", "dtype"):
+                return True  # where a tensor lives and its type: no value of it (`torch.eye(n, device=x.device)`)
             name = _self_attribute(node)
             if name is not None:
                 return name not in self.written
@@ -193,9 +195,9 @@ class WeightsOnlyOp(Rule):
 What it finds: `torch.slogdet`, `torch.linalg.slogdet`, `torch.det`, `torch.linalg.det`,
 `torch.logdet`, `torch.linalg.pinv` and `torch.erfinv` called with one argument that the code
 shows computes from the module's weights alone: attributes of `self` that no method but
-`__init__` writes, literals, torch functions and tensor methods of those, and locals assigned
-only such values, in a method other than `__init__`. Glow-style invertible 1x1 convolutions do
-so for the flow's log-likelihood (pyimgano 0.9.1's FastFlow, `models/fastflow.py:75`:
+`__init__` writes, literals, any tensor's `.device` and `.dtype`, torch functions and tensor
+methods of those, and locals assigned only such values, in a method other than `__init__`.
+Glow-style invertible 1x1 convolutions do so for the flow's log-likelihood (pyimgano 0.9.1's FastFlow, `models/fastflow.py:75`:
 `w = self.weight.squeeze(-1).squeeze(-1)`, `_sign, log_abs_det = torch.linalg.slogdet(w)`, then
 `log_abs_det * h * w`).
 

@@ -59,6 +59,8 @@ def test_the_flows_log_determinant_is_rewritten() -> None:
      "return x * _trt_weights_linalg_det(self.weight.t() @ self.weight)"),
     ("return x * torch.logdet(self.weight.double()).float()", "return x * _trt_weights_logdet(self.weight.double()).float()"),
     ("return x @ torch.linalg.pinv(self.weight)", "return x @ _trt_weights_pinv(self.weight)"),
+    ("w = torch.tril(self.weight, -1) + torch.eye(3, device=x.device)\n        return x * torch.slogdet(w)[1]",
+     "return x * _trt_weights_slogdet(w)[1]"),
     ("s = torch.slogdet(self.weight)\n        return x * s.logabsdet", "s = _trt_weights_slogdet(self.weight)"),
     ("scale = 2.0 * self.weight[:, 0]\n        return x * torch.erfinv(torch.tanh(scale))",
      "return x * _trt_weights_erfinv(torch.tanh(scale))"),
@@ -70,6 +72,7 @@ def test_weights_only_arguments(body: str, after: str) -> None:
 @pytest.mark.parametrize("body,init", [
     ("return torch.det(x)", None),                                        # a forward argument
     ("y = x[0]\n        return torch.det(y)", None),                     # a local of an argument
+    ("return torch.det(self.weight + torch.eye(x.shape[1]))", None),       # a size of an argument
     ("self.cache = x[0]\n        return torch.det(self.cache)", None),   # state written in forward
     ("return torch.det(self.matrix())", None),                             # another method's result
     ("return x @ torch.linalg.pinv(self.weight, rcond=1e-3)", None),      # extra arguments
