@@ -197,9 +197,9 @@ What it finds: `torch.slogdet`, `torch.linalg.slogdet`, `torch.det`, `torch.lina
 shows computes from the module's weights alone: attributes of `self` that no method but
 `__init__` writes, literals, any tensor's `.device` and `.dtype`, torch functions and tensor
 methods of those, and locals assigned only such values, in a method other than `__init__`.
-Glow-style invertible 1x1 convolutions do so for the flow's log-likelihood (pyimgano 0.9.1's FastFlow, `models/fastflow.py:75`:
-`w = self.weight.squeeze(-1).squeeze(-1)`, `_sign, log_abs_det = torch.linalg.slogdet(w)`, then
-`log_abs_det * h * w`).
+Glow-style invertible 1x1 convolutions do so for the flow's log-likelihood (pyimgano 0.9.1's
+FastFlow, `models/fastflow.py:75`: `w = self.weight.squeeze(-1).squeeze(-1)`,
+`_sign, log_abs_det = torch.linalg.slogdet(w)`, then `log_abs_det * h * w`).
 
 Why it hurts: the TorchScript ONNX exporter has no symbolic for `slogdet`, `pinv` and `erfinv`
 and stops the whole export; `det` and `logdet` export as ONNX `Det`, which no TensorRT release
