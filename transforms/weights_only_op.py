@@ -14,6 +14,7 @@ import libcst as cst
 from trtcodemod.astutil import helper_call
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
+from trtcodemod.transforms.module_state import _self_state, state_attr
 
 RULE = "TRT382"
 #: torch function -> the helper computing it outside the trace while exporting.
@@ -47,15 +48,11 @@ def _written_outside_init(cls: cst.ClassDef) -> set[str]:
             return node.name.value != "__init__"
 
         def _target(self, target: cst.BaseExpression) -> None:
-            while type(target) is cst.Subscript:
-                target = target.value
             if type(target) in (cst.Tuple, cst.List):
                 for element in target.elements:
                     self._target(element.value)
-                return
-            name = _self_attribute(target)
-            if name is not None:
-                written.add(name)
+            elif _self_state(target):  # TRT703's reading of a write to the module: `self.x`, `self.x[i]`, `self.a.b`
+                written.add(state_attr(target))
 
         def visit_Assign(self, node: cst.Assign) -> None:
             for target in node.targets:
