@@ -1,0 +1,94 @@
+"""The triangle-indices rule (TRT383) on real-code variants: pairs taken once through ``torch.triu_indices``.
+
+Each variant in ``tests/recipe_variants/trt383/`` is a small runnable model reduced from real code of a different
+author (cited in its docstring): torchani's all-pairs neighbour list (``torch.triu_indices(atoms, atoms, 1,
+device=device)`` of the number of atoms, then a cutoff screen by ``nonzero``) and pbloem's ``former`` causal
+self-attention (``mask_`` writes ``-inf`` at ``torch.triu_indices(h, w, 1)`` of the attention matrix in place).
+``aten::triu_indices`` has no TorchScript ONNX symbolic, so every original's export stops. Rewritten from the code
+alone by the safe rule (no ``--unsafe``), eager mode is unchanged (values, gradients) and the graph, exported with
+dynamic axes, equals eager mode in ONNX Runtime at other sizes (one atom or token among them). ``migrate`` applies
+TRT383 at the call and ends at exit 0 with a faithful graph.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from support import migrate_json, rules_found
+from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built_variant, export_variant,
+                            input_names, rewritten_variant, seeded)
+
+from trtcodemod.verify.export import export_model
+
+HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt383"
+VARIANTS = sorted(p.stem for p in HERE.glob("*.py"))
+
+#: variant -> the texts its calls become from the code alone.
+CODE_ALONE_CALLS: dict[str, tuple[str, ...]] = {
+    "torchani_all_pairs": ("pairs = _trt_triu_indices(atoms, atoms, 1, None, device)",),
+    "former_masked_self_attention": (
+        "upper = _trt_triu_indices(rows, cols, 0 if mask_diagonal else 1, None, None)",),
+}
+#: variant -> sizes (as its ``inputs`` takes them) other than the example's.
+SIZES: dict[str, list[tuple[int, ...]]] = {
+    "torchani_all_pairs": [(1,), (2,), (12,), (30,)],
+    "former_masked_self_attention": [(1, 1), (3, 2), (1, 17)],
+}
+
+
+def _sets(module, name: str) -> dict[str, tuple]:
+    return {f"sizes {size}": module.inputs(seeded(sum(size) + 1), *size) for size in SIZES[name]}
+
+
+def _line(path: Path, code: str) -> int:
+    """The line of code ``code`` is (not the docstring quoting it, nor the constant naming it)."""
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == code]
+    return line
+
+
+def test_the_variants_are_the_ones_cited() -> None:
+    assert VARIANTS == sorted(CODE_ALONE_CALLS) == sorted(SIZES)
+    owners = set()
+    for name in VARIANTS:
+        doc = (HERE / f"{name}.py").read_text()
+        repositories = set(re.findall(r"\b([\w.-]+/[\w.-]+) @ [0-9a-f]{40}", doc))
+        assert len(repositories) == 1, repositories
+        owners.add(repositories.pop().split("/")[0])
+    assert len(owners) == len(VARIANTS) == 2
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_rewritten_from_the_code_alone_exports_and_keeps_eager(name: str, tmp_path: Path) -> None:
+    variant = rewritten_variant(HERE / f"{name}.py", "TRT383", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    assert variant["safe_only"] == variant["source"]  # a safe rule: the same text without --unsafe
+    for fragment in CODE_ALONE_CALLS[name]:
+        assert fragment in variant["source"], variant["source"]
+    assert rules_found(variant["source"], select=("TRT383",)) == []
+
+    example = module.inputs(seeded(0))
+    others = _sets(module, name)
+    assert_eager_unchanged(original, rewritten, {"example": example, **others})
+
+    before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    assert before.error is not None and "triu_indices" in before.error, before.error
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in {"example": example, **others}.items():
+        assert_graph_within(after, original, inputs, 1e-5, label)
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_migrate_applies_the_rule_end_to_end(name: str) -> None:
+    path = HERE / f"{name}.py"
+    module, _ = built_variant(path, f"trt383_migrate_{name}")
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["exported"] is False, report["before"]  # torch.triu_indices stops the original's export
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    assert ("TRT383", _line(path, module.CALL)) in applied, (report["applied"], report["remaining"],
+                                                               report.get("reverted"))
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
