@@ -16,22 +16,29 @@ def _trt_triu_indices(row: int, col: int, offset: int = 0, dtype: torch.dtype | 
                       device: torch.device | None = None):
     """``torch.triu_indices(row, col, offset, dtype=dtype, device=device)``; while the TorchScript exporter traces,
     the positions of the upper triangle's mask (:func:`_trt_triangle_indices_traced`)."""
-    if torch.jit.is_scripting():
-        if dtype is None:
-            return torch.triu_indices(row, col, offset, device=device)
-        return torch.triu_indices(row, col, offset, dtype=dtype, device=device)
-    return _trt_triangle_indices_eager(row, col, offset, dtype, device, True)
+    return _trt_triangle_indices(row, col, offset, dtype, device, True)
 
 
 def _trt_tril_indices(row: int, col: int, offset: int = 0, dtype: torch.dtype | None = None,
                       device: torch.device | None = None):
     """``torch.tril_indices(row, col, offset, dtype=dtype, device=device)``; while the TorchScript exporter traces,
     the positions of the lower triangle's mask (:func:`_trt_triangle_indices_traced`)."""
+    return _trt_triangle_indices(row, col, offset, dtype, device, False)
+
+
+def _trt_triangle_indices(row: int, col: int, offset: int, dtype: torch.dtype | None, device: torch.device | None,
+                          upper: bool):
+    """torch's ``triu_indices`` (``upper``) or ``tril_indices``; scripted, torch's call (``dtype=None`` is torch's
+    int64 default, passed by leaving it out)."""
     if torch.jit.is_scripting():
+        if upper:
+            if dtype is None:
+                return torch.triu_indices(row, col, offset, device=device)
+            return torch.triu_indices(row, col, offset, dtype=dtype, device=device)
         if dtype is None:
             return torch.tril_indices(row, col, offset, device=device)
         return torch.tril_indices(row, col, offset, dtype=dtype, device=device)
-    return _trt_triangle_indices_eager(row, col, offset, dtype, device, False)
+    return _trt_triangle_indices_eager(row, col, offset, dtype, device, upper)
 
 
 @torch.jit.unused
