@@ -336,3 +336,47 @@ def migrate_with_standin(source: Path, standin: Path, tmp_path: Path, name: str)
 
 #: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
 TORCHVISION_STANDIN = Path(__file__).resolve().parent / "transforms" / "torchvision_standin.py"
+
+
+def assert_safe_rewrite_exports(path: Path, rule: str, folder: Path, fragments: tuple[str, ...],
+                                sizes: list[tuple[int, ...]], stopped_by: str, tolerance: float = 1e-5) -> None:
+    """The variant at ``path`` rewritten by the safe rule ``rule`` from its code alone: the same text without
+    ``--unsafe``, each of ``fragments`` in it and nothing left for the rule to find; eager mode unchanged on the
+    example (``inputs(seeded(0))``) and at each of ``sizes`` (as ``inputs`` takes them, seeded by their sum plus 1);
+    the original's TorchScript export stops with an error naming ``stopped_by``; the rewritten one, exported with
+    the variant's ``DYNAMIC`` axes, equals eager mode on every set to ``tolerance``."""
+    from support import rules_found
+
+    variant = rewritten_variant(path, rule, folder)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    sets = {"example": module.inputs(seeded(0)),
+            **{f"sizes {size}": module.inputs(seeded(sum(size) + 1), *size) for size in sizes}}
+    assert variant["safe_only"] == variant["source"]  # a safe rule: the same text without --unsafe
+    for fragment in fragments:
+        assert fragment in variant["source"], variant["source"]
+    assert rules_found(variant["source"], select=(rule,)) == []
+    assert_eager_unchanged(original, rewritten, sets)
+    example = sets["example"]
+    before = export_model(original, example, folder / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    assert before.error is not None and stopped_by in before.error, before.error
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
+    for label, inputs in sets.items():
+        assert_graph_within(after, original, inputs, tolerance, label)
+
+
+def assert_migrate_applies(path: Path, rule: str, name: str) -> None:
+    """``migrate`` on the variant at ``path`` (its ``DYNAMIC`` axes): the original does not export, ``rule`` is
+    applied at the line whose code is the variant's ``CALL`` (not a docstring quoting it), and it ends at exit 0,
+    equivalent, with a faithful graph TensorRT's check passes."""
+    from support import migrate_json
+
+    module = load_variant(path, name)
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == module.CALL]
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["exported"] is False, report["before"]
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    assert (rule, line) in applied, (report["applied"], report["remaining"], report.get("reverted"))
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]

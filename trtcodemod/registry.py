@@ -119,6 +119,7 @@ RULE_MODULES: tuple[str, ...] = (
     "masked_fill_bool",
     "einx_elementwise",
     "weights_only_op",
+    "triangle_indices",
 )
 
 

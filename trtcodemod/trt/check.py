@@ -115,6 +115,10 @@ RULES: dict[str, tuple[str, ...]] = {
     # The dynamo exporter's "No ONNX function found for <OpOverload(op='aten._cdist_forward', ...)>": eager cdist's
     # exact path (25 rows or fewer a side); TRT379 writes eager mode's choice of form while exporting.
     "aten._cdist_forward": ("TRT379",),
+    # "Exporting the operator 'aten::triu_indices' ..." (and tril): every pair once (torchani's all-pairs neighbour
+    # list); TRT383 builds the indices from two ranges while exporting.
+    "aten::triu_indices": ("TRT383",),
+    "aten::tril_indices": ("TRT383",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }

@@ -18,12 +18,7 @@ import re
 from pathlib import Path
 
 import pytest
-import torch
-from support import migrate_json, rules_found
-from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built_variant, export_variant,
-                            input_names, rewritten_variant, seeded)
-
-from trtcodemod.verify.export import export_model
+from variant_models import assert_migrate_applies, assert_safe_rewrite_exports
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt382"
 VARIANTS = sorted(p.stem for p in HERE.glob("*.py"))
@@ -50,16 +45,6 @@ SIZES: dict[str, list[tuple[int, ...]]] = {
 }
 
 
-def _sets(module, name: str) -> dict[str, tuple]:
-    return {f"sizes {size}": module.inputs(seeded(sum(size) + 1), *size) for size in SIZES[name]}
-
-
-def _line(path: Path, code: str) -> int:
-    """The line of code ``code`` is (not the docstring quoting it, nor the constant naming it)."""
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == code]
-    return line
-
-
 def test_the_variants_are_the_five_cited() -> None:
     assert VARIANTS == sorted(CODE_ALONE_CALLS) == sorted(SIZES)
     repositories = set()
@@ -72,34 +57,10 @@ def test_the_variants_are_the_five_cited() -> None:
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_rewritten_from_the_code_alone_exports_and_keeps_eager(name: str, tmp_path: Path) -> None:
-    variant = rewritten_variant(HERE / f"{name}.py", "TRT382", tmp_path)
-    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
-    assert variant["safe_only"] == variant["source"]  # a safe rule: the same text without --unsafe
-    for fragment in CODE_ALONE_CALLS[name]:
-        assert fragment in variant["source"], variant["source"]
-    assert rules_found(variant["source"], select=("TRT382",)) == []
-
-    example = module.inputs(seeded(0))
-    others = _sets(module, name)
-    assert_eager_unchanged(original, rewritten, {"example": example, **others})
-
-    before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
-                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
-                          opset=17)
-    assert before.error is not None and "slogdet" in before.error, before.error
-    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **others}.items():
-        assert_graph_within(after, original, inputs, 1e-5, label)
+    assert_safe_rewrite_exports(HERE / f"{name}.py", "TRT382", tmp_path, CODE_ALONE_CALLS[name], SIZES[name],
+                                "slogdet")
 
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_migrate_applies_the_rule_end_to_end(name: str) -> None:
-    path = HERE / f"{name}.py"
-    module, _ = built_variant(path, f"trt382_migrate_{name}")
-    report = migrate_json(path, axes_json(module))
-    assert report["before"]["exported"] is False, report["before"]  # torch.slogdet stops the original's export
-    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
-    assert ("TRT382", _line(path, module.CALL)) in applied, (report["applied"], report["remaining"],
-                                                               report.get("reverted"))
-    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
-    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+    assert_migrate_applies(HERE / f"{name}.py", "TRT382", f"trt382_migrate_{name}")
