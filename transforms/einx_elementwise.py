@@ -161,7 +161,8 @@ loss = einx.multiply('b fb n, n fb', loss, w)
     ->  loss = torch.multiply(loss, w.permute(1, 0)[None, :, :])
 ```
 Not taken: einx's brackets and compositions (`[l]`, `(b s)`), sizes given as keywords, other
-keywords, an ellipsis whose operand must also be permuted, and an output axis no operand has.
+keywords, an ellipsis whose operand must also be permuted, an output axis no operand has, and a
+number as the first operand (einx makes a tensor of it; `torch.less(1.5, t)` raises).
 
 Fix safety: unsafe. The broadcast computes the same values with the same torch function, but
 einx checks its pattern and the broadcast does not: an operand of another rank than its pattern
@@ -223,6 +224,8 @@ element-wise operator).""",
             return
         if name not in _TAKE_NUMBERS and any(axes is None for axes in pattern.operands):
             return
+        if pattern.operands[0] is None:
+            return  # einx makes a tensor of a leading number; `torch.less(1.5, t)`, `torch.where(True, ...)` raise
         arguments: list[cst.BaseExpression] = []
         for value, axes in zip(values, pattern.operands):
             laid = value if axes is None else _laid_out(value, axes, pattern.output)

@@ -31,12 +31,8 @@ _CONSTANT_NAMES = frozenset({"True", "False", "None"})
 
 
 def _self_attribute(node: cst.BaseExpression) -> str | None:
-    """``X`` of ``self.X`` or of a chain starting there (``self.X.weight``, ``self.X.data``)."""
-    first = None
-    while type(node) is cst.Attribute:
-        first = node.attr.value
-        node = node.value
-    return first if type(node) is cst.Name and node.value == "self" else None
+    """``X`` of ``self.X`` or of a chain starting there (``self.X.weight``, ``self.X[0]``), as TRT703 reads it."""
+    return state_attr(node) if _self_state(node) else None
 
 
 def _written_outside_init(cls: cst.ClassDef) -> set[str]:

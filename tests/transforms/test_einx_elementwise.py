@@ -100,6 +100,8 @@ def test_from_einx_import_and_the_torch_import_it_needs() -> None:
     "einx.subtract(pattern, k, q)",
     "einx.subtract(f'j, i -> i j', k, q)",
     "einx.maximum('b n, ', t, 0.)",           # torch.maximum takes no number
+    "einx.less(', b -> b', 1.5, t)",          # a leading number: einx makes a tensor of it, torch.less raises
+    "einx.where(', b, b -> b', True, t, w)",
     "einx.subtract('... i j, ... j -> ... j i', k, q)",  # a permutation behind an ellipsis
     "einx.sum('b n -> b', t)",
     "einx.subtract('j, i -> i j', *pair)",
