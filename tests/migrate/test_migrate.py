@@ -1518,6 +1518,78 @@ def test_a_check_inside_torchs_code_is_named_as_that_check_at_the_users_call(tmp
     assert "torch/nn/functional.py:" in entry["message"] and "not in this line" in entry["message"]
 
 
+NORMAL_POLICY = """\
+import torch
+from torch import nn
+from torch.distributions import Normal
+
+
+class Policy(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mean = nn.Linear(4, 2)
+        self.log_std = nn.Parameter(torch.zeros(2))
+
+    def forward(self, x):
+        dist = Normal(self.mean(x), self.log_std.exp().expand(x.shape[0], 2))
+        return dist.mean, dist.log_prob(dist.mean).sum(-1)
+
+
+def build():
+    torch.manual_seed(0)
+    return Policy().eval()
+
+
+def inputs(generator):
+    return (torch.randn(3, 4, generator=generator),)
+"""
+
+
+def test_reads_torchs_distribution_checks_make_at_the_users_line_are_warnings(tmp_path: Path) -> None:
+    """stable-baselines3's policies build `Normal(mean, std)` and call `log_prob` in forward (zoo 53): torch's
+    argument and sample checks (`if not torch._is_all_true(valid): raise ValueError`) read tensor values, which the
+    observed run places at the user's calls. The run records where each read happened, and a read that only such a
+    check made is a warning, said to stand in that check; the model needs nothing (exit 0)."""
+    from support import migrate_json
+
+    model = tmp_path / "policy.py"
+    model.write_text(NORMAL_POLICY)
+    report = migrate_json(model, '{"x": {"0": "b"}}')
+    assert report["exit_code"] == 0, report["remaining"]
+    lines = {int(entry["source"].rsplit(":", 1)[1]) for entry in report["remaining"]}
+    assert lines == {13, 14}
+    for entry in report["remaining"]:
+        assert entry["severity"] == "warning" and "it stands in a check that raises" in entry["message"]
+        assert "torch/distributions/distribution.py:" in entry["message"], entry["message"]
+
+
+def test_a_read_the_line_also_makes_itself_stays_an_error(tmp_path: Path) -> None:
+    """Only where every read at a line happened inside a library's check is it a warning: a line whose own code
+    also reads a value (no origin recorded) keeps the error, as does one whose library frame is no check."""
+    from trtcodemod.evidence.facts import Facts
+    from trtcodemod.migrate.locate import baked_values
+
+    library = tmp_path / "distribution.py"
+    library.write_text("def check(valid):\n    if not valid.all():\n        raise ValueError('bad')\n"
+                       "    return int(valid.sum())\n")
+    user = str(tmp_path / "m.py")
+    Path(user).write_text("def f(x):\n    check(x > 0)\n    return check(x < 1)\n")
+
+    def read(line: int, origin: str | None) -> dict[str, Any]:
+        event = {"kind": "value_read", "path": user, "line": line, "column": 5, "end_line": line,
+                 "end_column": 20, "direct": origin is None, "count": 1, "method": "__bool__"}
+        return {**event, "origin": origin} if origin else event
+
+    events = [read(2, f"{library}:2"), read(3, f"{library}:2"), read(3, None)]
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {user: [2, 3]}, "events": events, "inputs": {}})
+    problems = baked_values(VerifyReport.from_json({"export_checks": []}), "before", facts)
+    assert {p.line: p.severity for p in problems} == {2: "warning", 3: "error"}
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {user: [2]}, "events": [read(2, f"{library}:4")],
+                             "inputs": {}})
+    [problem] = baked_values(VerifyReport.from_json({"export_checks": []}), "before", facts)
+    assert problem.severity == "error"
+
+
 BLOCKED_BY_ANOTHER_BAKE = """\
 import torch
 import torch.nn.functional as F

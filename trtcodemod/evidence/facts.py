@@ -204,6 +204,16 @@ class Facts:
                 out.append(e.get("caller"))
         return out
 
+    def read_origins(self, path: str, line: int) -> list[str | None]:
+        """Where the value reads at ``path:line`` happened, one per distinct place: ``path:line`` of the
+        library frame that read on the user's behalf (torch's argument check behind a distribution built
+        at the user's line), None for a read the line made itself (or facts that predate origins)."""
+        out: list[str | None] = []
+        for e in self.value_reads():
+            if (e["path"], e["line"]) == (path, line) and e.get("origin") not in out:
+                out.append(e.get("origin"))
+        return out
+
     def note_traced(self, warnings: Iterable[tuple[str, int, str]]) -> None:
         """Keep the export's ``TracerWarning``s, ``(path, line, message)``, as events of kind
         ``traced``: a traced tensor became a Python or NumPy value at that line, which rules

@@ -275,6 +275,18 @@ def _guard_note(path: str | None, line: int | None, callers: list[str | None] | 
     return note
 
 
+def _library_guard_note(origins: list[str | None]) -> str:
+    """The note of the check the observed reads at a line stand in, where every one of them happened in a
+    library's check that only raises, not in the line itself (``Normal(mean, std)`` at the user's line, read by
+    torch's ``if not torch._is_all_true(valid): raise ValueError`` in ``Distribution.__init__``); else ""."""
+    if not origins or None in origins:
+        return ""
+    notes = [_guard_note(*_split(origin), user=False) for origin in origins]
+    if not all(notes):
+        return ""
+    return notes[0] + _inside(str(origins[0]))
+
+
 #: How the note of a bake begins whose trace baked the same numbers at two sizes (``retrace``).
 STEADY = "the number baked here is the same in the graph traced at"
 UNTRACED_NOTE = (", but the TorchScript export did not (no TracerWarning at this line: the code takes "
@@ -325,7 +337,8 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None,
         traced = _traced_lines(report, side)
         input_free = _input_free_lines(report, side)
         for (path, line), methods in sorted(facts.baked_lines().items()):
-            guard = _guard_note(path, line, facts.read_callers(path, line))
+            guard = _guard_note(path, line, facts.read_callers(path, line)) or _library_guard_note(
+                facts.read_origins(path, line))
             if not guard and (os.path.realpath(path), line) in input_free:
                 guard = INPUT_FREE_NOTE
             untraced = traced is not None and (os.path.realpath(path), line) not in traced

@@ -134,6 +134,17 @@ class Recorder:
             frame = frame.f_back
         return None, direct
 
+    def origin(self, depth: int = 2) -> str | None:
+        """``path:line`` of the innermost frame above the caller that is not ours, where it is not the
+        user's (torch's own code that read a value on the user's behalf: a distribution's argument
+        check); None where the user's own line read it."""
+        frame = sys._getframe(depth)
+        while frame is not None and os.path.realpath(frame.f_code.co_filename).startswith(OURS + os.sep):
+            frame = frame.f_back
+        if frame is None or self.user(frame.f_code.co_filename):
+            return None
+        return f"{os.path.realpath(frame.f_code.co_filename)}:{frame.f_lineno}"
+
     def caller(self, depth: int = 2) -> str | None:
         """``path:line`` of the second user frame above the caller: the user's line that called the
         function holding the first (a check function's caller); None where there is none."""
@@ -304,7 +315,8 @@ class Wrappers:
             def record_read(*args: Any, _name: str = name, **kwargs: Any) -> None:
                 site, direct = rec.site(1)
                 if site:
-                    rec.add("value_read", site, direct, method=_name, caller=rec.caller(1))
+                    where = {} if direct else {"origin": rec.origin(1)}
+                    rec.add("value_read", site, direct, method=_name, caller=rec.caller(1), **where)
                     if _name == "__bool__" and not rec.stretched and args and isinstance(args[0], torch.Tensor):
                         # Which way the test went (TRT101's emptiness exits are proved only where the run
                         # took both ways): the wrapped `bool` reads it through the original, `_busy` set.
