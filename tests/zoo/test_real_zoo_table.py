@@ -166,9 +166,10 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
                                  "real_zoo47",
                                  "real_zoo48",
                                  "real_zoo49",
-                                 "real_zoo50"])
+                                 "real_zoo50",
+                                 "real_zoo52"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
-    """Zoos 4 to 50 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
+    """Zoos 4 to 50 and 52 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
         modules = {name: importlib.import_module(name)
@@ -187,7 +188,8 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
                                  "real_zoo47",
                                  "real_zoo48",
                                  "real_zoo49",
-                                 "real_zoo50")}
+                                 "real_zoo50",
+                                 "real_zoo52")}
     finally:
         sys.path.remove(str(BENCHMARKS))
     zoos = [modules["real_zoo"].MODELS, real_zoo2.MODELS2, modules["real_zoo3"].MODELS3, modules["real_zoo4"].MODELS4,
@@ -212,7 +214,8 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
             modules["real_zoo47"].MODELS47,
             modules["real_zoo48"].MODELS48,
             modules["real_zoo49"].MODELS49,
-            modules["real_zoo50"].MODELS50]
+            modules["real_zoo50"].MODELS50,
+            modules["real_zoo52"].MODELS52]
     held_out = getattr(modules[zoo], "MODELS" + zoo.removeprefix("real_zoo"))
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
     names = [spec.name for spec in held_out]
@@ -250,7 +253,8 @@ class _Fetched(Exception):
                                        ("real_zoo47", "real_zoo47.PINS47"),
                                        ("real_zoo48", "real_zoo48.PINS48"),
                                        ("real_zoo49", "real_zoo49.PINS49"),
-                                       ("real_zoo50", "real_zoo50.PINS50")])
+                                       ("real_zoo50", "real_zoo50.PINS50"),
+                                       ("real_zoo52", "real_zoo52.PINS52")])
 def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, zoo: str,
                                            pins: str) -> None:
     """The script unpacks its zoo's pins: the second zoo's up to the seventh, the eighth's (with vit-pytorch) up to the
@@ -451,3 +455,6 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
         # The thirty-first's pins, checked above, and the two libraries this zoo adds.
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "torch_geometric": "2.8.1",
                            "torchani": "2.9.0"}
+    if zoo == "real_zoo52":
+        # The thirty-first's pins, checked above, and the two libraries this zoo adds.
+        assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "trajectron": "0.1.3", "l5kit": "1.5.0"}
