@@ -168,6 +168,7 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
                                  "real_zoo49",
                                  "real_zoo50",
                                  "real_zoo51",
+                                 "real_zoo52",
                                  "real_zoo53"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
     """Zoos 4 to 53 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
@@ -191,6 +192,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
                                  "real_zoo49",
                                  "real_zoo50",
                                  "real_zoo51",
+                                 "real_zoo52",
                                  "real_zoo53")}
     finally:
         sys.path.remove(str(BENCHMARKS))
@@ -218,6 +220,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
             modules["real_zoo49"].MODELS49,
             modules["real_zoo50"].MODELS50,
             modules["real_zoo51"].MODELS51,
+            modules["real_zoo52"].MODELS52,
             modules["real_zoo53"].MODELS53]
     held_out = getattr(modules[zoo], "MODELS" + zoo.removeprefix("real_zoo"))
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
@@ -258,6 +261,7 @@ class _Fetched(Exception):
                                        ("real_zoo49", "real_zoo49.PINS49"),
                                        ("real_zoo50", "real_zoo50.PINS50"),
                                        ("real_zoo51", "real_zoo51.PINS51"),
+                                       ("real_zoo52", "real_zoo52.PINS52"),
                                        ("real_zoo53", "real_zoo53.PINS53")])
 def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, zoo: str,
                                            pins: str) -> None:
@@ -464,6 +468,9 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
         # imports (nerfacc, jaxtyping).
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "nerfstudio": "1.1.5", "nerfacc": "0.5.2",
                            "jaxtyping": "0.2.36", "fast_ngp": "0.1.0", "gsplat": "1.5.3"}
+    if zoo == "real_zoo52":
+        # The thirty-first's pins, checked above, and the two libraries this zoo adds.
+        assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "trajectron": "0.1.3", "l5kit": "1.5.0"}
     if zoo == "real_zoo53":
         # The thirty-first's pins, checked above, and the three libraries this zoo adds (stable-baselines3 with its
         # sb3-contrib) with the gymnasium they import.
