@@ -87,9 +87,8 @@ and int32 values across the whole range (MIN, MAX, -1, 0 included), broadcast sh
 Python int on either side with torch's operator, and the graphs of both exporters under ONNX Runtime at a size
 other than the traced one. Cost: while exporting only. The graph has about 40 nodes an operator (Less, Cast, Mul,
 Add, Sub, Unsqueeze, Mod, Concat, GreaterOrEqual, Slice, ReduceSum, all INT32/INT64) where the original had one,
-and the engine holds 63 (int64; 31 for int32) integers an element an operand while it combines the bits: a hash
-of 2**20 int64 corners takes about 1.5 GB of intermediate bits per operator at int64 width, which TensorRT may
-fuse away. Eager mode calls the operator after two flag reads: about 1 us a call over the operator's own.
+and each intermediate of the bit rows holds 63 (int64; 31 for int32) integers an element: 0.5 GiB per such
+intermediate for 2**20 int64 elements, a few of them alive at once unless TensorRT fuses the element-wise chain. Eager mode calls the operator after two flag reads: about 1 us a call over the operator's own.
 
 TensorRT versions: 8.5 and newer (ONNX Mod on integers; the other operators are parsed from 8.4).""",
         fix=Safety.SAFE,
@@ -108,7 +107,6 @@ TensorRT versions: 8.5 and newer (ONNX Mod on integers; the other operators are 
                     "    return _trt_bitwise_and(h, 0xFFFF)\n"),
             Example("import torch\ncode = ids.long().bitwise_or(flags << 8)\n",
                     "import torch\ncode = _trt_bitwise_or(ids.long(), flags << 8)\n"),
-            Example("import torch\nkeep = (scores > 0.5) & torch.isfinite(boxes).all(-1)\nbit = (i >> 2) & 1\n"),
         ),
         references=(
             "https://pytorch.org/docs/stable/generated/torch.bitwise_xor.html",

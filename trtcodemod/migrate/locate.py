@@ -503,8 +503,8 @@ _SCOPE = re.compile(r"\bscope: [^#\n]*")
 #: A file path in the error ("[at /work/quantile/denoise.py:13]"): a folder named after an operator
 #: names no operator.
 _PATH = re.compile(r"(?:[\w.~-]*/)+[\w.-]*")
-
-
+#: The alias analysis's error on a bitwise operator with a Python bool (TRT732's), which names an operator TRT385's
+#: export failures name too.
 _NO_BITWISE_SCHEMA = re.compile(r"\bhave an op for aten::bitwise_(?:and|or|xor)\b")
 
 
