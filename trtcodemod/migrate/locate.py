@@ -471,7 +471,12 @@ _UNNAMED_OPERATORS = ((re.compile(r"\bONNX export of operator adaptive pooling\b
                       # `flag &= nc > 1` (YOLOv5/YOLOv7's `non_max_suppression`): a Python bool and a traced
                       # comparison of sizes stop the export in alias analysis, with no user line.
                       (re.compile(r"\bhave an op for aten::bitwise_(?:and|or|xor)\b.*?Argument types: Tensor, bool\b",
-                                  re.S), ("TRT732",)))
+                                  re.S), ("TRT732",)),
+                      # `^`, `&`, `|` and `torch.bitwise_or` of integers ("ONNX export does NOT support exporting
+                      # bitwise XOR for non-boolean input values"): of tensors (a hash grid's corners) TRT385's, of
+                      # a traced size and a number TRT732's; the rule with a finding at the line takes it.
+                      (re.compile(r"\bexporting bitwise (?:XOR|AND|OR) for non-boolean input values\b"),
+                       ("TRT385", "TRT732")))
 
 
 #: torch functions whose own Python checks stop the TorchScript export with an error that names no operator,
@@ -498,6 +503,9 @@ _SCOPE = re.compile(r"\bscope: [^#\n]*")
 #: A file path in the error ("[at /work/quantile/denoise.py:13]"): a folder named after an operator
 #: names no operator.
 _PATH = re.compile(r"(?:[\w.~-]*/)+[\w.-]*")
+#: The alias analysis's error on a bitwise operator with a Python bool (TRT732's), which names an operator TRT385's
+#: export failures name too.
+_NO_BITWISE_SCHEMA = re.compile(r"\bhave an op for aten::bitwise_(?:and|or|xor)\b")
 
 
 def _rules_named(text: str) -> list[str]:
@@ -505,8 +513,11 @@ def _rules_named(text: str) -> list[str]:
 
     text = _PATH.sub("", _SCOPE.sub("", text))
     found = []
+    # The alias analysis's "We don't have an op for aten::bitwise_and ... Argument types: Tensor, bool" is a
+    # Python flag and a traced comparison (TRT732's, below), not the integer tensors TRT385 takes.
+    named = _NO_BITWISE_SCHEMA.sub("", text)
     for name, rules in RULES.items():
-        if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", text):
+        if len(name) > 3 and re.search(rf"\b{re.escape(name)}\b", named):
             found.extend(r for r in rules[:1] if r not in found)
     for pattern, rules in _UNNAMED_OPERATORS:
         if pattern.search(text):

@@ -119,6 +119,16 @@ RULES: dict[str, tuple[str, ...]] = {
     # list); TRT383 builds the indices from two ranges while exporting.
     "aten::triu_indices": ("TRT383",),
     "aten::tril_indices": ("TRT383",),
+    # XOR, AND, OR of integer tensors (hash-grid encodings: nerfstudio's `torch.bitwise_xor` of voxel corners
+    # times primes): "Exporting the operator 'aten::bitwise_xor' ..." (and `bitwise_and`); the other spellings stop
+    # with "ONNX export does NOT support exporting bitwise XOR for non-boolean input values" (migrate's
+    # `_UNNAMED_OPERATORS`); the dynamo exporter's ONNX BitwiseXor/And/Or (integers only) no TensorRT release
+    # parses. TRT385 computes the same integers with arithmetic while exporting.
+    "aten::bitwise_xor": ("TRT385",),
+    "aten::bitwise_and": ("TRT385",),
+    "BitwiseXor": ("TRT385",),
+    "BitwiseAnd": ("TRT385",),
+    "BitwiseOr": ("TRT385",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
