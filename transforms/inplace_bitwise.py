@@ -145,12 +145,12 @@ TensorRT versions: all (ONNX `Or` of bools).""",
         examples=(
             Example(
                 "import torch\n\n"
-                "def keep(scores, ious, t):\n"
+                "def keep(scores, ious: torch.Tensor, t):\n"
                 "    suppressed = torch.zeros_like(scores, dtype=torch.bool)\n"
                 "    suppressed |= ious > t  # grown per box\n"
                 "    return scores[~suppressed]\n",
                 "import torch\n\n"
-                "def keep(scores, ious, t):\n"
+                "def keep(scores, ious: torch.Tensor, t):\n"
                 "    suppressed = torch.zeros_like(scores, dtype=torch.bool)\n"
                 "    suppressed.bitwise_or_(ious > t)  # grown per box\n"
                 "    return scores[~suppressed]\n",
