@@ -129,6 +129,12 @@ RULES: dict[str, tuple[str, ...]] = {
     "BitwiseXor": ("TRT385",),
     "BitwiseAnd": ("TRT385",),
     "BitwiseOr": ("TRT385",),
+    # "Exporting the operator 'aten::__ior_' ...": `t |= d` on a tensor (mbrl-lib's `terminated |= dones`); TRT384
+    # writes the same call as `t.bitwise_or_(d)`, which exports as Or.
+    "aten::__ior_": ("TRT384",),
+    # With a Python bool operand (`keep |= False`) the trace's alias analysis stops first: "INTERNAL ASSERT FAILED
+    # ... We don't have an op for aten::__ior__ but it isn't a special case".
+    "aten::__ior__": ("TRT384",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }

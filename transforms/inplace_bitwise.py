@@ -1,0 +1,473 @@
+"""``t |= d`` on a tensor (TRT384): the TorchScript exporter has no symbolic for ``aten::__ior__``.
+
+An augmented or of tensors records the in-place dunder itself (``aten::__ior__``), which the TorchScript exporter's
+in-place pass cannot map to an out-of-place op, so the export stops; ``t.bitwise_or_(d)`` is the same call under its
+method name, which exports as ONNX ``Or``. mbrl-lib's ``ModelEnv.evaluate_action_sequences``
+(``mbrl/models/model_env.py:187``) marks the particles that ended with ``terminated |= dones``.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import children, method_call, walk
+from trtcodemod.evidence.facts import summarize
+from trtcodemod.evidence.proofs import Observation
+from trtcodemod.providers import ObservedFacts
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._op_calls import in_inserted_helper
+from trtcodemod.transforms._tensor_evidence import (
+    TENSOR_ONLY_METHODS,
+    TensorEvidence,
+    _parameter_names,
+    annotated_tensor_parameter,
+    evident_in_scope,
+)
+
+RULE = "TRT384"
+#: The augmented operator taken -> the tensor method it is (``Tensor.__ior__`` is ``bitwise_or_`` returning self).
+METHODS = {cst.BitOrAssign: "bitwise_or_"}
+#: Augmented operators that keep a tensor target the same tensor object when the value is a tensor or a number.
+_KEEPS_TENSOR = (cst.BitOrAssign, cst.BitAndAssign, cst.BitXorAssign)
+#: Values that an argument list takes only in parentheses.
+_NEEDS_PARENS = (cst.Tuple, cst.Yield)
+
+#: Tensor methods whose result may be the receiver or share its memory (a view, or the receiver itself when nothing
+#: needs converting): what they return aliases the tensor they are called on.
+VIEW_METHODS = frozenset({
+    "view", "view_as", "reshape", "reshape_as", "unsqueeze", "squeeze", "flatten", "unflatten", "permute",
+    "transpose", "t", "narrow", "select", "expand", "expand_as", "as_strided", "detach", "contiguous", "to", "bool",
+    "float", "double", "half", "int", "long", "type", "type_as", "cpu", "cuda", "diagonal", "movedim", "moveaxis",
+    "swapaxes", "swapdims", "split", "chunk", "unbind", "tensor_split", "unfold", "view_as_real", "requires_grad_",
+})
+#: Views whose elements may share memory (an in-place write into one refuses them).
+OVERLAPPING = frozenset({"expand", "expand_as", "broadcast_to"})
+#: torch functions whose result may share memory with an argument (or with a NumPy array: ``from_numpy``).
+TORCH_VIEWS = frozenset({f"torch.{name}" for name in VIEW_METHODS if not name.endswith("_")} | {
+    "torch.as_tensor", "torch.asarray", "torch.from_numpy", "torch.broadcast_to", "torch.atleast_1d",
+    "torch.atleast_2d", "torch.atleast_3d", "torch.ravel", "torch.hsplit", "torch.vsplit", "torch.dsplit",
+    "torch.Tensor", "torch.squeeze", "torch.unsqueeze"})
+#: Tensor methods that always return a new tensor (or a number): the receiver's memory is not shared.
+FRESH_METHODS = frozenset({
+    "clone", "logical_and", "logical_or", "logical_xor", "logical_not", "eq", "ne", "lt", "le", "gt", "ge",
+    "greater", "greater_equal", "less", "less_equal", "not_equal", "any", "all", "isnan", "isinf", "isfinite",
+    "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "bitwise_or", "bitwise_and", "bitwise_xor",
+    "bitwise_not", "masked_fill", "isin", "sum", "abs", "sign", "signbit",
+})
+#: Methods only tensors have, or whose result is a tensor computed from the receiver.
+TENSOR_METHODS = FRESH_METHODS | VIEW_METHODS | TENSOR_ONLY_METHODS
+#: Builtins that read a tensor and keep no reference to it.
+READING_BUILTINS = frozenset({"all", "any", "len", "bool", "int", "float", "print", "isinstance", "id", "type"})
+#: Nodes below which a name belongs to another scope.
+_OTHER_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.SetComp, cst.DictComp,
+                 cst.GeneratorExp)
+
+
+class InplaceBitwise(Rule):
+    needs_text = (b"|=",)
+    requires = (TensorEvidence, ObservedFacts)
+    info = RuleInfo(
+        id=RULE,
+        name="inplace-bitwise",
+        summary="`t |= d` on a tensor (a running done/keep mask) records `aten::__ior__`, which the TorchScript "
+                "exporter has no symbolic for, so the export stops; write the same call as `t.bitwise_or_(d)`",
+        doc="""\
+What it finds: an augmented or, `target |= value`, where the code shows that `target` and `value` are tensors
+and that the target's tensor is shared with nothing read afterwards. mbrl-lib's
+`ModelEnv.evaluate_action_sequences` (`mbrl/models/model_env.py:187`) keeps which particles ended with
+`terminated |= dones` in its horizon loop; Code Llama's generation marks the sequences that reached the stop token
+with `stop_reached |= ...`, LightGlue keeps its points with `keep |= confidences <= threshold`. The target is:
+- a name: every assignment of it in the function, apart from `|=`, `&=` and `^=` of tensors (which keep a tensor
+  the same tensor), is visibly a tensor (a comparison, `torch.zeros(n, 1, dtype=bool)`, `x.logical_and(y)`, a
+  parameter annotated `torch.Tensor`), or a recorded run (`migrate`) saw a tensor there (an unsafe fix, below);
+- `self.<attribute>`: only where a recorded run saw a tensor there (an unsafe fix) and the class defines no method
+  or property of that name (an `|=` through a property runs its setter; the method call does not).
+The value: a tensor by the same evidence (a comparison with a tensor, `~m`, a torch function's result, a name a
+run saw hold a tensor). The target's tensor must be one nothing else holds: every assignment of the name is a new
+tensor (an operator's or a torch function's result, `.to(...)` or another view of one; not a parameter, another
+name, an index into a tensor or an `expand`), and no read of the name keeps it or a view of it (bound to another
+name, stored, passed to a function of the user's, iterated); for `self.<attribute>`, an assignment of a new tensor
+to it earlier in the same block, with no call between but torch's. legged_gym's `check_termination` writes
+`self.reset_buf = torch.any(...)` two lines above `self.reset_buf |= self.time_out_buf`.
+Not taken: a target that may be a Python bool or int (`done = False` then `done |= d`: numbers have no
+`bitwise_or_`), a NumPy array or a set (torch_geometric's `visited |= fresh`), a forward input with no
+`torch.Tensor` annotation; a value that is a number (scripted, `m |= True` is a new int64 tensor of a bool one,
+and the exporter fails on `bitwise_or_(True)` as on `|=`) or may be a NumPy array (`t |= array` falls back to
+the array's reflected or and rebinds `t` to a new tensor, where `t.bitwise_or_(array)` raises); a subscript target
+(`x[i] |= m` is `x.__setitem__(i, x[i].__ior__(m))`, which `x[i].bitwise_or_(m)` is not for an advanced index:
+that writes into a copy); a target shared with something read later (see the fix's safety). `&=`, `^=`, `<<=` and
+`>>=` are not taken either (see below).
+
+Why it hurts: for a tensor, `t |= d` calls `Tensor.__ior__`, which the trace records as `aten::__ior__`. The
+TorchScript exporter (torch 2.13, any opset) has no symbolic for it: "Exporting the operator 'aten::__ior_' to ONNX
+opset version 17 is not supported" (with a Python bool operand its alias analysis stops first: "We don't have an
+op for aten::__ior__"), so no ONNX file is written. The dynamo exporter exports it.
+
+The rewrite: `terminated |= dones` → `terminated.bitwise_or_(dones)` (an expression statement; the comment and
+the line's layout kept, a parenthesised value's line breaks moved into the call's parentheses). The trace records
+`aten::bitwise_or_`, which the exporter writes as ONNX `Or` for bool tensors (TensorRT parses `Or`). For integer
+tensors the TorchScript exporter still refuses (it has an `Or` of bools only: "bitwise OR for non-boolean input
+values") and the dynamo exporter writes `BitwiseOr`, which TensorRT does not parse: the rewrite changes nothing
+there.
+
+Fix safety: safe. For a tensor `t`, `t |= v` is `t = t.__ior__(v)`, and `Tensor.__ior__` is torch's
+`bitwise_or_` returning `t` itself, so the name is rebound to the same object: in eager mode the values, dtype,
+shape, strides, device and aliasing (a view of `t` taken before sees the write in both forms) are the same, and so
+are the exceptions (a float target raises NotImplementedError, a value that broadcasts to a larger shape or
+promotes to another dtype a RuntimeError). Bool and integer tensors carry no gradients. `torch.compile`,
+`torch.export` and the dynamo exporter trace `|=` as the in-place op too. `torch.jit.script` and `torch.fx`
+compile `|=` of a tensor as an out-of-place or that rebinds the name (`aten::bitwise_or`, fx's `or_`), unlike
+eager mode: a view taken before, the caller's tensor or another name for it does not see the write there, while
+the method writes in place. So the fix is made only where the target's tensor is shared with nothing read
+afterwards (above): there both forms give eager mode's values under every toolchain. (For inputs eager mode
+refuses, a value of a dtype the target cannot hold, the scripted original returns a new tensor where the method
+raises, as eager mode does.) Measured in torch 2.13 (TorchScript exporter, opsets 17 and 18), the other augmented
+bitwise operators are left alone: `&=` (`aten::__iand_` stops the export; `bitwise_and_` exports only from opset
+18), `^=` (`aten::__ixor_`; no TorchScript symbolic for `bitwise_xor` at all), `<<=` and `>>=`
+(`aten::__ilshift_`/`__irshift_` stop it; `bitwise_left_shift_` exports as a product with a power of two, which
+gives INT_MIN where torch gives 0 for a shift of the bit width or more, and `bitwise_right_shift_` as an integer
+Div that rounds negative values towards zero, -5 >> 1 giving -2 where torch gives -3: graphs that are not the
+model's). Cost: none (the same kernel).
+Where only a recorded run (`migrate`, `--facts`) shows the target or the value a tensor (mbrl-lib's `dones`,
+unpacked from `self.step(...)`; legged_gym's `self.reset_buf`), the fix is unsafe: it rests on every caller
+passing tensors, which the run saw at that line (the proof names the calls).
+
+TensorRT versions: all (ONNX `Or` of bools).""",
+        fix=Safety.SAFE,
+        assumption="where only a recorded run shows the target (or the value) a tensor: `target |= value` is an "
+                   "augmented or of tensors on every call (then it is `bitwise_or_` itself)",
+        fails_when=(
+            "a caller the run did not observe passes a Python bool or int as the target: `done |= t` makes a new "
+            "tensor of it, where `done.bitwise_or_(t)` raises AttributeError",
+            "a caller passes a NumPy array as the value: `t |= array` falls back to the array's reflected or and "
+            "rebinds `t` to a new tensor, where `t.bitwise_or_(array)` raises TypeError",
+        ),
+        examples=(
+            Example(
+                "import torch\n\n"
+                "def keep(scores, ious: torch.Tensor, t):\n"
+                "    suppressed = torch.zeros_like(scores, dtype=torch.bool)\n"
+                "    suppressed |= ious > t  # grown per box\n"
+                "    return scores[~suppressed]\n",
+                "import torch\n\n"
+                "def keep(scores, ious: torch.Tensor, t):\n"
+                "    suppressed = torch.zeros_like(scores, dtype=torch.bool)\n"
+                "    suppressed.bitwise_or_(ious > t)  # grown per box\n"
+                "    return scores[~suppressed]\n",
+            ),
+            Example(
+                "import torch\n\n"
+                "def rollout(dones: torch.Tensor, steps: int):\n"
+                "    terminated = torch.zeros(dones.shape[0], 1, dtype=torch.bool)\n"
+                "    for _ in range(steps):\n"
+                "        terminated |= dones\n"
+                "    return terminated\n",
+                "import torch\n\n"
+                "def rollout(dones: torch.Tensor, steps: int):\n"
+                "    terminated = torch.zeros(dones.shape[0], 1, dtype=torch.bool)\n"
+                "    for _ in range(steps):\n"
+                "        terminated.bitwise_or_(dones)\n"
+                "    return terminated\n",
+            ),
+        ),
+        references=(
+            "https://pytorch.org/docs/stable/generated/torch.Tensor.bitwise_or_.html",
+            "https://onnx.ai/onnx/operators/onnx__Or.html",
+            "https://github.com/facebookresearch/mbrl-lib/blob/main/mbrl/models/model_env.py",
+        ),
+    )
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        method = METHODS.get(type(node.operator))
+        if method is None or in_inserted_helper(self):
+            return
+        target = node.target
+        shown = self._plain_value(node.value, observed=False)
+        if not shown and not self._plain_value(node.value):
+            return
+        if type(target) is cst.Name:
+            if not self._unshared_name(target):
+                return
+            if not self._tensor_name(target, observed=False):
+                if not self._tensor_name(target):
+                    return
+                shown = False
+        elif not self._tensor_attribute(target) or not self._unshared_attribute(node):
+            return
+        else:
+            shown = False  # an attribute: only a recorded run shows the tensor
+        value = node.value
+        before: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace("")
+        after: cst.BaseParenthesizableWhitespace = cst.SimpleWhitespace("")
+        if len(value.lpar) == 1 and not isinstance(value, _NEEDS_PARENS):
+            # `m |= (\n    a > b\n)`: the call's own parentheses take the pair's place and its line breaks
+            before, after = value.lpar[0].whitespace_after, value.rpar[0].whitespace_before
+            value = value.with_changes(lpar=[], rpar=[])
+        elif isinstance(value, _NEEDS_PARENS) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        call = cst.Call(func=cst.Attribute(value=target, attr=cst.Name(method)), whitespace_before_args=before,
+                        args=[cst.Arg(value=value, whitespace_after_arg=after)])
+        replacement = cst.Expr(value=call, semicolon=node.semicolon)
+        why = "`|=` on a tensor records `aten::__ior__`, which the TorchScript exporter cannot export"
+        if shown:
+            self.report(node, f"{why}; `.{method}(...)` is the same in-place call and exports as ONNX Or",
+                        Fix({node: replacement}))
+            return
+        names = tuple(_observed_name(n) for n in (target, node.value) if _observed_name(n) is not None)
+        self.report(node, f"{why}; the recorded run saw tensors there, so `.{method}(...)` is the same in-place call "
+                          "(rests on that observation)",
+                    Fix({node: replacement}, safety=Safety.UNSAFE, proof=_tensors_seen(names)))
+
+    # --- evidence ----------------------------------------------------------------------------------------------------
+
+    def _plain_value(self, value: cst.BaseExpression, observed: bool = True) -> bool:
+        """Is ``value`` a tensor (what the code shows, or a recorded run saw)? Numbers are left: scripted, `t |= 1`
+        and `t |= True` make a new int64 tensor of a bool one, and the TorchScript exporter fails on
+        `bitwise_or_` with a Python bool as on `|=` (an internal assert)."""
+        if type(value) in (cst.Integer, cst.Float) or type(value) is cst.Name and value.value in (
+                "True", "False", "None"):
+            return False
+        if not observed:
+            return evident_in_scope(self.context, value, self.provider(TensorEvidence).bindings)
+        return self.provider(TensorEvidence).evident(value) or self.provider(ObservedFacts).is_tensor(value)
+
+    def _tensor_name(self, target: cst.Name, observed: bool = True) -> bool:
+        """Is the name ``target`` a tensor here (by the code alone unless ``observed``), with an assignment of its
+        own besides the augmented ones?"""
+        evidence = self.provider(TensorEvidence)
+        bindings = evidence.bindings()
+        scope = self.context.function or self.context.module
+        kept = {id(n.value) for n in walk(scope)
+                if type(n) is cst.AugAssign and isinstance(n.operator, _KEEPS_TENSOR)
+                and type(n.target) is cst.Name and n.target.value == target.value
+                and self._plain_value(n.value, observed)}
+        others = [v for v in bindings.get(target.value, []) if v is None or id(v) not in kept]
+        if not others:
+            return False  # only augmented: the name is not this function's (rebinding it is what makes it local)
+        facts = self.provider(ObservedFacts)
+        if observed and facts.is_tensor(target):
+            return True
+        function = self.context.function
+        if function is not None and target.value in _parameter_names(function) and \
+                not annotated_tensor_parameter(self.context, target.value):
+            return False  # an unannotated parameter (a forward input) may be a Python bool
+        filtered = {**bindings, target.value: others}
+        return evident_in_scope(self.context, target, lambda: filtered,
+                                facts.is_tensor if observed and facts.known else None)
+
+    def _tensor_attribute(self, target: cst.BaseExpression) -> bool:
+        """``self.<attribute>`` that a recorded run saw hold a tensor here, and no method or property of the class."""
+        if type(target) is not cst.Attribute or type(target.value) is not cst.Name or target.value.value != "self":
+            return False
+        if not self.provider(ObservedFacts).is_tensor(target):
+            return False
+        if self.context.classes:
+            for item in self.context.classes[-1].body.body:
+                if type(item) is cst.FunctionDef and item.name.value == target.attr.value:
+                    return False
+        return True
+
+    # --- aliasing: what `torch.jit.script` and `torch.fx` would tell apart -------------------------------------------
+
+    def _parents(self, scope: cst.CSTNode) -> dict[int, cst.CSTNode]:
+        """id(node) -> its parent, for every node of ``scope`` (built once per function)."""
+        maps = self.__dict__.setdefault("_parent_maps", {})
+        found = maps.get(id(scope))
+        if found is None:
+            found = maps[id(scope)] = {}
+            for node in walk(scope):
+                for child in children(node):
+                    found[id(child)] = node
+        return found
+
+    def _fresh(self, expr: cst.BaseExpression, depth: int = 0) -> bool:
+        """Is ``expr`` a tensor that shares memory with nothing else (an operator's or a torch function's new
+        result, or a view of one that no name holds)?"""
+        if depth > 8:
+            return False
+        kind = type(expr)
+        if kind in (cst.Comparison, cst.BinaryOperation):
+            return True
+        if kind is cst.UnaryOperation:
+            return type(expr.operator) is not cst.Not
+        if kind is not cst.Call:
+            return False
+        names = self.context.qualified_names(expr.func)
+        if names:
+            return all(n.startswith("torch.") and n not in TORCH_VIEWS and n.rsplit(".", 1)[-1] not in OVERLAPPING
+                       for n in names)
+        parts = method_call(expr)
+        if parts is None:
+            return False
+        if parts[1] in FRESH_METHODS:
+            return True
+        if parts[1] in VIEW_METHODS and parts[1] not in OVERLAPPING or parts[1].endswith("_"):
+            return self._fresh(parts[0], depth + 1)  # a view (or the tensor itself) of a new tensor
+        return False
+
+    def _escapes(self, occurrence: cst.CSTNode, parents: dict[int, cst.CSTNode], scope: cst.CSTNode) -> bool:
+        """May the tensor read at ``occurrence`` (or a view of it) be held by something when the in-place or
+        runs: bound to a name, stored, passed to a function that may keep it, iterated into views?"""
+        child: cst.CSTNode = occurrence
+        while True:
+            parent = parents.get(id(child))
+            if parent is None or parent is scope:
+                return True
+            kind = type(parent)
+            if isinstance(parent, _OTHER_SCOPES):
+                return True  # a closure or a comprehension holds it
+            if kind is cst.Subscript:
+                if child is parent.value:
+                    child = parent  # an index into it may be a view
+                    continue
+                return False  # it is the index: a copy is read
+            if kind in (cst.SubscriptElement, cst.Index, cst.Slice):
+                return False
+            if kind is cst.Attribute and child is parent.value:
+                call = parents.get(id(parent))
+                if type(call) is cst.Call and call.func is parent:
+                    if parent.attr.value in VIEW_METHODS or parent.attr.value.endswith("_"):
+                        child = call
+                        continue
+                    return False  # a method that computes a new tensor or a number
+                if parent.attr.value in ("T", "mT", "H", "mH", "data", "real", "imag"):
+                    child = parent
+                    continue
+                return False  # `.shape`, `.dtype`, `.device`
+            if kind is cst.Arg:
+                call = parents.get(id(parent))
+                if type(call) is not cst.Call or parent.star:
+                    return True
+                names = self.context.qualified_names(call.func)
+                if names and all(n.startswith("torch.") for n in names):
+                    if any(n in TORCH_VIEWS for n in names):
+                        child = call
+                        continue
+                    return False
+                if type(call.func) is cst.Name and call.func.value in READING_BUILTINS and not names:
+                    return False
+                parts = method_call(call)
+                if parts is not None and parts[1] in TENSOR_METHODS and parts[1] not in ("as_strided", "set_"):
+                    return False  # a tensor method's operand (`x.masked_fill(m, 0)`): read, not kept
+                return True  # a function of the user's may keep it
+            if kind in (cst.BinaryOperation, cst.Comparison, cst.ComparisonTarget):
+                return False
+            if kind is cst.UnaryOperation:
+                if type(parent.operator) is not cst.Plus:
+                    return False  # `~x`, `-x`: a new tensor; `not x`: a bool
+                child = parent  # `+x` is `x` itself
+                continue
+            if kind in (cst.BooleanOperation, cst.Element, cst.Tuple, cst.List):
+                child = parent  # `a or b` is one of them; a container holds it
+                continue
+            if kind is cst.IfExp:
+                if child is parent.test:
+                    return False
+                child = parent
+                continue
+            if kind in (cst.If, cst.While, cst.Assert, cst.Expr, cst.Return):
+                return False  # tested, evaluated and dropped, or returned
+            if kind is cst.AugAssign:
+                return child is not parent.target  # read by another augmented assignment's value: held by it
+            return True
+
+    def _unshared_name(self, target: cst.Name) -> bool:
+        """Is the tensor the name holds shared with nothing that is read after the in-place or (every assignment of
+        it is a new tensor, and no read of it keeps it or a view of it)? Then `|=` and the method give the same
+        values under `torch.jit.script` and `torch.fx` too, which compile `|=` as an out-of-place or."""
+        scope = self.context.function or self.context.module
+        parents = self._parents(scope)
+        name = target.value
+        for node in walk(scope):
+            kind = type(node)
+            if kind in (cst.Global, cst.Nonlocal) and any(n.name.value == name for n in node.names):
+                return False
+            if kind is cst.Assign and any(type(t.target) is cst.Name and t.target.value == name
+                                          for t in node.targets):
+                if len(node.targets) != 1 or not self._fresh(node.value):
+                    return False
+            elif kind is cst.AnnAssign and type(node.target) is cst.Name and node.target.value == name:
+                if node.value is None or not self._fresh(node.value):
+                    return False
+            elif kind is cst.Name and node.value == name:
+                parent = parents.get(id(node))
+                if type(parent) is cst.AugAssign and parent.target is node:
+                    if not isinstance(parent.operator, _KEEPS_TENSOR):
+                        return False
+                    continue
+                if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.Param) or type(parent) is cst.Attribute \
+                        and parent.attr is node or type(parent) is cst.Arg and parent.keyword is node:
+                    continue
+                if self._escapes(node, parents, scope):
+                    return False
+        function = self.context.function
+        return function is None or name not in _parameter_names(function)  # an argument: the caller holds it
+
+    def _unshared_attribute(self, node: cst.AugAssign) -> bool:
+        """``self.x |= v``: the statements before it in its block assign ``self.x`` a new tensor, and between
+        the two nothing but torch's functions is called and nothing keeps ``self.x`` or a view of it."""
+        target = node.target
+        attr = target.attr.value  # type: ignore[attr-defined]
+        scope = self.context.function or self.context.module
+        parents = self._parents(scope)
+        line = parents.get(id(node))
+        block = parents.get(id(line)) if line is not None else None
+        if type(line) is not cst.SimpleStatementLine or block is None or not hasattr(block, "body"):
+            return False
+        statements = list(block.body)
+        index = next((i for i, s in enumerate(statements) if s is line), None)
+        if index is None or line.body[0] is not node:
+            return False
+
+        def is_target(expr: cst.BaseExpression) -> bool:
+            return (type(expr) is cst.Attribute and type(expr.value) is cst.Name and expr.value.value == "self"
+                    and expr.attr.value == attr)
+
+        for statement in reversed(statements[:index]):
+            if type(statement) is not cst.SimpleStatementLine:
+                return False
+            for small in statement.body:
+                for inner in walk(small):
+                    if type(inner) is cst.Call:
+                        names = self.context.qualified_names(inner.func)
+                        parts = method_call(inner)
+                        if not (names and all(n.startswith("torch.") for n in names)) and not (
+                                parts is not None and parts[1] in TENSOR_METHODS):
+                            return False  # a function of the user's (or a method of `self`) may keep the tensor
+                    if is_target(inner) and self._escapes(inner, parents, scope) and not (
+                            type(small) is cst.Assign and any(t.target is inner for t in small.targets)):
+                        return False
+            assigned = [s for s in statement.body if type(s) is cst.Assign
+                        and any(is_target(t.target) for t in s.targets)]
+            if assigned:
+                return len(assigned[-1].targets) == 1 and self._fresh(assigned[-1].value)
+        return False
+
+
+def _observed_name(node: cst.BaseExpression) -> str | None:
+    """The name the observer records ``node`` under (``x``, ``self.x``), or None."""
+    if type(node) is cst.Name:
+        return node.value
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
+def _tensors_seen(names: tuple[str, ...]):
+    """The prover of the observed form: each of ``names`` (the target, and the value where it is a name) was seen
+    holding a tensor at the augmented or's line."""
+
+    def prove(seen: Observation) -> str | None:
+        counts = []
+        for name in names:
+            events = [e for e in seen.facts.tensor_events(seen.span.path, name)
+                      if e["line"] <= seen.span.line and seen.span.end_line <= e["end_line"]]
+            if not events:
+                return None
+            counts.append(f"`{name}` in {summarize(events)} call(s)")
+        return f"observed holding tensors at the `|=`: {', '.join(counts)} over {seen.facts.runs} input set(s)"
+
+    return prove
+
+
+RULES = (InplaceBitwise,)
