@@ -120,6 +120,7 @@ RULE_MODULES: tuple[str, ...] = (
     "einx_elementwise",
     "weights_only_op",
     "triangle_indices",
+    "scripted_submodule",
 )
 
 

@@ -119,6 +119,10 @@ RULES: dict[str, tuple[str, ...]] = {
     # list); TRT383 builds the indices from two ranges while exporting.
     "aten::triu_indices": ("TRT383",),
     "aten::tril_indices": ("TRT383",),
+    # "Tried to trace <__torch__.RunningMeanStd object at 0x...> but it is not part of the active trace": forward
+    # calls a submodule built as `torch.jit.script(Module(...))` in `__init__` (rl-games' normalisers); TRT386 keeps
+    # the module unscripted. The failure is at the call; migrate links it to the construction (`module_calls`).
+    "not part of the active trace": ("TRT386",),
     "aten::linalg_inv": ("TRT338",),
     "aten::linalg_solve": ("TRT338",),
 }
