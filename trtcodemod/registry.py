@@ -122,6 +122,7 @@ RULE_MODULES: tuple[str, ...] = (
     "triangle_indices",
     "inplace_bitwise",
     "integer_bitwise",
+    "scripted_submodule",
 )
 
 

@@ -48,7 +48,13 @@ ALSO_FIXED_BY = {"TRT601": ("TRT362",), "TRT706": ("TRT382",)}
 #: calls the module, and the finding at the construction (:mod:`.module_calls` links them).
 #: TRT727: an ``nn.Upsample(mode="bicubic")`` inside a Sequential whose call holds the cubic Resize
 #: (landmarker's spatial configuration net, zoo 23).
-CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357", "TRT727"})
+#: TRT386: a submodule built as `torch.jit.script(Module(...))`, which the TorchScript exporter stops at where forward
+#: calls it (rl-games' `self.running_mean_std(observation)` in `norm_obs`).
+CALLED_MODULE_RULES = frozenset({"TRT316", "TRT603", "TRT340", "TRT357", "TRT727", "TRT386"})
+#: Of those, the rules an export failure names whose finding must also be the construction of the module called at the
+#: failing line: every scripted submodule of the file is a finding, and only the one the failing call calls is the
+#: failure's (the others, if forward calls them, stop the export again at their own calls).
+CALLED_AT_FAILURE_RULES = frozenset({"TRT386"})
 
 #: rule -> the rules whose findings inside its applied fix's span stop being problems: the
 #: writes to `self` in a cache that TRT726 refreshes while tracing are the cache's own fill (and the size test of
@@ -409,6 +415,8 @@ def matches(problem: Problem, finding: Any) -> bool:
     if problem.kind == "export_failure" and problem.rule:
         if finding.rule in ALSO_FIXED_BY.get(problem.rule, ()) and _at(problem, finding):
             return True
+        if finding.rule in CALLED_AT_FAILURE_RULES:
+            return problem.rule == finding.rule and _at(problem, finding)
         # The error names the op: a module built in __init__ fails where forward calls it,
         # so the rule, not the line, says which finding fixes it.
         return problem.rule == finding.rule
