@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib.util
 import inspect
+import re
 from pathlib import Path
 from types import ModuleType
 
@@ -336,6 +337,17 @@ def migrate_with_standin(source: Path, standin: Path, tmp_path: Path, name: str)
 
 #: torchvision's NMS functions in plain PyTorch (tests/transforms/torchvision_standin.py): no torchvision here.
 TORCHVISION_STANDIN = Path(__file__).resolve().parent / "transforms" / "torchvision_standin.py"
+
+
+def assert_cited_by_distinct_owners(folder: Path, names: list[str], count: int = 5) -> None:
+    """Each variant ``folder/<name>.py`` cites exactly one repository at a full commit (``owner/repo @ <sha>``), and
+    the ``count`` variants come from ``count`` different owners."""
+    owners = set()
+    for name in names:
+        repositories = set(re.findall(r"\b([\w.-]+/[\w.-]+) @ [0-9a-f]{40}", (folder / f"{name}.py").read_text()))
+        assert len(repositories) == 1, (name, repositories)
+        owners.add(repositories.pop().split("/")[0])
+    assert len(owners) == len(names) == count, owners
 
 
 def assert_safe_rewrite_exports(path: Path, rule: str, folder: Path, fragments: tuple[str, ...],

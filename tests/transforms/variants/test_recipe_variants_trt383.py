@@ -16,11 +16,10 @@ TRT383 at the call and ends at exit 0 with a faithful graph.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
-from variant_models import assert_migrate_applies, assert_safe_rewrite_exports
+from variant_models import assert_cited_by_distinct_owners, assert_migrate_applies, assert_safe_rewrite_exports
 
 HERE = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt383"
 VARIANTS = sorted(p.stem for p in HERE.glob("*.py"))
@@ -47,13 +46,7 @@ SIZES: dict[str, list[tuple[int, ...]]] = {
 
 def test_the_variants_are_the_ones_cited() -> None:
     assert VARIANTS == sorted(CODE_ALONE_CALLS) == sorted(SIZES)
-    owners = set()
-    for name in VARIANTS:
-        doc = (HERE / f"{name}.py").read_text()
-        repositories = set(re.findall(r"\b([\w.-]+/[\w.-]+) @ [0-9a-f]{40}", doc))
-        assert len(repositories) == 1, repositories
-        owners.add(repositories.pop().split("/")[0])
-    assert len(owners) == len(VARIANTS) == 5
+    assert_cited_by_distinct_owners(HERE, VARIANTS)
 
 
 @pytest.mark.parametrize("name", VARIANTS)

@@ -15,12 +15,12 @@ the candidate and ends at exit 0 with a faithful graph.
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
 import pytest
-from variant_models import (assert_eager_unchanged, assert_graph_within, assert_migrate_applies,
-                            assert_unsafe_rewrite, export_variant, input_names, rewritten_variant, seeded)
+from variant_models import (assert_cited_by_distinct_owners, assert_eager_unchanged, assert_graph_within,
+                            assert_migrate_applies, assert_unsafe_rewrite, export_variant, input_names,
+                            rewritten_variant, seeded)
 
 from trtcodemod.verify.export import export_model
 
@@ -49,13 +49,7 @@ SIZES: dict[str, list[tuple[int, ...]]] = {
 
 def test_the_variants_are_the_five_cited() -> None:
     assert VARIANTS == sorted(CODE_ALONE) == sorted(SIZES)
-    owners = set()
-    for name in VARIANTS:
-        doc = (HERE / f"{name}.py").read_text()
-        repositories = set(re.findall(r"\b([\w.-]+/[\w.-]+) @ [0-9a-f]{40}", doc))
-        assert len(repositories) == 1, repositories
-        owners.add(repositories.pop().split("/")[0])
-    assert len(owners) == len(VARIANTS) == 5
+    assert_cited_by_distinct_owners(HERE, VARIANTS)
 
 
 @pytest.mark.parametrize("name", VARIANTS)
