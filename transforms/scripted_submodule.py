@@ -76,7 +76,9 @@ an `assert` or `raise` inside it raises Python's exception (`AssertionError`, `V
 raised `torch.jit.Error`, which is no subclass of either (an operator's own error is a `RuntimeError` in both);
 TorchScript types an unannotated argument as a Tensor and an `int` as 64 bits, so the compiled module refuses a
 Python number where a Tensor was typed (a `RuntimeError`) that the Python one takes, and an integer that wraps
-there does not in Python; the TorchScript API (`.code`, `.graph`, `.save`) is gone; on CUDA the profiling executor may fuse element-wise ops into kernels whose rounding differs; and the speed
+there does not in Python; gradients through it come from eager autograd instead of TorchScript's autodiff, which sums
+in another order (Bandit's scripted residual blocks: input gradients differ in the last float32 bits, outputs do not);
+the TorchScript API (`.code`, `.graph`, `.save`) is gone; on CUDA the profiling executor may fuse element-wise ops into kernels whose rounding differs; and the speed
 changes (the RunningMeanStd above costs 86 us a call in eager mode against 66 us scripted, on a CPU, batch 1, torch
 2.13: 30% slower, past the 10% a safe fix allows). The assumption: the module's forward computes in eager mode
 what TorchScript compiled, for the inputs the model gives it, and nothing reads the scripted module's TorchScript
@@ -102,6 +104,7 @@ TensorRT versions: all (nothing of the graph changes but that it exists).""",
                     "an unannotated argument the compiled forward types as a Tensor given a Python number, or an "
                     "integer past 64 bits (TorchScript's `int` wraps, Python's does not)",
                     "element-wise ops the CUDA profiling executor fuses, whose rounding differs from eager kernels",
+                    "gradients, which TorchScript's autodiff summed in another order (float32 rounding)",
                     "a hot module whose eager call is slower than the compiled one (30% for a small normaliser)"),
         examples=(
             Example(
