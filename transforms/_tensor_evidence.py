@@ -168,7 +168,7 @@ def evident_in_scope(
         anchored = False
         for value in values:
             if value is None:
-                if name.value in _parameter_names(func):
+                if name.value in parameter_names(func):
                     # An unannotated forward input counts while it is only refined (`x = x.clone()`).
                     refined_only = all(v is None or _refines(v, name.value) for v in values)
                     if not tensor_parameter(func, name.value, forward and refined_only):
@@ -187,7 +187,7 @@ def evident_in_scope(
     return evident_tensor(expr, context.qualified_names, sole_value, tensor_name)
 
 
-def _parameter_names(func: cst.FunctionDef) -> set[str]:
+def parameter_names(func: cst.FunctionDef) -> set[str]:
     params = func.params
     return {p.name.value for p in (*params.posonly_params, *params.params, *params.kwonly_params)}
 

@@ -19,7 +19,7 @@ from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._tensor_evidence import (
     TENSOR_ONLY_METHODS,
     TensorEvidence,
-    _parameter_names,
+    parameter_names,
     annotated_tensor_parameter,
     evident_in_scope,
 )
@@ -248,7 +248,7 @@ TensorRT versions: all (ONNX `Or` of bools).""",
         if observed and facts.is_tensor(target):
             return True
         function = self.context.function
-        if function is not None and target.value in _parameter_names(function) and \
+        if function is not None and target.value in parameter_names(function) and \
                 not annotated_tensor_parameter(self.context, target.value):
             return False  # an unannotated parameter (a forward input) may be a Python bool
         filtered = {**bindings, target.value: others}
@@ -401,7 +401,7 @@ TensorRT versions: all (ONNX `Or` of bools).""",
                 if self._escapes(node, parents, scope):
                     return False
         function = self.context.function
-        return function is None or name not in _parameter_names(function)  # an argument: the caller holds it
+        return function is None or name not in parameter_names(function)  # an argument: the caller holds it
 
     def _unshared_attribute(self, node: cst.AugAssign) -> bool:
         """``self.x |= v``: the statements before it in its block assign ``self.x`` a new tensor, and between
