@@ -794,14 +794,17 @@ def _rewritten(ctx: _Ctx, report: VerifyReport, before: SideResult, layout: Sour
     failed_after = [r for r in rows if r.status == FAILED]
     report.exit_code = 0 if report.equivalent and not trt_errors and not failed_after else 1
 
-    introduced = [r for r in rows if r.status == OK and not r.passed and r.before.passed is not False]
+    unfaithful_only = {id(r) for r in _unfaithful_first_export(report, rows)}
+    introduced = [r for r in rows if r.status == OK and not r.passed and r.before.passed is not False
+                  and id(r) not in unfaithful_only]
     introduced += [r for r in rows if r.status == FAILED and r.before.status == OK]
     if not report.equivalent and tree.rules and not introduced and after.built:
-        # The original's graph is already wrong the same way (a value baked in before and after):
-        # the rewrite did not introduce the difference, so no rule is to blame.
-        report.culprits = [Culprit(rule="-", reproduces=False,
-                                   detail="the original's own graph differs from its eager outputs where the "
-                                          "rewritten one does: the rewrite did not introduce the difference")]
+        # The original's graph is already wrong the same way (a value baked in before and after),
+        # or the original had no graph and the rewritten one only disagrees with its own eager
+        # outputs: the rewrite did not introduce the difference, so no rule is to blame.
+        report.culprits = [Culprit(rule="-", reproduces=False, detail=UNFAITHFUL_FIRST_EXPORT if unfaithful_only else
+                                   "the original's own graph differs from its eager outputs where the "
+                                   "rewritten one does: the rewrite did not introduce the difference")]
     if not report.equivalent and tree.rules and (introduced or not after.built):
         ctx.progress("looking for the culprit rule(s)")  # each rule's check is a phase of its own
         failing_exporters = tuple(sorted({r.exporter for r in introduced if r.exporter}))
@@ -811,6 +814,32 @@ def _rewritten(ctx: _Ctx, report: VerifyReport, before: SideResult, layout: Sour
             verified_next=verified_next, last=_safe_rules(tree.rules))]
         report.culprit_rules = [c.rule for c in report.culprits if c.reproduces]
     return report
+
+
+#: Why no rule is to blame where the original never exported and the rewritten graph is unfaithful.
+UNFAITHFUL_FIRST_EXPORT = ("the original did not export; the rewritten model's eager outputs match the original's and "
+                           "its graph differs from its own eager outputs as from the original's: the export is "
+                           "unfaithful (values it keeps from the traced inputs), the rewritten program is not")
+
+
+def _unfaithful_first_export(report: VerifyReport, rows: list[BackendResult]) -> list[BackendResult]:
+    """Graph rows whose difference is the export's, not the rewrite's: the original had no graph with
+    that exporter, every eager row ran and matched the original, and the rewritten graph matches its
+    own eager outputs on the traced input set and differs on another (its check found a bake).
+
+    Comparing such a graph with the original's eager outputs measures what the trace kept from the
+    example inputs (a `.numpy()` of an input, a Python `bool` of a tensor), which the faithfulness
+    check and the located bakes already report; blaming the rule that made the model export for it
+    would revert the one fix that let the graph be judged at all (mbrl's planner: TRT384). A graph
+    that differs on the traced set itself (a helper whose export path computes something else) is
+    not a bake: the rule stays blamed.
+    """
+    eager = [r for r in rows if r.exporter is None and r.status != SKIPPED]
+    if not eager or not all(r.status == OK and r.passed for r in eager):
+        return []
+    unfaithful = {c.exporter for c in report.checks("after") if c.faithful is False and c.baked}
+    return [r for r in rows if r.exporter in unfaithful and r.status == OK and not r.passed
+            and r.before.status != OK]
 
 
 #: A frame of a Python or TorchScript traceback: ``File "/tmp/…/src/pkg/utils.py", line 67``.
