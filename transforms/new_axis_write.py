@@ -113,7 +113,42 @@ def _number_literal(value: cst.BaseExpression) -> bool:
     return type(value) in (cst.Integer, cst.Float) or (type(value) is cst.Name and value.value in ("True", "False"))
 
 
-class NewAxisWrite(RuntimeScopeRule):
+class LoopIntsRule(RuntimeScopeRule):
+    """A run-time-scope rule that knows which names hold a Python int at a statement: the targets of the
+    ``for ... in range(...)`` loops of its function around it (shared by TRT355 and TRT388)."""
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: the loops around the statement visited, innermost last; a function starts afresh (None).
+        self._loops: list[cst.For | None] = []
+
+    def visit_For(self, node: cst.For) -> None:
+        self._loops.append(node)
+
+    def leave_For(self, original_node: cst.For) -> None:
+        self._loops.pop()
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+        self._loops.append(None)
+
+    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+        self._loops.pop()
+
+    def _loop_ints(self) -> frozenset[str]:
+        """Names that hold a Python int here: the targets of the ``for ... in range(...)`` loops of this
+        function around the write (POET's matcher writes ``cost_deltas[:, i, None] = ...`` in ``for i in
+        range(num_persons)``), none of them bound again in its body."""
+        names: set[str] = set()
+        for loop in reversed(self._loops):
+            if loop is None:
+                break
+            name = _range_target(loop)
+            if name is not None:
+                names.add(name)
+        return frozenset(names)
+
+
+class NewAxisWrite(LoopIntsRule):
     needs_text = (b"None",)
     requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
@@ -198,33 +233,6 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
         super().__init__(context)
         self._evidence = self.provider(TensorEvidence)
         self._observed = self.provider(ObservedFacts)
-        #: the loops around the statement visited, innermost last; a function starts afresh (None).
-        self._loops: list[cst.For | None] = []
-
-    def visit_For(self, node: cst.For) -> None:
-        self._loops.append(node)
-
-    def leave_For(self, original_node: cst.For) -> None:
-        self._loops.pop()
-
-    def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
-        self._loops.append(None)
-
-    def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
-        self._loops.pop()
-
-    def _loop_ints(self) -> frozenset[str]:
-        """Names that hold a Python int here: the targets of the ``for ... in range(...)`` loops of this
-        function around the write (POET's matcher writes ``cost_deltas[:, i, None] = ...`` in ``for i in
-        range(num_persons)``), none of them bound again in its body."""
-        names: set[str] = set()
-        for loop in reversed(self._loops):
-            if loop is None:
-                break
-            name = _range_target(loop)
-            if name is not None:
-                names.add(name)
-        return frozenset(names)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         if len(node.targets) == 1:

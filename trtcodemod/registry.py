@@ -123,6 +123,7 @@ RULE_MODULES: tuple[str, ...] = (
     "inplace_bitwise",
     "integer_bitwise",
     "scripted_submodule",
+    "broadcast_write",
 )
 
 

@@ -38,7 +38,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
     "convolution", "unpooling", "accumulation", "sorting", "whole_pooling", "comparisons", "numel", "rolling",
     "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "shifting",
-    "promotion", "interleave", "sequences", "distances", "weights", "triangles", "bitwise",
+    "promotion", "interleave", "sequences", "distances", "weights", "triangles", "bitwise", "broadcasting",
 )
 
 RESERVED_PREFIX = "_trt_"
