@@ -13,7 +13,8 @@ slice. Reduced: the attention itself is plain softmax attention with the bias (n
 4-D mask paths. Written here in our own words. The number of queries and keys are dynamic: the TorchScript export
 broadcasts the bias to the example's heads and queries. The bias is the result of a call, which the code alone
 does not show to be a tensor: the rule takes the line with a recorded run's facts (the name seen holding a tensor at
-the write); ``migrate`` does not apply it yet (see the test).
+the write); ``migrate`` does not apply it yet (ONNX Runtime refuses a fused ``Reshape`` with no line: see the
+test).
 """
 
 import torch

@@ -61,4 +61,5 @@ def build() -> nn.Module:
 
 def inputs(generator: torch.Generator, batch: int = 2, polylines: int = 4) -> tuple[torch.Tensor, ...]:
     """``batch`` scenes of ``polylines`` embeddings (the ego first) and a mask of the invalid ones."""
-    return (torch.randn(batch, polylines, 8, generator=generator), torch.rand(batch, polylines, generator=generator) > 0.7)
+    return (torch.randn(batch, polylines, 8, generator=generator),
+            torch.rand(batch, polylines, generator=generator) > 0.7)

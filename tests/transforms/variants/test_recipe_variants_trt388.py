@@ -1,4 +1,4 @@
-"""The broadcast-write rule (TRT388) on real-code variants: a value broadcast into the part of a tensor it is written to.
+"""The broadcast-write rule (TRT388) on real-code variants: a value broadcast into the part of a tensor it writes.
 
 Each variant in ``tests/recipe_variants/trt388/`` is a small runnable model reduced from real code of a different
 author (cited in its docstring), where a size of the written part follows a dynamic input axis: Photoroom's PRX
@@ -17,9 +17,11 @@ variant's dynamic axes, equals eager mode at all of them. In diffusers' the valu
 (``_prepare_additive_attn_mask``, annotated ``-> torch.Tensor``), which the code alone does not show to be a
 tensor: the rule leaves it, and takes it with a recorded run's facts (``written_tensor``: the name seen holding a
 tensor at the write), after which the graph follows every size too. ``migrate`` applies TRT388 at the write's line
-and ends at exit 0 with a faithful graph on kornia's and l5kit's (not on diffusers': the node ONNX Runtime refuses
-there is an exporter-made ``Reshape`` with no line, and the retrace's difference at the write is a baked problem,
-which TRT388 is not matched to).
+and ends at exit 0 with a faithful graph on kornia's and l5kit's. Not on diffusers' (left to a report, not asserted):
+the node ONNX Runtime refuses there, ``/Reshape_new_reshape``, is its optimizer's fusion of the mask's ``view`` in
+``_prepare_additive_attn_mask`` with the write's ``Reshape`` to the example's shape, a name the exported graph does
+not hold, so the refusal has no line; the retrace places the first difference at the write as a baked value, and
+``migrate.plan`` matches TRT388 to no baked problem.
 """
 
 from __future__ import annotations
@@ -53,7 +55,8 @@ CODE_ALONE_CALLS: dict[str, tuple[str, ...]] = {
 #: variant -> the writes the rule makes with a recorded run's facts (the code alone shows no tensor).
 FACTS_CALLS: dict[str, tuple[str, ...]] = {
     "diffusers_xformers_aligned_mask": (
-        f"aligned_mask[:, :, :, :original_seq_len] = {HELPER}(mask_additive, aligned_mask[:, :, :, :original_seq_len])",),
+        f"aligned_mask[:, :, :, :original_seq_len] = {HELPER}(mask_additive, "
+        "aligned_mask[:, :, :, :original_seq_len])",),
 }
 #: variant -> input sizes other than the example's (as its ``inputs`` takes them): each changes a size of the written
 #: part, down to one element or none.
