@@ -432,6 +432,10 @@ def matches(problem: Problem, finding: Any) -> bool:
     if not _at(problem, finding):
         return False
     if problem.kind == "baked":
+        if finding.rule in BROADCAST_WRITE_RULES:
+            # The second trace finds the graph differing first at the Reshape or Expand the write's broadcast made
+            # at its line (ONNX Runtime's refusal may name a node it fused, which has no line: diffusers' mask).
+            return problem.op == RETRACED_GRAPH and bool(_BROADCAST_NODE.search(problem.message or ""))
         return finding.rule in BAKED_RULES
     if problem.kind == "state":
         return finding.rule == problem.rule
@@ -447,6 +451,11 @@ _ZERO_COPY = "dimension with value zero exceeds the dimension size of the input 
 #: ... and where a 0 within the rank copied a size and the element counts then disagree.
 _ZERO_REQUESTED = re.compile(r"requested shape:\s*\{[^}]*(?<![0-9])0(?![0-9])")
 
+#: Rules whose rewrite expands a value broadcast into a subscript write to the written part's run-time shape
+#: (TRT388): matched to a bake only where the second trace finds the graph differing first at a Reshape or Expand
+#: node from its line; any other bake there is not the broadcast's.
+BROADCAST_WRITE_RULES = frozenset({"TRT388"})
+_BROADCAST_NODE = re.compile(r"differs first at an? (Reshape|Expand) node")
 #: Rules whose rewrite fixes only a ``Reshape`` given a size that is 0 at run time (TRT367).
 ZERO_SIZE_RULES = frozenset({"TRT367"})
 #: Rules matched only to a node ONNX Runtime refuses: TRT367's zero-size Reshape, TRT368's linspace of one step (NaN

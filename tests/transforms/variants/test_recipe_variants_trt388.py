@@ -17,11 +17,11 @@ variant's dynamic axes, equals eager mode at all of them. In diffusers' the valu
 (``_prepare_additive_attn_mask``, annotated ``-> torch.Tensor``), which the code alone does not show to be a
 tensor: the rule leaves it, and takes it with a recorded run's facts (``written_tensor``: the name seen holding a
 tensor at the write), after which the graph follows every size too. ``migrate`` applies TRT388 at the write's line
-and ends at exit 0 with a faithful graph on kornia's and l5kit's. Not on diffusers' (left to a report, not asserted):
-the node ONNX Runtime refuses there, ``/Reshape_new_reshape``, is its optimizer's fusion of the mask's ``view`` in
+and ends at exit 0 with a faithful graph on kornia's, l5kit's and diffusers'. In diffusers' the node ONNX Runtime
+refuses, ``/Reshape_new_reshape``, is its optimizer's fusion of the mask's ``view`` in
 ``_prepare_additive_attn_mask`` with the write's ``Reshape`` to the example's shape, a name the exported graph does
-not hold, so the refusal has no line; the retrace places the first difference at the write as a baked value, and
-``migrate.plan`` matches TRT388 to no baked problem.
+not hold, so the refusal has no line; the second trace places the first difference at a Reshape node from the
+write's line, a bake that ``migrate.plan`` matches to TRT388 (``BROADCAST_WRITE_RULES``).
 """
 
 from __future__ import annotations
@@ -68,7 +68,7 @@ SIZES: dict[str, list[tuple[int, ...]]] = {
     "prx_image_ids": [(1, 2, 2), (2, 10, 4), (3, 4, 12)],  # batch, height, width
 }
 #: Variants on which ``migrate`` is run end to end (about a minute each).
-MIGRATED = ("kornia_boxes_to_polygons", "l5kit_safepathnet_repeat_features")
+MIGRATED = ("kornia_boxes_to_polygons", "l5kit_safepathnet_repeat_features", "diffusers_xformers_aligned_mask")
 
 
 def test_the_variants_are_the_ones_cited() -> None:
