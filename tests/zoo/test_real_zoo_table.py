@@ -170,9 +170,10 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
                                  "real_zoo51",
                                  "real_zoo52",
                                  "real_zoo53",
+                                 "real_zoo55",
                                  "real_zoo56"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
-    """Zoos 4 to 53 and 56 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
+    """Zoos 4 to 56 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
         modules = {name: importlib.import_module(name)
@@ -195,6 +196,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
                                  "real_zoo51",
                                  "real_zoo52",
                                  "real_zoo53",
+                                 "real_zoo55",
                                  "real_zoo56")}
     finally:
         sys.path.remove(str(BENCHMARKS))
@@ -224,7 +226,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
             modules["real_zoo51"].MODELS51,
             modules["real_zoo52"].MODELS52,
             modules["real_zoo53"].MODELS53,
-            modules["real_zoo56"].MODELS56]
+            modules["real_zoo55"].MODELS55, modules["real_zoo56"].MODELS56]
     held_out = getattr(modules[zoo], "MODELS" + zoo.removeprefix("real_zoo"))
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
     names = [spec.name for spec in held_out]
@@ -266,6 +268,7 @@ class _Fetched(Exception):
                                        ("real_zoo51", "real_zoo51.PINS51"),
                                        ("real_zoo52", "real_zoo52.PINS52"),
                                        ("real_zoo53", "real_zoo53.PINS53"),
+                                       ("real_zoo55", "real_zoo55.PINS55"),
                                        ("real_zoo56", "real_zoo56.PINS56")])
 def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, zoo: str,
                                            pins: str) -> None:
@@ -481,6 +484,10 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "gymnasium": "1.4.0",
                            "stable_baselines3": "2.9.2", "sb3_contrib": "2.9.2", "rl_games": "1.6.5",
                            "mbrl": "0.2.0"}
+    if zoo == "real_zoo55":
+        # The thirty-first's pins, checked above, and the two libraries this zoo adds.
+        assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "torchgeo": "0.8.1",
+                           "satlaspretrain_models": "0.3.1"}
     if zoo == "real_zoo56":
         # The thirty-first's pins, checked above, and the three libraries this zoo adds.
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "smplx": "0.1.28", "smplfitter": "0.6.0",
