@@ -392,3 +392,58 @@ def assert_migrate_applies(path: Path, rule: str, name: str) -> None:
     assert (rule, line) in applied, (report["applied"], report["remaining"], report.get("reverted"))
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+
+
+def assert_safe_rewrite_corrects(path: Path, rule: str, folder: Path, fragments: tuple[str, ...],
+                                 sizes: list[tuple[int, ...]], tolerance: float = 1e-5) -> None:
+    """The variant at ``path`` rewritten by the safe rule ``rule`` from its code alone, for a construct that exports
+    without an error and computes other values: the same text without ``--unsafe``, each of ``fragments`` in it and
+    nothing left for the rule to find; eager mode unchanged on the example and at each of ``sizes`` (as
+    ``inputs`` takes them, seeded by their sum plus 1); the original's TorchScript export, with the variant's
+    ``DYNAMIC`` axes, differs from eager mode even on the example it was traced with; the rewritten one equals
+    eager mode on every set to ``tolerance``."""
+    from support import rules_found
+
+    variant = rewritten_variant(path, rule, folder)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    sets = {"example": module.inputs(seeded(0)),
+            **{f"sizes {size}": module.inputs(seeded(sum(size) + 1), *size) for size in sizes}}
+    assert variant["safe_only"] == variant["source"]  # a safe rule: the same text without --unsafe
+    for fragment in fragments:
+        assert fragment in variant["source"], variant["source"]
+    assert rules_found(variant["source"], select=(rule,)) == []
+    assert_eager_unchanged(original, rewritten, sets)
+    assert_export_differs_then_matches(module, original, rewritten, folder, sets, tolerance)
+
+
+def assert_export_differs_then_matches(module: ModuleType, original: torch.nn.Module, rewritten: torch.nn.Module,
+                                       folder: Path, sets: dict[str, tuple], tolerance: float = 1e-5) -> None:
+    """The original's TorchScript export differs from eager mode on the example it was traced with; the
+    rewritten model's equals eager mode (the original's) on every set."""
+    example = sets["example"]
+    before, _ = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", folder)
+    try:
+        assert_graph_within(before, original, example, tolerance, "the original's graph on its traced inputs")
+    except Exception:  # noqa: BLE001 - other values, or ONNX Runtime refusing them (an index out of range)
+        pass
+    else:
+        raise AssertionError("the original's TorchScript graph equals eager mode on the inputs it was traced with")
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
+    for label, inputs in sets.items():
+        assert_graph_within(after, original, inputs, tolerance, label)
+
+
+def assert_migrate_corrects(path: Path, rule: str, name: str) -> None:
+    """``migrate`` on the variant at ``path`` (its ``DYNAMIC`` axes): the original exports and its graph differs
+    from eager mode, ``rule`` is applied at the line whose code is the variant's ``CALL``, and it ends at exit 0,
+    equivalent, with a faithful graph TensorRT's check passes."""
+    from support import migrate_json
+
+    module = load_variant(path, name)
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == module.CALL]
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    assert (rule, line) in applied, (report["applied"], report["remaining"], report.get("reverted"))
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]

@@ -121,6 +121,7 @@ RULE_MODULES: tuple[str, ...] = (
     "weights_only_op",
     "triangle_indices",
     "inplace_bitwise",
+    "chained_inplace_view",
     "integer_bitwise",
     "scripted_submodule",
     "broadcast_write",
