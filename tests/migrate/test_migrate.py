@@ -386,6 +386,13 @@ def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None
     error = f"SymbolicValueError: Unsupported: ONNX export of convolution for kernel of unknown shape. [at {path}:5]"
     [problem] = export_failures(VerifyReport.from_json({"export_errors": {"after": {"torchscript": error}}}), "after", None)
     assert (problem.path, problem.line) == (path, 5)
+    # An operator the exporter cannot convert inside an autograd Function: TorchScript's source range, innermost first
+    # (roma's `special_procrustes`: "Couldn't export operator aten::linalg_svd Defined at: .../mappings.py(25): forward").
+    error = (f"RuntimeError: ONNX export failed: Couldn't export operator aten::linalg_svd\n\nDefined at:\n"
+             f"{path}(5): forward\n/usr/lib/torch/autograd/function.py(575): apply\n{path}(1): <module>\n")
+    report = {"export_errors": {"before": {"torchscript": error}}}
+    [problem] = export_failures(VerifyReport.from_json(report), "before", facts)
+    assert (problem.path, problem.line) == (path, 5)
 
 
 #: Local statistics of two images with one window passed in, five depthwise convolutions in one function: my own

@@ -34,6 +34,9 @@ from .constant_reads import configuration_test_lines, constant_constructor_lines
 
 _TRACEBACK_FRAME = re.compile(r'File "(?P<file>[^"]+)", line (?P<line>\d+)')
 _PLAIN_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py):(?P<line>\d+)")
+#: A frame of a TorchScript graph's source range, innermost first: the "Defined at:" of an operator the exporter
+#: could not convert inside an autograd Function (``/zoo/roma/mappings.py(25): forward``).
+_SCRIPT_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py)\((?P<line>\d+)\): \w+")
 
 
 @dataclass
@@ -455,6 +458,8 @@ def _inside(origin: str) -> str:
 def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
     frames = [(m["file"], int(m["line"])) for m in _TRACEBACK_FRAME.finditer(text)]
     frames += [(m["file"], int(m["line"])) for m in _PLAIN_FRAME.finditer(text)]
+    # Innermost last, as in a Python traceback (the caller takes the last user frame first).
+    frames += reversed([(m["file"], int(m["line"])) for m in _SCRIPT_FRAME.finditer(text)])
     return [(norm(f), n) for f, n in frames if norm(f) in user_files]
 
 
