@@ -82,6 +82,14 @@ def _with_opt_in(select: tuple[str, ...]) -> tuple[str, ...]:
     return select + tuple(info.id for info in all_rules() if info.opt_in)
 
 
+def _unasked(decision: Any) -> bool:
+    """An opt-in rule's finding that nothing located: migrate widened the selection to weigh it, and the user
+    did not ask to see it (a broadcast write whose graph follows every size, TRT388's, is no construct to name)."""
+    from trtcodemod.registry import all_rules
+
+    return not decision.problems and decision.finding.rule in {info.id for info in all_rules() if info.opt_in}
+
+
 def plan_fixer(plan: Plan, facts: Facts | None = None) -> Fixer:
     """A verifier ``Fixer`` that applies exactly the plan's fixes (and honours ``select`` for culprits)."""
     allow, follow_up = plan.allows(), plan.follow_ups()
@@ -878,7 +886,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
                          for d in sorted(plan.applied, key=lambda d: d.key)]
     report["reverted"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line, "why": why}
                           for key, why in plan.reverted.items() for d in [plan.decisions[key]]]
-    report["info"] = [d.to_json() for d in sorted(plan.by_action(INFO), key=lambda d: d.key)]
+    report["info"] = [d.to_json() for d in sorted(plan.by_action(INFO), key=lambda d: d.key) if not _unasked(d)]
     side, source = ("after", final) if final is not None else ("before", original)
     report["after"] = side_state(source, side)
     sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
