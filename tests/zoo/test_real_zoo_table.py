@@ -169,9 +169,10 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
                                  "real_zoo50",
                                  "real_zoo51",
                                  "real_zoo52",
-                                 "real_zoo53"])
+                                 "real_zoo53",
+                                 "real_zoo54"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
-    """Zoos 4 to 53 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
+    """Zoos 4 to 54 were chosen before migrate ran on them: none of their models is in an earlier zoo."""
     sys.path.insert(0, str(BENCHMARKS))
     try:
         modules = {name: importlib.import_module(name)
@@ -193,7 +194,8 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
                                  "real_zoo50",
                                  "real_zoo51",
                                  "real_zoo52",
-                                 "real_zoo53")}
+                                 "real_zoo53",
+                                 "real_zoo54")}
     finally:
         sys.path.remove(str(BENCHMARKS))
     zoos = [modules["real_zoo"].MODELS, real_zoo2.MODELS2, modules["real_zoo3"].MODELS3, modules["real_zoo4"].MODELS4,
@@ -221,7 +223,8 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
             modules["real_zoo50"].MODELS50,
             modules["real_zoo51"].MODELS51,
             modules["real_zoo52"].MODELS52,
-            modules["real_zoo53"].MODELS53]
+            modules["real_zoo53"].MODELS53,
+            modules["real_zoo54"].MODELS54]
     held_out = getattr(modules[zoo], "MODELS" + zoo.removeprefix("real_zoo"))
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
     names = [spec.name for spec in held_out]
@@ -262,7 +265,8 @@ class _Fetched(Exception):
                                        ("real_zoo50", "real_zoo50.PINS50"),
                                        ("real_zoo51", "real_zoo51.PINS51"),
                                        ("real_zoo52", "real_zoo52.PINS52"),
-                                       ("real_zoo53", "real_zoo53.PINS53")])
+                                       ("real_zoo53", "real_zoo53.PINS53"),
+                                       ("real_zoo54", "real_zoo54.PINS54")])
 def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, zoo: str,
                                            pins: str) -> None:
     """The script unpacks its zoo's pins: the second zoo's up to the seventh, the eighth's (with vit-pytorch) up to the
@@ -477,3 +481,10 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "gymnasium": "1.4.0",
                            "stable_baselines3": "2.9.2", "sb3_contrib": "2.9.2", "rl_games": "1.6.5",
                            "mbrl": "0.2.0"}
+    if zoo == "real_zoo54":
+        # The thirty-first's pins, checked above, the two libraries this zoo adds (ptlflow, sstm-flow), the Lightning
+        # packages ptlflow's models are built on (lightning with its lightning-utilities and torchmetrics) and the
+        # jsonargparse ptlflow imports at package import.
+        assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "lightning_utilities": "0.15.3",
+                           "torchmetrics": "1.9.0", "lightning": "2.6.6", "jsonargparse": "4.53.0",
+                           "ptlflow": "0.4.2", "sstm_flow": "0.1.4"}
