@@ -170,6 +170,7 @@ def test_third_zoo_is_held_out_and_merges_in_its_own_order(real_zoo2: Any) -> No
                                  "real_zoo51",
                                  "real_zoo52",
                                  "real_zoo53",
+                                 "real_zoo54",
                                  "real_zoo55",
                                  "real_zoo56"])
 def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, zoo: str) -> None:
@@ -196,6 +197,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
                                  "real_zoo51",
                                  "real_zoo52",
                                  "real_zoo53",
+                                 "real_zoo54",
                                  "real_zoo55",
                                  "real_zoo56")}
     finally:
@@ -226,7 +228,7 @@ def test_a_held_out_zoo_shares_no_model_with_the_zoos_before_it(real_zoo2: Any, 
             modules["real_zoo51"].MODELS51,
             modules["real_zoo52"].MODELS52,
             modules["real_zoo53"].MODELS53,
-            modules["real_zoo55"].MODELS55, modules["real_zoo56"].MODELS56]
+            modules["real_zoo54"].MODELS54, modules["real_zoo55"].MODELS55, modules["real_zoo56"].MODELS56]
     held_out = getattr(modules[zoo], "MODELS" + zoo.removeprefix("real_zoo"))
     earlier = [spec for models in zoos[:zoos.index(held_out)] for spec in models]
     names = [spec.name for spec in held_out]
@@ -268,6 +270,7 @@ class _Fetched(Exception):
                                        ("real_zoo51", "real_zoo51.PINS51"),
                                        ("real_zoo52", "real_zoo52.PINS52"),
                                        ("real_zoo53", "real_zoo53.PINS53"),
+                                       ("real_zoo54", "real_zoo54.PINS54"),
                                        ("real_zoo55", "real_zoo55.PINS55"),
                                        ("real_zoo56", "real_zoo56.PINS56")])
 def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.MonkeyPatch, tmp_path: Any, zoo: str,
@@ -484,6 +487,13 @@ def test_a_zoo_script_fetches_its_own_pins(real_zoo2: Any, monkeypatch: pytest.M
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "gymnasium": "1.4.0",
                            "stable_baselines3": "2.9.2", "sb3_contrib": "2.9.2", "rl_games": "1.6.5",
                            "mbrl": "0.2.0"}
+    if zoo == "real_zoo54":
+        # The thirty-first's pins, checked above, the two libraries this zoo adds (ptlflow, sstm-flow), the Lightning
+        # packages ptlflow's models are built on (lightning with its lightning-utilities and torchmetrics) and the
+        # jsonargparse ptlflow imports at package import.
+        assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "lightning_utilities": "0.15.3",
+                           "torchmetrics": "1.9.0", "lightning": "2.6.6", "jsonargparse": "4.53.0",
+                           "ptlflow": "0.4.2", "sstm_flow": "0.1.4"}
     if zoo == "real_zoo55":
         # The thirty-first's pins, checked above, and the two libraries this zoo adds.
         assert seen[0] == {**importlib.import_module("real_zoo31").PINS31, "torchgeo": "0.8.1",
