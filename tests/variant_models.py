@@ -350,13 +350,12 @@ def assert_cited_by_distinct_owners(folder: Path, names: list[str], count: int =
     assert len(owners) == len(names) == count, owners
 
 
-def assert_safe_rewrite_exports(path: Path, rule: str, folder: Path, fragments: tuple[str, ...],
-                                sizes: list[tuple[int, ...]], stopped_by: str, tolerance: float = 1e-5) -> None:
-    """The variant at ``path`` rewritten by the safe rule ``rule`` from its code alone: the same text without
-    ``--unsafe``, each of ``fragments`` in it and nothing left for the rule to find; eager mode unchanged on the
-    example (``inputs(seeded(0))``) and at each of ``sizes`` (as ``inputs`` takes them, seeded by their sum plus 1);
-    the original's TorchScript export stops with an error naming ``stopped_by``; the rewritten one, exported with
-    the variant's ``DYNAMIC`` axes, equals eager mode on every set to ``tolerance``."""
+def _safe_rewrite_unchanged_in_eager(
+        path: Path, rule: str, folder: Path, fragments: tuple[str, ...], sizes: list[tuple[int, ...]],
+) -> tuple[ModuleType, torch.nn.Module, torch.nn.Module, dict[str, tuple]]:
+    """The variant at ``path`` rewritten by the safe rule ``rule``: the same text without ``--unsafe``, each of
+    ``fragments`` in it, nothing left for the rule to find, and eager mode unchanged on the example and at each of
+    ``sizes``. Returns the module, both models and the input sets."""
     from support import rules_found
 
     variant = rewritten_variant(path, rule, folder)
@@ -368,6 +367,17 @@ def assert_safe_rewrite_exports(path: Path, rule: str, folder: Path, fragments: 
         assert fragment in variant["source"], variant["source"]
     assert rules_found(variant["source"], select=(rule,)) == []
     assert_eager_unchanged(original, rewritten, sets)
+    return module, original, rewritten, sets
+
+
+def assert_safe_rewrite_exports(path: Path, rule: str, folder: Path, fragments: tuple[str, ...],
+                                sizes: list[tuple[int, ...]], stopped_by: str, tolerance: float = 1e-5) -> None:
+    """The variant at ``path`` rewritten by the safe rule ``rule`` from its code alone: the same text without
+    ``--unsafe``, each of ``fragments`` in it and nothing left for the rule to find; eager mode unchanged on the
+    example (``inputs(seeded(0))``) and at each of ``sizes`` (as ``inputs`` takes them, seeded by their sum plus 1);
+    the original's TorchScript export stops with an error naming ``stopped_by``; the rewritten one, exported with
+    the variant's ``DYNAMIC`` axes, equals eager mode on every set to ``tolerance``."""
+    module, original, rewritten, sets = _safe_rewrite_unchanged_in_eager(path, rule, folder, fragments, sizes)
     example = sets["example"]
     before = export_model(original, example, folder / "before.onnx", exporter="torchscript",
                           input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
@@ -402,17 +412,7 @@ def assert_safe_rewrite_corrects(path: Path, rule: str, folder: Path, fragments:
     ``inputs`` takes them, seeded by their sum plus 1); the original's TorchScript export, with the variant's
     ``DYNAMIC`` axes, differs from eager mode even on the example it was traced with; the rewritten one equals
     eager mode on every set to ``tolerance``."""
-    from support import rules_found
-
-    variant = rewritten_variant(path, rule, folder)
-    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
-    sets = {"example": module.inputs(seeded(0)),
-            **{f"sizes {size}": module.inputs(seeded(sum(size) + 1), *size) for size in sizes}}
-    assert variant["safe_only"] == variant["source"]  # a safe rule: the same text without --unsafe
-    for fragment in fragments:
-        assert fragment in variant["source"], variant["source"]
-    assert rules_found(variant["source"], select=(rule,)) == []
-    assert_eager_unchanged(original, rewritten, sets)
+    module, original, rewritten, sets = _safe_rewrite_unchanged_in_eager(path, rule, folder, fragments, sizes)
     assert_export_differs_then_matches(module, original, rewritten, folder, sets, tolerance)
 
 

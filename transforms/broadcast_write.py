@@ -12,18 +12,15 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import short_code
-from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
-from trtcodemod.transforms._tensor_evidence import TensorEvidence
-from trtcodemod.transforms.new_axis_write import LoopIntsRule, _has_call, _is_none, _number_literal, new_axes
+from trtcodemod.transforms.new_axis_write import SubscriptWriteRule, _has_call, _is_none, _number_literal, new_axes
 
 HELPER = "_trt_broadcast_written"
 
 
-class BroadcastWrite(LoopIntsRule):
+class BroadcastWrite(SubscriptWriteRule):
     needs_text = (b"] =",)
-    requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id="TRT388",
         name="broadcast-write",
@@ -94,20 +91,7 @@ TensorRT versions: all (the exported `Reshape` holds the example's shape for eve
         ),
     )
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._evidence = self.provider(TensorEvidence)
-        self._observed = self.provider(ObservedFacts)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1:
-            self._write(node.targets[0].target, node.value)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._write(node.target, node.value)
-
-    def _write(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
+    def _write(self, target: cst.BaseExpression, value: cst.BaseExpression, assigned: bool) -> None:
         if type(target) is not cst.Subscript or not self._torch or in_inserted_helper(self):
             return
         if any(_is_none(e) for e in target.slice) or new_axes(target, self._loop_ints()) != []:

@@ -113,14 +113,30 @@ def _number_literal(value: cst.BaseExpression) -> bool:
     return type(value) in (cst.Integer, cst.Float) or (type(value) is cst.Name and value.value in ("True", "False"))
 
 
-class LoopIntsRule(RuntimeScopeRule):
-    """A run-time-scope rule that knows which names hold a Python int at a statement: the targets of the
-    ``for ... in range(...)`` loops of its function around it (shared by TRT355 and TRT388)."""
+class SubscriptWriteRule(RuntimeScopeRule):
+    """A run-time-scope rule on assignments into subscripts (shared by TRT355 and TRT388): it hands each
+    single-target assignment to ``_write`` and knows which names hold a Python int at a statement (the targets
+    of the ``for ... in range(...)`` loops of its function around it)."""
+
+    requires = (TensorEvidence, ObservedFacts)
 
     def __init__(self, context) -> None:
         super().__init__(context)
+        self._evidence = self.provider(TensorEvidence)
+        self._observed = self.provider(ObservedFacts)
         #: the loops around the statement visited, innermost last; a function starts afresh (None).
         self._loops: list[cst.For | None] = []
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        if len(node.targets) == 1:
+            self._write(node.targets[0].target, node.value, assigned=True)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        if node.value is not None:
+            self._write(node.target, node.value, assigned=True)
+
+    def _write(self, target: cst.BaseExpression, value: cst.BaseExpression, assigned: bool) -> None:
+        raise NotImplementedError
 
     def visit_For(self, node: cst.For) -> None:
         self._loops.append(node)
@@ -148,9 +164,8 @@ class LoopIntsRule(RuntimeScopeRule):
         return frozenset(names)
 
 
-class NewAxisWrite(LoopIntsRule):
+class NewAxisWrite(SubscriptWriteRule):
     needs_text = (b"None",)
-    requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id="TRT355",
         name="new-axis-write",
@@ -229,21 +244,8 @@ TensorRT versions: all (the exporter drops the write whatever TensorRT reads the
         ),
     )
 
-    def __init__(self, context) -> None:
-        super().__init__(context)
-        self._evidence = self.provider(TensorEvidence)
-        self._observed = self.provider(ObservedFacts)
-
-    def visit_Assign(self, node: cst.Assign) -> None:
-        if len(node.targets) == 1:
-            self._write(node.targets[0].target, node.value, assigned=True)
-
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         self._write(node.target, node.value, assigned=False)
-
-    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-        if node.value is not None:
-            self._write(node.target, node.value, assigned=True)
 
     def _write(self, target: cst.BaseExpression, value: cst.BaseExpression, assigned: bool) -> None:
         if type(target) is not cst.Subscript or not self._torch or in_inserted_helper(self):
