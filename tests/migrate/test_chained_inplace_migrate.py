@@ -6,15 +6,10 @@ faithful, equivalent graph."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
-
-from trtcodemod.cli import app
-
-FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"]
+from support import migrate_json
 
 MODEL = '''\
 import torch
@@ -45,11 +40,7 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
 def _migrate(tmp_path: Path) -> dict[str, Any]:
     model = tmp_path / "types.py"
     model.write_text(MODEL)
-    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", '{"lanes": {"0": "batch", "1": "lanes"}}', *FAST])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return json.loads(result.stdout)["models"][0]
+    return migrate_json(model, '{"lanes": {"0": "batch", "1": "lanes"}}')
 
 
 def test_migrate_splits_the_chain_and_the_graph_is_faithful(tmp_path: Path) -> None:

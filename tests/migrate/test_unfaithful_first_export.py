@@ -8,15 +8,10 @@ unfaithful, and that is reported at the bake's line."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
-from typer.testing import CliRunner
-
-from trtcodemod.cli import app
-
-FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu", "--format", "json"]
+from support import migrate_json
 
 PLANNER = '''\
 import torch
@@ -48,11 +43,7 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
 def _migrate(tmp_path: Path) -> dict[str, Any]:
     model = tmp_path / "planner.py"
     model.write_text(PLANNER)
-    result = CliRunner().invoke(app, ["migrate", str(model), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", '{"x": {"0": "batch"}}', *FAST])
-    if result.exception and not isinstance(result.exception, SystemExit):
-        raise result.exception
-    return json.loads(result.stdout)["models"][0]
+    return migrate_json(model, '{"x": {"0": "batch"}}')
 
 
 def test_the_fix_that_lets_the_export_through_is_kept_and_the_bake_is_named(tmp_path: Path) -> None:
