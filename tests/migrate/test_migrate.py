@@ -393,6 +393,14 @@ def test_export_failure_names_the_rule_and_the_user_line(tmp_path: Path) -> None
     report = {"export_errors": {"before": {"torchscript": error}}}
     [problem] = export_failures(VerifyReport.from_json(report), "before", facts)
     assert (problem.path, problem.line) == (path, 5)
+    # A source range beside a line of the traceback names where an operand was made, not the failing call: the
+    # `index_add_` at line 5 of a constant from line 4 ("duplicated values in 'index'") is placed at line 5.
+    error = (f"SymbolicValueError: ONNX export does not support exporting 'index_add_()' function [Caused by the "
+             f"value '39 defined in (%39 = onnx::Constant(), scope: m.Net:: # {path}:4:0 )'] (node defined in "
+             f"{path}(4): forward [at {path}:5]")
+    report = {"export_errors": {"before": {"torchscript": error}}}
+    [problem] = export_failures(VerifyReport.from_json(report), "before", facts)
+    assert (problem.path, problem.line) == (path, 5)
 
 
 #: Local statistics of two images with one window passed in, five depthwise convolutions in one function: my own

@@ -458,9 +458,14 @@ def _inside(origin: str) -> str:
 def _user_frames(text: str, user_files: set[str]) -> list[tuple[str, int]]:
     frames = [(m["file"], int(m["line"])) for m in _TRACEBACK_FRAME.finditer(text)]
     frames += [(m["file"], int(m["line"])) for m in _PLAIN_FRAME.finditer(text)]
+    placed = [(norm(f), n) for f, n in frames if norm(f) in user_files]
+    if placed:
+        # A source range also names where an operand was made ("node defined in m.py(14)" for a constant the
+        # failing call at line 15 takes): only a place of last resort.
+        return placed
     # Innermost last, as in a Python traceback (the caller takes the last user frame first).
-    frames += reversed([(m["file"], int(m["line"])) for m in _SCRIPT_FRAME.finditer(text)])
-    return [(norm(f), n) for f, n in frames if norm(f) in user_files]
+    script = reversed([(m["file"], int(m["line"])) for m in _SCRIPT_FRAME.finditer(text)])
+    return [(norm(f), n) for f, n in script if norm(f) in user_files]
 
 
 #: Export errors that name no operator, and the rules whose fixes take the failing call. torch's

@@ -418,6 +418,10 @@ def matches(problem: Problem, finding: Any) -> bool:
                 # Only a Reshape refused over a run-time 0: elsewhere its rewrite of a view at the line fixes nothing
                 # (examples/guidance/len_batch.py: `x.reshape(n, -1)` of a baked `n = len(x)` is TRT704's).
                 return _at(problem, finding) and _zero_size_refusal(problem.message or "")
+            if finding.rule in BROADCAST_WRITE_RULES:
+                # Its rewrite changes only the Reshape or Expand the broadcast makes: a Gather refused at the same
+                # line is an index's (kornia's CLAHE mapping, whose index tensors TRT728 fixes).
+                return _at(problem, finding) and bool(_BROADCAST_REFUSAL.search(problem.message or ""))
             # ONNX Runtime refused a node made at this line: any fix of the line may remove it.
             return _at(problem, finding) or (finding.rule in WRONG_INDEX_RULES
                                               and _span(finding).path == problem.path)
@@ -466,6 +470,8 @@ _ZERO_REQUESTED = re.compile(r"requested shape:\s*\{[^}]*(?<![0-9])0(?![0-9])")
 #: node from its line; any other bake there is not the broadcast's.
 BROADCAST_WRITE_RULES = frozenset({"TRT388"})
 _BROADCAST_NODE = re.compile(r"differs first at an? (Reshape|Expand) node")
+#: ONNX Runtime's words where it refuses one of those nodes.
+_BROADCAST_REFUSAL = re.compile(r"running (Reshape|Expand) node")
 #: Rules whose rewrite fixes only a ``Reshape`` given a size that is 0 at run time (TRT367).
 ZERO_SIZE_RULES = frozenset({"TRT367"})
 #: Rules matched only to a node ONNX Runtime refuses: TRT367's zero-size Reshape, TRT368's linspace of one step (NaN

@@ -60,8 +60,10 @@ VARIANTS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
         [[(9, 1), (9, 1)], [(9, 5), (9, 5)]]),
 }
 
-#: Variants migrate cannot finish, and what its report says is left at the comprehension's line.
-LEFT = {"graph2seq_degree_norm": "does not export", "monai_channel_percentiles": "not equivalent",
+#: Variants migrate cannot finish, and what its report says is left at the comprehension's line. MONAI's: the model
+#: first exports with TRT319's quantile, and that graph differs from its own eager outputs through a value the trace
+#: keeps, so the difference is the export's and TRT366 is left unproved, not blamed.
+LEFT = {"graph2seq_degree_norm": "does not export", "monai_channel_percentiles": "not proved",
         "torchmetrics_spearman_ranks": "still differs"}
 
 
