@@ -1507,7 +1507,8 @@ baked choice). Applies to every TensorRT version.""",
         rounding = self._rounded_number(expr, observed)
         if rounding is not None:
             return self._number(rounding, observed)  # `round(E)` is an integer whatever `E` is
-        if not integer and (type(expr) is cst.Float or self.size_derived(expr)):
+        if not integer and (type(expr) is cst.Float or self.size_derived(expr)
+                            or self._float_of_number(expr, observed) is not None):
             return True
         operators = INTEGER_OPERATORS if integer else _NUMBER_OPERATORS
         if type(expr) is cst.BinaryOperation and type(expr.operator) in operators:
@@ -1544,6 +1545,9 @@ baked choice). Applies to every TensorRT version.""",
         rounding = self._rounded_number(expr, False)
         if rounding is not None:
             return self._size_number(rounding)  # `round(min(x.size()[-2:]) / 256)`
+        floated = self._float_of_number(expr, False)
+        if floated is not None:
+            return self._size_number(floated)  # `float(h) / stride`
         if self._extreme_of_two(expr, False) is not None:
             # `max(length, k) - k` (julius's frame count): the larger of a size and a number.
             return any(self._size_number(a.value) for a in expr.args)  # type: ignore[attr-defined]
@@ -1580,6 +1584,18 @@ baked choice). Applies to every TensorRT version.""",
         if not all(self._number(a.value, observed, integer=True) for a in expr.args):
             return None
         return expr.func.value
+
+    def _float_of_number(self, expr: cst.BaseExpression, observed: bool) -> cst.BaseExpression | None:
+        """``E`` of the built-in ``float(E)`` (one argument) where ``E`` is a number the helpers take and no
+        tensor: ptlflow's InputScaler pads to a stride by ``int(math.ceil(float(h) / stride)) * stride``."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value != "float" \
+                or self._builtin(expr.func) is None or len(expr.args) != 1 or expr.args[0].keyword \
+                or expr.args[0].star:
+            return None
+        inner = expr.args[0].value
+        if self.is_tensor(inner) or not self._number(inner, observed):
+            return None
+        return inner
 
     def _int_of_number(self, expr: cst.BaseExpression, observed: bool) -> cst.BaseExpression | None:
         """``E`` of the built-in ``int(E)`` (one argument) where ``E`` is a number the helpers take and no tensor."""
@@ -1632,6 +1648,11 @@ baked choice). Applies to every TensorRT version.""",
                     helper = SIZE_INT_HELPER if pair is None else SIZE_MIN_HELPER if pair == "min" else SIZE_MAX_HELPER
                     Roots.used = Roots.used | {helper}
                     return helper_call(helper, *(a.value for a in updated.args))
+                if rule._float_of_number(original, True) is not None:
+                    # `float(h)` inside the rounded number: the float helper, or the call would read the size.
+                    rule._rounded.add(id(original))
+                    Roots.used = Roots.used | {SIZE_FLOAT_HELPER}
+                    return helper_call(SIZE_FLOAT_HELPER, updated.args[0].value)
                 rounded = rule._rounding(original)
                 if rule._rounded_number(original, True) is not None:
                     rounded = ("round", original.args[0].value)
@@ -1714,12 +1735,19 @@ baked choice). Applies to every TensorRT version.""",
             return None
         if not (type(arg) is cst.BinaryOperation and type(arg.operator) is cst.Divide):
             return None
-        if self.size_of(arg.left) is None or arg.lpar:
+        numerator = arg.left
+        if type(numerator) is cst.Call and type(numerator.func) is cst.Name and numerator.func.value == "float" \
+                and self._builtin(numerator.func) and len(numerator.args) == 1 and not numerator.args[0].keyword \
+                and not numerator.args[0].star:
+            # `math.ceil(float(h) / 8)`: a size is an int, so its float divides to the same quotient (exact below
+            # 2**53) and the integer form is the same number.
+            numerator = numerator.args[0].value
+        if self.size_of(numerator) is None or arg.lpar:
             return None
         k = int_value(arg.right)
         if k is None or k <= 0 or type(arg.right) is not cst.Integer:
             return None
-        size = code_of(arg.left)
+        size = code_of(numerator)
         if name == "ceil" and k > 1:
             replacement = cst.parse_expression(f"({size} + {k - 1}) // {k}")
         else:

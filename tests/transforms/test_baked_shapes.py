@@ -1290,6 +1290,11 @@ def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> Non
     ("int(np.ceil(w / self.window))", "_trt_size_ceil(w / self.window)"),
     ("int(math.floor(h / 2.5))", "_trt_size_floor(h / 2.5)"),
     ("int(math.ceil(h / 4))", "(h + 3) // 4"),  # the exact integer form where there is one
+    # ptlflow's InputScaler: `float` of the size inside the rounding is the same quotient.
+    ("int(math.ceil(float(h) / 4))", "(h + 3) // 4"),
+    ("int(math.ceil(float(h) / self.stride))", "_trt_size_ceil(_trt_size_float(h) / self.stride)"),
+    ("int(math.ceil(float(n) / 4))", None),  # `n` is no size
+    ("int(math.ceil(float(x.sum()) / 4))", None),  # a tensor value
     ("int(math.sqrt(x.shape[1]))", "_trt_size_int(_trt_size_sqrt(x.shape[1]))"),  # a token grid's side
     ("int(np.sqrt(h * w))", "_trt_size_int(_trt_size_sqrt(h * w))"),
     ("int(x.shape[1] ** 0.5)", "_trt_size_int(x.shape[1] ** 0.5)"),
@@ -1410,6 +1415,51 @@ def test_a_size_padded_to_a_multiple_and_its_ratio_follow_the_input(tmp_path) ->
     f_after = import_source(after, tmp_path)["Pyramid"]()
     for shape in [(1, 1, 5, 7), (0, 2, 40, 40), (1, 1, 32, 64)]:
         for x in (torch.zeros(shape), -torch.rand(shape) - 1, torch.full(shape, float("inf"))):
+            assert_same(f_before(x), f_after(x))
+
+
+STRIDE_SCALER = '''import math
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Scaler(nn.Module):
+    def __init__(self, stride=16):
+        super().__init__()
+        self.stride = stride
+
+    def forward(self, x):
+        h, w = x.shape[-2:]
+        th = int(math.ceil(float(h) / self.stride)) * self.stride
+        tw = int(math.ceil(float(w) / 8)) * 8
+        y = F.interpolate(x, size=(th, tw), mode="bilinear", align_corners=False)
+        return F.interpolate(y * 2, size=(h, w), mode="bilinear", align_corners=False)
+'''
+
+
+def test_a_stride_padded_size_through_float_follows_the_input(tmp_path) -> None:
+    """ptlflow's InputScaler (github.com/hmorimitsu/ptlflow, ptlflow/utils/utils.py) resizes the frames to
+    `int(math.ceil(float(h) / stride)) * stride`: rewriting only the `float` left `math.ceil` reading the
+    traced number, so FastFlowNet's graph kept the example's 128x128 at every size. The whole rounding is
+    rewritten now, and the graph follows the input where the original's does not."""
+    after = rewrite(STRIDE_SCALER, unsafe=True, select=("TRT712",))
+    assert "th = _trt_size_ceil(_trt_size_float(h) / self.stride) * self.stride" in after, after
+    assert "tw = ((w + 7) // 8) * 8" in after, after
+    matches = {}
+    for side, source in (("before", STRIDE_SCALER), ("after", after)):
+        model = import_source(source, tmp_path)["Scaler"]()
+        session = export_session(model, (torch.rand(1, 2, 32, 40),), ["x"], {"x": {0: "b", 2: "h", 3: "w"}})
+        for shape in [(1, 2, 32, 40), (2, 2, 33, 17), (1, 2, 1, 1), (1, 2, 48, 64)]:
+            x = torch.randn(shape, generator=torch.Generator().manual_seed(sum(shape)))
+            [got] = session.run(None, {"x": x.numpy()})
+            matches[side, shape] = bool(np.allclose(got, model(x).numpy(), rtol=1e-5, atol=1e-5))
+    assert all(v for (side, _), v in matches.items() if side == "after"), matches
+    assert not matches["before", (2, 2, 33, 17)] and not matches["before", (1, 2, 48, 64)], matches
+    f_before = import_source(STRIDE_SCALER, tmp_path)["Scaler"]()
+    f_after = import_source(after, tmp_path)["Scaler"]()
+    for shape in [(1, 1, 5, 7), (0, 2, 16, 16), (1, 1, 16, 9)]:
+        for x in (torch.zeros(shape), -torch.rand(shape) - 1, torch.full(shape, float("nan"))):
             assert_same(f_before(x), f_after(x))
 
 

@@ -152,6 +152,22 @@ def test_a_model_that_takes_only_multiples_keeps_the_largest_power_of_two_step()
     assert any("set 4 makes dynamic axes smaller" in n and "12->8" in n for n in notes), notes
 
 
+class NanBelow(torch.nn.Module):
+    """Divides by its width less 4: NaN everywhere at width 4 (0 / 0), as FastFlowNet's coordinates at a 1x1 level."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return (x - x) / (x.shape[-1] - 4) + x.mean()
+
+
+def test_a_smaller_set_where_eager_mode_gives_no_number_is_refused() -> None:
+    """8 -> 4 makes every output NaN in eager mode, a reference for no graph: the next try, 8 - 1, is taken."""
+    shapes, notes = _made(NanBelow(), 8)
+    assert shapes[3] == (1, 3, 7, 7), (shapes, notes)
+    assert torch.isnan(NanBelow()(torch.rand(1, 3, 4, 4))).all()  # the refused try's outputs, as the model gives them
+    assert refusal(NanBelow(), {"x": torch.rand(1, 3, 4, 4)}).startswith("no number:")
+    assert refusal(NanBelow(), {"x": torch.rand(1, 3, 5, 5)}) is None
+
+
 def test_no_smaller_set_where_the_model_refuses_every_try_or_nothing_can_shrink() -> None:
     shapes, notes = _made(MultipleOf(), 4, batch=1)  # 4 -> 2, 4 - 4 = 0, 4 - 1 = 3: all refused or empty
     assert len(shapes) == 3

@@ -194,10 +194,23 @@ def refusal(model: torch.nn.Module, feed: dict[str, torch.Tensor]) -> str | None
         return None
     try:
         with torch.no_grad():
-            probe(**feed)
+            outputs = probe(**feed)
     except Exception as error:  # noqa: BLE001 - the model's own refusal, reported in the notes
         return f"{type(error).__name__}: {str(error).splitlines()[0][:160] if str(error) else ''}"
+    if _no_number(outputs):
+        # Eager mode then is no reference for any graph: ptlflow's FastFlowNet at 48x64 divides its
+        # coarsest level's coordinates by `w - 1` = 0 and returns NaN for every flow vector, which no
+        # graph is expected to reproduce (ONNX Runtime's GridSample of NaN coordinates gives zeros).
+        return "no number: every floating-point output element is NaN or infinite at these sizes"
     return None
+
+
+def _no_number(outputs: Any) -> bool:
+    """The model's floating-point outputs hold elements and every one of them is NaN or infinite."""
+    from torch.utils._pytree import tree_leaves
+
+    tensors = [t for t in tree_leaves(outputs) if isinstance(t, torch.Tensor) and t.is_floating_point() and t.numel()]
+    return bool(tensors) and not any(bool(torch.isfinite(t).any()) for t in tensors)
 
 
 def make_input_sets(
