@@ -1135,7 +1135,11 @@ size padded to a multiple of 32, `math.floor(math.ceil(w / 32.0) * 32.0)` (basic
 read the traced size again), and a name bound to it counts as computed from sizes. `float(E)`
 of such a number becomes `_trt_size_float(E)`: `float` in eager mode and scripted, a float32 0-d
 tensor while a trace passes one, so SpyNet's flow scaled back by `float(w) / float(w_pad)` follows
-the input (measured: exported at 64 px, the original graph resizes every input to 64 and scales by 1). (A `torch.linspace` whose step count then stays traced
+the input (measured: exported at 64 px, the original graph resizes every input to 64 and scales by 1). A
+`float(E)` inside a rounding is rewritten with it: ptlflow's stride padding `int(math.ceil(float(h) / stride)) *
+stride` becomes `_trt_size_ceil(_trt_size_float(h) / stride) * stride` (rewriting the `float` alone left `math.ceil`
+reading the traced number: FastFlowNet's graph kept the example's size), and `int(math.ceil(float(h) / 8))` the
+integer form `(h + 7) // 8` (a size is an int, so its float divides to the same quotient). (A `torch.linspace` whose step count then stays traced
 exports, through the TorchScript exporter's own linspace, a division by `steps - 1`: one step gives
 NaN there.) Inside `migrate` or with `--facts`, the
 operands may also be sizes a caller handed down: a parameter (`patch_h` in Depth Anything's
