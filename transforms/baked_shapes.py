@@ -1139,9 +1139,9 @@ the input (measured: exported at 64 px, the original graph resizes every input t
 `float(E)` inside a rounding is rewritten with it: ptlflow's stride padding `int(math.ceil(float(h) / stride)) *
 stride` becomes `_trt_size_ceil(_trt_size_float(h) / stride) * stride` (rewriting the `float` alone left `math.ceil`
 reading the traced number: FastFlowNet's graph kept the example's size), and `int(math.ceil(float(h) / 8))` the
-integer form `(h + 7) // 8` (a size is an int, so its float divides to the same quotient). (A `torch.linspace` whose step count then stays traced
-exports, through the TorchScript exporter's own linspace, a division by `steps - 1`: one step gives
-NaN there.) Inside `migrate` or with `--facts`, the
+integer form `(h + 7) // 8` (a size is an int, so its float divides to the same quotient). (A
+`torch.linspace` whose step count then stays traced exports, through the TorchScript exporter's own linspace, a
+division by `steps - 1`: one step gives NaN there.) Inside `migrate` or with `--facts`, the
 operands may also be sizes a caller handed down: a parameter (`patch_h` in Depth Anything's
 `int(patch_h * 14)`, `H` in a Swin stage's `int(np.ceil(H / self.window_size))`, the values of
 `input_h, input_w = input_shape` in mmcv's adaptive padding, a size of an element of a local list
@@ -1512,7 +1512,7 @@ baked choice). Applies to every TensorRT version.""",
         if rounding is not None:
             return self._number(rounding, observed)  # `round(E)` is an integer whatever `E` is
         if not integer and (type(expr) is cst.Float or self.size_derived(expr)
-                            or self._float_of_number(expr, observed) is not None):
+                            or self._converted_number("float", expr, observed) is not None):
             return True
         operators = INTEGER_OPERATORS if integer else _NUMBER_OPERATORS
         if type(expr) is cst.BinaryOperation and type(expr.operator) in operators:
@@ -1525,7 +1525,8 @@ baked choice). Applies to every TensorRT version.""",
             return configuration(expr.value) or observed and (self._loose_size(expr) or _read_of_name(expr))
         if configuration(expr):
             return True
-        if self._extreme_of_two(expr, observed) is not None or self._int_of_number(expr, observed) is not None:
+        if self._extreme_of_two(expr, observed) is not None \
+                or self._converted_number("int", expr, observed) is not None:
             # julius's framing, `math.ceil((max(length, k) - k) / stride)`, and its block, `min(int(k * ratio),
             # length)`: the larger of two integers, and `int` of a number, are integers the helpers keep traced.
             return True
@@ -1549,7 +1550,7 @@ baked choice). Applies to every TensorRT version.""",
         rounding = self._rounded_number(expr, False)
         if rounding is not None:
             return self._size_number(rounding)  # `round(min(x.size()[-2:]) / 256)`
-        floated = self._float_of_number(expr, False)
+        floated = self._converted_number("float", expr, False)
         if floated is not None:
             return self._size_number(floated)  # `float(h) / stride`
         if self._extreme_of_two(expr, False) is not None:
@@ -1589,21 +1590,11 @@ baked choice). Applies to every TensorRT version.""",
             return None
         return expr.func.value
 
-    def _float_of_number(self, expr: cst.BaseExpression, observed: bool) -> cst.BaseExpression | None:
-        """``E`` of the built-in ``float(E)`` (one argument) where ``E`` is a number the helpers take and no
-        tensor: ptlflow's InputScaler pads to a stride by ``int(math.ceil(float(h) / stride)) * stride``."""
-        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value != "float" \
-                or self._builtin(expr.func) is None or len(expr.args) != 1 or expr.args[0].keyword \
-                or expr.args[0].star:
-            return None
-        inner = expr.args[0].value
-        if self.is_tensor(inner) or not self._number(inner, observed):
-            return None
-        return inner
-
-    def _int_of_number(self, expr: cst.BaseExpression, observed: bool) -> cst.BaseExpression | None:
-        """``E`` of the built-in ``int(E)`` (one argument) where ``E`` is a number the helpers take and no tensor."""
-        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value != "int" \
+    def _converted_number(self, builtin: str, expr: cst.BaseExpression, observed: bool) -> cst.BaseExpression | None:
+        """``E`` of the built-in ``int(E)`` or ``float(E)`` (``builtin``, one argument) where ``E`` is a number the
+        helpers take and no tensor: ptlflow's InputScaler pads to a stride by ``int(math.ceil(float(h) / stride)) *
+        stride``."""
+        if type(expr) is not cst.Call or type(expr.func) is not cst.Name or expr.func.value != builtin \
                 or self._builtin(expr.func) is None or len(expr.args) != 1 or expr.args[0].keyword \
                 or expr.args[0].star:
             return None
@@ -1646,13 +1637,13 @@ baked choice). Applies to every TensorRT version.""",
 
             def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
                 pair = rule._extreme_of_two(original, True)
-                if pair is not None or rule._int_of_number(original, True) is not None:
+                if pair is not None or rule._converted_number("int", original, True) is not None:
                     # `max(a, b)` and `int(E)` inside the number: the traced helpers, rewritten with it.
                     rule._rounded.add(id(original))
                     helper = SIZE_INT_HELPER if pair is None else SIZE_MIN_HELPER if pair == "min" else SIZE_MAX_HELPER
                     Roots.used = Roots.used | {helper}
                     return helper_call(helper, *(a.value for a in updated.args))
-                if rule._float_of_number(original, True) is not None:
+                if rule._converted_number("float", original, True) is not None:
                     # `float(h)` inside the rounded number: the float helper, or the call would read the size.
                     rule._rounded.add(id(original))
                     Roots.used = Roots.used | {SIZE_FLOAT_HELPER}
