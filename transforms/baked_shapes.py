@@ -1730,13 +1730,9 @@ baked choice). Applies to every TensorRT version.""",
             return None
         if not (type(arg) is cst.BinaryOperation and type(arg.operator) is cst.Divide):
             return None
-        numerator = arg.left
-        if type(numerator) is cst.Call and type(numerator.func) is cst.Name and numerator.func.value == "float" \
-                and self._builtin(numerator.func) and len(numerator.args) == 1 and not numerator.args[0].keyword \
-                and not numerator.args[0].star:
-            # `math.ceil(float(h) / 8)`: a size is an int, so its float divides to the same quotient (exact below
-            # 2**53) and the integer form is the same number.
-            numerator = numerator.args[0].value
+        # `math.ceil(float(h) / 8)`: a size is an int, so its float divides to the same quotient (exact below
+        # 2**53) and the integer form is the same number.
+        numerator = self._converted_number("float", arg.left, False) or arg.left
         if self.size_of(numerator) is None or arg.lpar:
             return None
         k = int_value(arg.right)

@@ -159,6 +159,13 @@ class NanBelow(torch.nn.Module):
         return (x - x) / (x.shape[-1] - 4) + x.mean()
 
 
+class Infinite(torch.nn.Module):
+    """Positive inputs divided by zero: +inf everywhere."""
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        return x / 0
+
+
 def test_a_smaller_set_where_eager_mode_gives_no_number_is_refused() -> None:
     """8 -> 4 makes every output NaN in eager mode, a reference for no graph: the next try, 8 - 1, is taken."""
     shapes, notes = _made(NanBelow(), 8)
@@ -166,6 +173,9 @@ def test_a_smaller_set_where_eager_mode_gives_no_number_is_refused() -> None:
     assert torch.isnan(NanBelow()(torch.rand(1, 3, 4, 4))).all()  # the refused try's outputs, as the model gives them
     assert refusal(NanBelow(), {"x": torch.rand(1, 3, 4, 4)}).startswith("no number:")
     assert refusal(NanBelow(), {"x": torch.rand(1, 3, 5, 5)}) is None
+    # An infinity everywhere is a value a graph can match: not refused.
+    assert torch.isinf(Infinite()(torch.rand(1, 3, 4, 4) + 1)).all()
+    assert refusal(Infinite(), {"x": torch.rand(1, 3, 4, 4) + 1}) is None
 
 
 def test_no_smaller_set_where_the_model_refuses_every_try_or_nothing_can_shrink() -> None:
