@@ -475,7 +475,7 @@ def test_a_conversion_warning_names_the_line_that_converted_not_the_recording_wr
 
     import torch
 
-    from trtcodemod.migrate.locate import GUARD_NOTE, _guard_note, _split
+    from trtcodemod.migrate.locate import GUARD_NOTE, _guard_note, split_source as _split
     from trtcodemod.verify.export import export_model
 
     user = tmp_path / "user"

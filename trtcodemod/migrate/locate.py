@@ -67,7 +67,8 @@ class Problem:
         return out
 
 
-def _split(source: str | None) -> tuple[str | None, int | None]:
+def split_source(source: str | None) -> tuple[str | None, int | None]:
+    """``"/path/file.py:12 (in helper, ...)"`` -> ``("/path/file.py", 12)`` (normalised); Nones where there is no line."""
     if not source:
         return None, None
     match = re.match(r"^(.*?):(\d+)", source)
@@ -82,7 +83,7 @@ def hostile_nodes(report: VerifyReport, side: str) -> list[Problem]:
     for exporter, graphs in report.graphs_by_exporter.items():
         graph = (graphs or {}).get(side)
         for issue in graph.trt_issues if graph else []:
-            path, line = _split(issue.source)
+            path, line = split_source(issue.source)
             helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", issue.source or "")
             reason = issue.reason + (f" (inside {helper.group(1)}, a helper trtcodemod inserted)" if helper else "")
             out.append(Problem("hostile", path, line, issue.op, issue.rule, reason, issue.severity, exporter))
@@ -284,7 +285,7 @@ def _library_guard_note(origins: list[str | None]) -> str:
     torch's ``if not torch._is_all_true(valid): raise ValueError`` in ``Distribution.__init__``); else ""."""
     if not origins or None in origins:
         return ""
-    notes = [_guard_note(*_split(origin), user=False) for origin in origins]
+    notes = [_guard_note(*split_source(origin), user=False) for origin in origins]
     if not all(notes):
         return ""
     return notes[0] + _inside(str(origins[0]))
@@ -303,7 +304,7 @@ def _input_free_lines(report: VerifyReport, side: str) -> set[tuple[str, int]]:
         if check.exporter != "torchscript":
             continue
         for warning in check.warnings:
-            path, line = _split(warning.source)
+            path, line = split_source(warning.source)
             if warning.category == "TracerWarning" and path and line and warning.input_free is not None:
                 key = (os.path.realpath(path), line)
                 free[key] = free.get(key, True) and warning.input_free
@@ -321,7 +322,7 @@ def _traced_lines(report: VerifyReport, side: str) -> set[tuple[str, int]] | Non
             continue
         lines = lines if lines is not None else set()
         for warning in check.warnings:
-            path, line = _split(warning.source)
+            path, line = split_source(warning.source)
             if warning.category == "TracerWarning" and path and line:
                 lines.add((os.path.realpath(path), line))
     return lines
@@ -356,12 +357,12 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None,
         for warning in check.warnings:
             if warning.category != "TracerWarning":
                 continue
-            path, line = _split(warning.source)
+            path, line = split_source(warning.source)
             # The check may be torch's own, inside the call the user's line makes (the attention's
             # `if head_dim * num_heads != embed_dim: raise` behind `self.transformer(x)`).
             guard = _guard_note(path, line, warning.callers)
-            if not guard and warning.origin and _guard_note(*_split(warning.origin), user=False):
-                guard = _guard_note(*_split(warning.origin), user=False) + _inside(warning.origin)
+            if not guard and warning.origin and _guard_note(*split_source(warning.origin), user=False):
+                guard = _guard_note(*split_source(warning.origin), user=False) + _inside(warning.origin)
             guard = guard or _constant_data_note(path, line, warning.message) or _cast_note(
                 path, line, warning.message, observed)
             if not guard and warning.input_free:
@@ -397,7 +398,7 @@ def hidden_data_reads(report: VerifyReport, facts: Facts | None) -> list[Problem
         if check.exporter != "torchscript" or check.faithful is not True:
             continue
         for warning in check.warnings:
-            path, line = _split(warning.source)
+            path, line = split_source(warning.source)
             if warning.category != "TracerWarning" or not path or not line or warning.input_free:
                 continue
             if "Python boolean" in warning.message:
@@ -586,11 +587,11 @@ def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> l
         # ONNX Runtime refused the graph at load, or ran it and refused it on one input set.
         op = FAILS_TO_RUN if "failed" in check.detail or refused else \
             NO_REFERENCE if check.no_reference_sets else WRONG_VALUES
-        path, line, message = *_split(None), check.detail
+        path, line, message = *split_source(None), check.detail
         found = check.divergence or None
         if refused and refused.source:
             # ONNX Runtime names the node it refuses: the line that made it is where to fix.
-            path, line = _split(refused.source)
+            path, line = split_source(refused.source)
             message += f"; ONNX Runtime refuses the {refused.op} node {refused.node!r} made at {refused.source}"
             if refused.input_source and refused.input_source != refused.source:
                 # The node is refused for its input's type: the line that made that input may be the cause.
@@ -599,7 +600,7 @@ def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> l
             dropped = found.dropped
             # A line that ran torch calls and left no node is what the trace dropped: the cause,
             # where the first differing value is only where it shows.
-            path, line = _split(dropped[0] if dropped else found.source)
+            path, line = split_source(dropped[0] if dropped else found.source)
             on = f" on input set {check.failing_sets[0]}" if check.baked and check.failing_sets else ""
             message += (f"; the graph's values first differ from eager mode's{on} at {found.source} "
                         f"({found.op} node {found.node!r}, max abs error {found.max_abs_err:.3g}, after "

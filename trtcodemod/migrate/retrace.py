@@ -307,9 +307,9 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
     extra = []
     at_path, at_line = None, None
     if where:
-        from .locate import _split
+        from .locate import split_source
 
-        at_path, at_line = _split(where)
+        at_path, at_line = split_source(where)
         if at_path and (at_path, at_line) not in lines:
             extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {points} differs first at a {diff.op} node from this line: "
@@ -347,10 +347,10 @@ def judge_loops(session: Any, progress: Callable[[str], None]) -> Retrace:
         # No loop, yet the graph changed: a size read as the example's number with no warning (the
         # TorchScript exporter types the result of `unflatten` with the example's sizes, and folds
         # every size read from it later). The first difference is where the number shows.
-        from .locate import _split
+        from .locate import split_source
 
         summary["first_difference"] = {"op": diff.op, "source": diff.source}
-        at_path, at_line = _split(diff.source)
+        at_path, at_line = split_source(diff.source)
         if at_path:
             extra.append(Problem("baked", at_path, at_line, RETRACED_GRAPH, None,
                                  f"the graph traced at {_points(stretched)} differs first at a {diff.op} node from "
@@ -426,10 +426,10 @@ def judge_rewritten(after: list[Problem], session: Any, progress: Callable[[str]
         return Retrace(summary=summary)
     if diff is not None:
         steady = steady_lines(lines, _numbers(session, "rewritten"), _numbers(session, "retrace-after"))
-        from .locate import _split
+        from .locate import split_source
 
         where = diff.source
-        steady -= {_split(where)} if where else set()
+        steady -= {split_source(where)} if where else set()
         summary["steady_lines"] = len(steady)
         return Retrace(steady, False, "", summary=summary, steady=steady,
                        steady_note=_steady_note(_points(stretched), diff.op, where))

@@ -8,6 +8,7 @@ once (``Verification.original``); each round verifies one rewrite against it.
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import tempfile
 from collections import Counter
@@ -27,7 +28,7 @@ from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.evidence.proofs import NO_DETACH
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
                      INPUT_FREE_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem, hidden_data_reads, locate,
-                     unfaithful_graphs, untraced_after)
+                     split_source, unfaithful_graphs, untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
@@ -441,7 +442,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
             # frequency, behind the FFT pipelines TRT709 let through): no fix is to blame for a construct the
             # original's export never reached. Another round with that fix; taken back if it does not help.
             continue
-        if _revert_culprits(final, plan):
+        if _revert_refusing_fixes(final, plan) or _revert_culprits(final, plan):
             continue
         if not plan.update(findings, after_problems(final), facts, spec.rewrite.unsafe):
             break
@@ -839,6 +840,40 @@ def _revert_idle(plan: Plan, after: list[Problem]) -> None:
         if aimed and all(left[k] >= n for k, n in aimed.items()):
             nodes = ", ".join(sorted({f"{op} at line {line}" for _, line, op in aimed}))
             plan.reverted[d.key] = f"removes nothing: the rewritten graph keeps every node it was tried for ({nodes})"
+
+
+def _revert_refusing_fixes(final: VerifyReport, plan: Plan) -> bool:
+    """Take back the fixes at whose lines ONNX Runtime refused the rewritten graph on an input set where the
+    original's graph of the same exporter ran (or inside a helper the fix inserted, whatever the original did);
+    True when the plan changed. No rule alone reproduces such a refusal where it needs two fixes together
+    (SEA-RAFT's unpadding in ptlflow, zoo 54: `if x.shape[-2] == self.tgt_size[0] ...: x = self.unpad(x)`, whose
+    TRT713 selection is a ``Where`` of the padded and unpadded frames, one shape at the traced size only once
+    TRT712 made the target size follow the input), and the original's own unfaithful graph made it read as the
+    original's difference: every fix went back as unproved, the ones that made the graph follow the input too."""
+    before = {c.exporter: c for c in final.checks("before")}
+    changed = False
+    for check in final.checks("after"):
+        node = check.failed_node
+        if check.faithful is not False or not node or not getattr(node, "source", None):
+            continue
+        original = before.get(check.exporter)
+        original_ran = original is not None and original.faithful is not None and not original.failed_node \
+            and "failed" not in original.detail
+        helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", node.source)
+        if not (original_ran or helper):
+            continue
+        path, line = split_source(node.source)
+        for d in plan.applied:
+            last = d.finding.end_line or d.finding.line
+            if d.key in plan.reverted or norm(d.finding.path) != path or not d.finding.line <= line <= last:
+                continue
+            made = f"inside {helper.group(1)}, which this fix inserted" if helper else "at this fix's line"
+            sets = ", ".join(map(str, check.failing_sets)) or "an input set"
+            plan.reverted[d.key] = (f"ONNX Runtime refuses the rewritten graph's {node.op} node {node.node!r}, made "
+                                    f"{made}, on set(s) {sets} ({check.exporter} exporter), where the original's "
+                                    f"graph " + ("ran" if original_ran else "had no such node"))
+            changed = True
+    return changed
 
 
 def _revert_hostile_makers(plan: Plan, before: list[Problem], after: list[Problem]) -> None:
