@@ -1824,7 +1824,11 @@ tensors while tracing. Not rewritten: an `elif` chain, a branch that returns, ra
 does more than assign, a branch that pads, crops, resizes, repeats, expands or joins (`F.pad`,
 `x[:, :n]`, `interpolate`, `repeat`, `expand`, `torch.cat`: values of other shapes, TRT717's forms), a condition that names a decision taken on an earlier line (`odd = h %
 2 == 1 or ...; if odd:`: Python took its truth there) or stays a Python value (`int()`,
-`min()`), and a check whose block only raises.
+`min()`), and a check whose block only raises. A crop the code does not show (a method called
+in the branch, ptlflow's `x = self.unpad(x)` under `if x.shape[-2] == self.tgt_size[0] and
+...:`) can give both names one shape at the traced size and two at others: the graph's `Where`
+is then refused at those sizes, and `migrate` takes this fix back alone (its verification runs
+the graph at other sizes), keeping the others.
 
 Fix safety: unsafe. Eager mode and scripting run the original `if` (`torch.jit.is_tracing()`
 is False in eager mode, and TorchScript drops the branch behind `not torch.jit.is_scripting()`): the same values, cost and exceptions. While tracing, both branches run at
