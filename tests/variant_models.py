@@ -292,6 +292,17 @@ def assert_graph_within(session: ort.InferenceSession, model: torch.nn.Module, i
         assert np.allclose(got, want, rtol=0, atol=tolerance * scale, equal_nan=True), (label, got, want)
 
 
+def assert_follows_where_baked(baked: ort.InferenceSession, session: ort.InferenceSession, original: torch.nn.Module,
+                               rewritten: torch.nn.Module, example: tuple, sets: dict[str, tuple],
+                               tolerance: float = 1e-5) -> None:
+    """The original's graph (``baked``) differs from eager mode at ``sets["other size"]``; the rewritten one
+    (``session``) is eager mode on every set; and eager mode is unchanged by the rewrite on them and the example."""
+    assert not graph_matches(baked, original, sets["other size"])
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, tolerance, label)
+    assert_eager_unchanged(original, rewritten, {"example": example, **sets})
+
+
 def line_of(path: Path, fragment: str) -> int:
     """The one line of code in ``path`` that holds ``fragment`` (docstrings quote code in ``)."""
     [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if fragment in text and "``" not in text]
