@@ -67,6 +67,11 @@ class Problem:
         return out
 
 
+#: How a mapped source names the helper trtcodemod inserted that holds it (``source_map``: "(in NAME, inserted by
+#: trtcodemod)").
+INSERTED_HELPER = re.compile(r"\(in (\w+), inserted by trtcodemod\)")
+
+
 def split_source(source: str | None) -> tuple[str | None, int | None]:
     """``"/path/file.py:12 (in helper, ...)"`` -> ``("/path/file.py", 12)`` (normalised); Nones where there is no line."""
     if not source:
@@ -84,7 +89,7 @@ def hostile_nodes(report: VerifyReport, side: str) -> list[Problem]:
         graph = (graphs or {}).get(side)
         for issue in graph.trt_issues if graph else []:
             path, line = split_source(issue.source)
-            helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", issue.source or "")
+            helper = INSERTED_HELPER.search(issue.source or "")
             reason = issue.reason + (f" (inside {helper.group(1)}, a helper trtcodemod inserted)" if helper else "")
             out.append(Problem("hostile", path, line, issue.op, issue.rule, reason, issue.severity, exporter))
     return out

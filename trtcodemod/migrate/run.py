@@ -8,7 +8,6 @@ once (``Verification.original``); each round verifies one rewrite against it.
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import tempfile
 from collections import Counter
@@ -27,8 +26,8 @@ from trtcodemod.verify.worker import run_task
 from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.evidence.proofs import NO_DETACH
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
-                     INPUT_FREE_NOTE, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem, hidden_data_reads, locate,
-                     split_source, unfaithful_graphs, untraced_after)
+                     INPUT_FREE_NOTE, INSERTED_HELPER, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem,
+                     hidden_data_reads, locate, split_source, unfaithful_graphs, untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
@@ -859,7 +858,7 @@ def _revert_refusing_fixes(final: VerifyReport, plan: Plan) -> bool:
         original = before.get(check.exporter)
         original_ran = original is not None and original.faithful is not None and not original.failed_node \
             and "failed" not in original.detail
-        helper = re.search(r"\(in (\w+), inserted by trtcodemod\)", node.source)
+        helper = INSERTED_HELPER.search(node.source)
         if not (original_ran or helper):
             continue
         path, line = split_source(node.source)
