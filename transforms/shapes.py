@@ -19,7 +19,8 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import (
-    argument, has_star_args, helper_call, index_expr, int_value, int_values, method_call, parenthesize, strip_parens,
+    argument, code_of, has_star_args, helper_call, index_expr, int_value, int_values, method_call, parenthesize,
+    strip_parens,
 )
 from trtcodemod.evidence.proofs import SQUEEZE_NEVER_ONE, prove_squeeze, prove_squeeze_all
 from trtcodemod.providers import ObservedFacts
@@ -105,8 +106,10 @@ class SqueezeDim(Rule):
         name="squeeze-dim",
         summary="`x.squeeze(d)` exports as an ONNX `If` on a dynamic axis; index with `x[..., 0, ...]` instead",
         doc="""\
-What it finds: `x.squeeze(d)` and `torch.squeeze(x, d)` with a literal axis `d`, or a tuple of
-literal axes (`x.squeeze((1, -1))`, torch 2.0 and later).
+What it finds: `x.squeeze(d)` and `torch.squeeze(x, d)` with a literal axis `d`, a tuple of
+literal axes (`x.squeeze((1, -1))`, torch 2.0 and later), or an axis held by a name or an
+attribute (`x.squeeze(self.dim)`: a squeeze layer configured with its axis, as docTR's
+`SqueezeLayer(dim=3)` after its VIP recogniser's pooling and many `Squeeze(nn.Module)` wrappers).
 
 Why it hurts: ONNX's Squeeze fails on an axis whose size is not 1, so the TorchScript
 exporter guards a squeeze on a dynamic axis with an `If` node: one branch squeezes, the
@@ -114,8 +117,9 @@ other returns the tensor unchanged. The branches have different ranks and Tensor
 refuses such a conditional.
 
 The rewrite: index the axis with 0 (`x.squeeze(1)` → `x[:, 0]`, `x.squeeze(-1)` →
-`x[..., 0]`, `x.squeeze((1, -1))` → `x[:, 0, ..., 0]`). This exports as a Gather, with no
-branch. The TorchScript exporter cannot export a squeeze of several axes at all (it fails on
+`x[..., 0]`, `x.squeeze((1, -1))` → `x[:, 0, ..., 0]`; an axis held by a name,
+`x.squeeze(self.dim)` → `x.select(self.dim, 0)`, the same view). This exports as a Gather,
+with no branch. The TorchScript exporter cannot export a squeeze of several axes at all (it fails on
 the list of axes); their index exports with both exporters.
 
 Fix safety: unsafe. `squeeze(d)` leaves a tensor unchanged when axis `d` is not of size 1,
@@ -123,7 +127,10 @@ while `x[:, 0]` then silently takes the first slice. The rewrite assumes axis `d
 has size 1, which is usually why the code squeezes it; with a tuple, every axis it names.
 Not always so: RF-DETR's matcher squeezes `(-1, 1)` of a tensor whose last axis holds its
 sample points, which `squeeze` leaves alone; `migrate` applies the fix only where the observed
-run saw every named axis at size 1. A non-literal or repeated axis is reported without a fix.
+run saw every named axis at size 1. An axis held by a name is also assumed to hold one integer
+(a `None` squeezes every axis, a tuple several: `select` takes one); `migrate` leaves it where
+the observed run saw it name several axes, and a `None` records no axis, so nothing is proved.
+Any other computed axis (`x.squeeze(d + 1)`) or a repeated one is reported without a fix.
 Where the run (a stretched input set included) never saw the axis at size 1, the squeeze changed
 nothing on any observed call (oflibpytorch's `apply_s_flow`, `(warped_density > 0).squeeze(1)` of an
 N-H-W density: axis 1 is the height): inside `migrate` or with `--facts` the call becomes
@@ -141,14 +148,15 @@ proved from the observed run.""",
         fix=Safety.UNSAFE,
         proof=prove_squeeze,
         assumption=(
-            "every squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice); "
-            "for `_trt_squeeze_kept`, the axis never has size 1"),
+            "every squeezed axis always has size 1 (otherwise `squeeze` keeps it and the index takes the first slice), "
+            "and an axis held by a name is one integer; for `_trt_squeeze_kept`, the axis never has size 1"),
         opt_in=True,
         examples=(
             Example("scores = logits.squeeze(1)\n", "scores = logits[:, 0]\n", unsafe=True),
             Example("y = torch.squeeze(x, -1)\n", "y = x[..., 0]\n", unsafe=True),
             Example("y = (a + b).squeeze(dim=-2)\n", "y = (a + b)[..., 0, :]\n", unsafe=True),
             Example("m = torch.squeeze(m, (-1, 1))\n", "m = m[:, 0, ..., 0]\n", unsafe=True),
+            Example("return x.squeeze(self.dim)\n", "return x.select(self.dim, 0)\n", unsafe=True),
         ),
         references=_REFERENCES,
     )
@@ -164,6 +172,9 @@ proved from the observed run.""",
                 # `squeeze((1, 1))`: literal axes, one of them named twice.
                 self.report(node, "squeeze names an axis twice; it exports as an `If` when the axis is dynamic; "
                             "name each axis once and index it")
+                return
+            if dims is None and not call.extra_args and _named_axis(call.dim_arg.value):
+                self._computed_axis(node, call)
                 return
             self.report(node, "squeeze with a computed axis exports as an `If` when the axis is dynamic; "
                         "use a literal axis and index it")
@@ -185,6 +196,41 @@ proved from the observed run.""",
             f"squeeze({axes}) exports as an ONNX `If` on a dynamic axis; index the size-1 axis instead",
             Fix({node: replacement}, safety=Safety.UNSAFE),
         )
+
+    def _computed_axis(self, node: cst.Call, call: _ShapeCall) -> None:
+        """``x.squeeze(self.dim)``: one axis held by a name (doctr's ``SqueezeLayer``), picked with ``select`` (or
+        kept while tracing, where the run never saw it at size 1)."""
+        axis = strip_parens(call.dim_arg.value)
+        shown = code_of(axis).strip()
+        facts = self.provider(ObservedFacts)
+        if facts.squeezed_counts(node) - {1}:
+            self.report(node, f"squeeze({shown}) exports as an `If` when an axis is dynamic; the recorded run saw "
+                              "it name several axes: index each size-1 axis")
+            return
+        proof = facts.proof(self.info, node)
+        if proof is not None and proof.startswith(SQUEEZE_NEVER_ONE):
+            self.report(node, f"squeeze({shown}) exports as an ONNX `If` on a dynamic axis the recorded run never saw "
+                              f"at size 1 (the squeeze changed nothing); {SQUEEZE_KEPT_HELPER} keeps the tensor as "
+                              "it is while tracing",
+                        Fix({node: helper_call(SQUEEZE_KEPT_HELPER, strip_parens(call.tensor), axis)},
+                            safety=Safety.UNSAFE, helpers=(SQUEEZE_KEPT_HELPER,)))
+            return
+        picked = cst.Call(cst.Attribute(parenthesize(call.tensor), cst.Name("select")),
+                          [cst.Arg(axis), cst.Arg(cst.Integer("0"))])
+        self.report(node, f"squeeze({shown}) with an axis held by a name exports as an ONNX `If` when the axis is "
+                          "dynamic; `select` index 0 of the size-1 axis instead",
+                    Fix({node: picked}, safety=Safety.UNSAFE))
+
+
+def _named_axis(axis: cst.BaseExpression) -> bool:
+    """Is ``axis`` one integer held by a name or an attribute chain (``dim``, ``self.dim``, ``-self.dim``), evaluated
+    once either way?"""
+    axis = strip_parens(axis)
+    if type(axis) is cst.UnaryOperation and type(axis.operator) is cst.Minus:
+        axis = strip_parens(axis.expression)
+    while type(axis) is cst.Attribute:
+        axis = axis.value
+    return type(axis) is cst.Name and axis.value not in ("None", "True", "False")
 
 
 class Unsqueeze(Rule):

@@ -251,6 +251,15 @@ class ObservedFacts(Provider):
         span = self.facts.span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
         return None if span is None else squeezed_axes(self.facts.facts.at("squeeze_all", span))
 
+    def squeezed_counts(self, node: cst.Call) -> set[int]:
+        """How many axes each observed call of ``squeeze(d)`` at ``node`` named (``{1}``: one integer every time);
+        empty where it was not observed."""
+        where = self._where_observed(node)
+        if where is None:
+            return set()
+        span = self.facts.span(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+        return set() if span is None else {len(e.get("sizes", [])) for e in self.facts.facts.at("squeeze", span)}
+
     # --- tensors seen at torch calls (the observer's ``tensor_sites``) ---------------------------
     def _tensor_events(self, node: cst.CSTNode) -> list[dict[str, Any]]:
         """The records of ``node`` holding a tensor: a name (``x``, ``self.anchors``) at a torch

@@ -110,7 +110,9 @@ def test_not_matched() -> None:
         x.unsqueeze(d)
     """
     assert rules_found(code, select=("ALL", "TRT401")) == ["TRT401", "TRT403", "TRT403"]
-    assert rewrite(code, unsafe=True, select=("ALL", "TRT401")) == __import__("textwrap").dedent(code)
+    # Only the axis held by a name is rewritten (TRT401's `select`, unsafe); the rest stays.
+    expected = __import__("textwrap").dedent(code).replace("x.squeeze(d)", "x.select(d, 0)")
+    assert rewrite(code, unsafe=True, select=("ALL", "TRT401")) == expected
 
 
 TUPLE_SQUEEZE = """
@@ -309,6 +311,62 @@ def test_the_kept_squeeze_is_the_squeeze_in_eager_mode_and_exports_no_if(tmp_pat
         density = torch.randn(*shape)
         np.testing.assert_array_equal(session.run(None, {"density": density.numpy()})[0],
                                       original(density).numpy())
+
+
+# --- TRT401: an axis held by a name (docTR's SqueezeLayer, `x.squeeze(self.dim)`) ---------------------------------
+
+NAMED_AXIS = """\
+import torch
+from torch import nn
+
+
+class Squeeze(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.dim = dim
+
+    def forward(self, x, axis: int):
+        return x.squeeze(self.dim) * 2, torch.squeeze(x, dim=-axis), x.squeeze(axis + 1)
+"""
+
+
+def test_a_named_axis_is_selected_and_a_computed_one_only_reported() -> None:
+    after = rewrite(NAMED_AXIS, unsafe=True, select=("TRT401",))
+    assert "return x.select(self.dim, 0) * 2, x.select(-axis, 0), x.squeeze(axis + 1)" in after
+    assert rewrite(NAMED_AXIS, select=("TRT401",)) == NAMED_AXIS  # unsafe: not without --unsafe (or a proof)
+    assert rules_found(NAMED_AXIS, select=("TRT401",)) == ["TRT401"] * 3
+    original, rewritten = load(NAMED_AXIS, "Squeeze")(3), load(after, "Squeeze")(3)
+    for x in [torch.randn(2, 5, 4, 1), torch.zeros(0, 2, 3, 1), -torch.ones(1, 1, 1, 1),
+              torch.tensor([float("inf"), float("nan"), -0.0, 1.0]).view(2, 2, 1, 1)]:
+        assert_same(original(x, 1), rewritten(x, 1))
+    with pytest.raises(IndexError):  # an axis too far: both raise
+        original(torch.randn(2, 1), 1)
+    with pytest.raises(IndexError):
+        rewritten(torch.randn(2, 1), 1)
+
+
+def _named_facts(path: str, sizes: list[list[int]]):
+    from trtcodemod.evidence.facts import Facts
+
+    line = NAMED_AXIS.splitlines().index("        return x.squeeze(self.dim) * 2, torch.squeeze(x, dim=-axis), "
+                                         "x.squeeze(axis + 1)") + 1
+    events = [{"kind": "squeeze", "path": path, "line": line, "column": 15, "end_line": line, "end_column": 34,
+               "count": 1, "sizes": seen} for seen in sizes]
+    return Facts.from_json({"runs": len(sizes), "lines": {path: list(range(1, 12))}, "events": events,
+                            "stretched": ["x[0] (batch) 2->5"]})
+
+
+@pytest.mark.parametrize("sizes,expected", [
+    ([[1], [1]], "x.select(self.dim, 0) * 2"),  # proved: the axis had size 1 on every call
+    ([[4], [7]], "_trt_squeeze_kept(x, self.dim) * 2"),  # never 1 over a stretched run: the tensor as it is
+    ([[1, 1]], "x.squeeze(self.dim) * 2"),  # the name held several axes: no fix
+])
+def test_a_named_axis_follows_the_observed_run(tmp_path, sizes, expected) -> None:
+    from trtcodemod.engine import Options, fix_source
+
+    path = str((tmp_path / "m.py").resolve())
+    options = Options(select=("TRT401",), facts=_named_facts(path, sizes), scope="all")
+    assert expected in fix_source(NAMED_AXIS.encode(), path, options).source.decode()
 
 
 # --- TRT403: `squeeze()` with no axis, fixed where observed shapes prove which axes it drops ---------------------

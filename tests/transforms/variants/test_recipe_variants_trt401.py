@@ -5,7 +5,8 @@ repository (cited in its docstring) that squeezes an axis the export cannot size
 embeddings in ByteTrack (the batch axis), CenterTrack's class-specific sizes (a ``gather``'s
 result), BEVFormer's camera projection (a permuted mask), DETR's panoptic masks (a resize's
 result), detectron2's FCOS centerness (a ``cat``'s result, ``dim=`` keyword), ELECTRA's summary at
-the classification token (``gather(...).squeeze(-2)``) and RF-DETR's point sampled masks
+the classification token (``gather(...).squeeze(-2)``), docTR's VIP recogniser head (``x.squeeze(self.dim)``: an
+axis held by the module, picked with ``select``) and RF-DETR's point sampled masks
 (``torch.squeeze(x, (-1, 1))``, a tuple of axes).
 
 - The original's TorchScript graph guards the squeeze with an ``If`` whose branches have different
@@ -106,6 +107,15 @@ VARIANTS: dict[str, tuple[tuple[str, ...], dict[str, tuple[torch.Tensor, ...]]]]
         "inf-nan": (torch.tensor([INF, -INF, NAN, -0.0]).repeat(2 * 3 * 6 * 2).view(2, 3, 6, 8),
                     torch.tensor([[0, 1, 2], [3, 4, 5]])),
         # No empty batch: the classifier's `view(-1, num_choices)` of no elements raises in eager mode.
+    }),
+    "doctr_vip_squeeze_layer": (("return x.select(self.dim, 0)",), {
+        # The pooled axis is 1 by construction: every input meets the assumption.
+        "wider-batch-of-three": (_points(3, 3, 8, 20, seed=45),),
+        "one-column": (_points(1, 3, 8, 2, seed=46),),
+        "zeros": (torch.zeros(2, 3, 8, 12),),
+        "negatives": (-_points(2, 3, 8, 12, seed=47),),
+        "inf-nan": (torch.tensor([INF, -INF, NAN, 0.5]).repeat(2 * 3 * 8 * 3).view(2, 3, 8, 12),),
+        "empty-batch": (torch.zeros(0, 3, 8, 12),),
     }),
 }
 
