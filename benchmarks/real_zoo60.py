@@ -2,7 +2,102 @@
 
     python benchmarks/real_zoo60.py [--jobs N] [--models a,b] [--work DIR] [--output FILE] [--render JSON]
 
-DOCSTRING_TODO"""
+Fixes were made after the earlier zoos' first contact, so what they give after them is no longer a figure for models
+nobody tuned for. This zoo is the next check, on dense prediction and generation deployed for inference: one denoising
+call of diffusion models (pixel-space, latent with cross-attention, transformer, video), the autoencoders around them,
+and audio source separation and enhancement on waveforms: the thirty-first zoo's pins and three libraries by other
+authors, whose code no earlier zoo or sweep ran (``PINS60``: unpacked wheels like the others, never pip-installed):
+diffusers 0.42.1 (the Hugging Face team, github.com/huggingface/diffusers: UNet2DModel, UNet2DConditionModel,
+UNet3DConditionModel, DiTTransformer2DModel, AutoencoderKL, VQModel and the DDIM scheduler), asteroid 0.7.0 with
+asteroid-filterbanks 0.4.0 (Manuel Pariente, Samuele Cornell and the Asteroid team, github.com/asteroid-team/asteroid:
+speech separation and enhancement; its STFT and learned filterbanks are the second package) and demucs 4.1.0 (Alexandre
+Défossez, github.com/adefossez/demucs, the maintained continuation of Meta's facebookresearch/demucs: Demucs v3 and
+Hybrid Transformer Demucs). julius (Alexandre Défossez's resampling, which Demucs imports) is already in ``PINS31``.
+diffusers' loaders import transformers (in ``PINS31``) and its own huggingface_hub, safetensors, regex, requests,
+filelock and Pillow come from the venv; asteroid imports soundfile at package import (``asteroid.separate``, a cffi
+binding of libsndfile, neither in the venv) for reading files, which no model here does, so the user's module stands
+it in with an empty module that has a module spec (transformers, imported by diffusers, probes for soundfile with
+``importlib.util.find_spec``, which rejects a module without one). asteroid's other declared dependencies
+(pytorch-lightning, torchmetrics, torchaudio, pb-bss-eval, torch-stoi, torch-optimizer, pandas) and demucs' (lameenc,
+sphn: compiled; huggingface_hub and safetensors) are imported only by their training, metrics, file and download
+modules, which no model here imports. Nothing new in the ``bench`` extra.
+
+Considered and dropped before any model was chosen (by the wheel's files, metadata and a first import): pytorchvideo
+(X3D, SlowFast, MViT) and encodec, which have no wheel on the index (as zoos 14, 21 and 39 found), torchaudio's models
+(compiled, not in the venv); openunmix, nnAudio and the transformers models are earlier zoos'. Within diffusers: the
+pipelines themselves (they load tokenizers, text encoders and safety checkers from the Hub and loop over the scheduler
+in Python: a deployment exports the denoiser call, as here), ControlNetModel (the latents and a control image eight
+times their size: two image inputs where the zoo's wrapper takes one), T2IAdapter and AutoencoderTiny (the same
+convolution blocks as the chosen autoencoders), UNetSpatioTemporalConditionModel (Stable Video Diffusion: added time
+ids and CLIP image embeddings besides the latents), the Flux, SD3 and PixArt transformers (pooled text embeddings and
+larger configs to be meaningful), UNet1DModel (Dance Diffusion), the stateful schedulers (Euler's and DPM-Solver's step
+index advances on each call: only DDIM's step, a pure function of the timestep, is exported). Within asteroid:
+Conv-TasNet, LSTM-TasNet, DPTNet and SuDORMRF (the same TasNet filterbank and masker interface as DPRNN), DCCRNet (the
+complex U-Net of DCUNet with an LSTM), FasNet-TAC (microphone-array inputs), X-UMX (Open-Unmix's design, zooed), DeMask;
+its ``separate`` over files and NumPy arrays. Within demucs: HDemucs (HTDemucs' encoder and decoder layers without the
+transformer), ``apply_model`` (random shifts and overlap-add over segments in Python, around the exported per-segment
+model) and the pretrained bags (downloaded).
+
+10 models, chosen by family before any migrate run, none of them (library, architecture and variant) in zoos 1 to 58 or
+in the library sweeps (benchmarks/sweep_*.py), of the kinds that often need work for an ONNX or TensorRT deployment
+(timestep embeddings from Python ints broadcast to the batch, the DDIM update with ``alphas_cumprod`` indexed by the
+timestep and clipping, classifier-free guidance over a doubled batch with ``chunk``, attention and cross-attention
+reshapes by the tensor's sizes, adaLN-Zero modulation and unpatchify by the token count's square root, the VAE
+posterior's ``mode``, nearest-code quantisation by ``argmin`` over distances, SpatialNorm's nearest interpolation to
+the feature map's size, temporal attention over frames reshaped from the batch, STFT and iSTFT with complex tensors,
+complex BatchNorm and masks, ``torch.from_numpy`` of stride products and padding to them, chunking by ``unfold`` and
+overlap-add by ``fold``, ``torch.no_grad`` inside the forward, resampling by windowed sinc filters, padding to a valid
+length, LSTMs on chunks, assertions on shapes). diffusers, on random latents or images:
+UNet2DModel (32-64-64 channels, self-attention at the two lower levels, 8 groups; 1.16 M parameters) with
+``DDIMScheduler.step`` (1000 training steps, 50 inference steps, the 11th, eta 0): the previous sample and the clipped
+predicted image; UNet2DConditionModel in Stable Diffusion's layout (32-64, cross-attention to a 7-token prompt of 32;
+0.79 M) with classifier-free guidance at 7.5 against the empty prompt's embeddings (both seeded stand-ins for the text
+encoder's output, buffers of the wrapper); AutoencoderKL in SD's VAE layout (32-64-64, mid-block attention; 0.96 M):
+the image mapped to [-1, 1], the posterior's mode scaled by 0.18215, decoded and mapped back to [0, 1] (the latents and
+the image); VQModel in Kandinsky's MoVQ layout (SpatialNorm decoder, attention blocks at the lowest level, 256 codes of
+4; 1.02 M): the reconstruction and each position's code index; DiTTransformer2DModel (2 layers of 4 heads of 16,
+patches of 2, learned sigma, 1000 classes; 0.33 M) with guidance at 4.0 for class 207 against the null class, the
+variance channels passed through; UNet3DConditionModel in ModelScope's text-to-video layout (32-64, temporal
+convolutions and attention; 1.33 M) on video latents with the prompt's embeddings. asteroid, on mono waveforms:
+DCUNet-10 (an asteroid-filterbanks STFT of 256 with a hop of 64, ``fix_length_mode="pad"``, the bounded complex mask;
+1.42 M) enhancing one source; DPRNN-TasNet (a learned filterbank of 32, two dual-path BiLSTM blocks of 32 over chunks
+of 50; 0.08 M) separating two sources through ``torch_separate``, the tensor half of ``model.separate``. demucs, on
+stereo mixtures into its four stems (drums, bass, other, vocals): HTDemucs (8 channels, depth 4, an STFT of 2048, one
+cross-domain transformer layer of 2 heads, samplerate 8000 and a segment of 1 s; 0.36 M) and Demucs v3 (8 channels,
+depth 4, local attention and chunked BiLSTMs in the DConv branches of the two lower levels, 2x resampling by julius;
+0.14 M). Timesteps, prompts, class labels and guidance scales are the wrapper's constants, as an exported denoising
+call fixes them.
+
+Each has the dynamic axes a deploying user declares: batch, height and width for the UNets and autoencoders (32x32
+images, 16x16 latents, 64x64 images for the autoencoders; multiples of 4 or 2), batch, frames, height and width for the
+video UNet (4 frames of 16x16), batch and time for DCUNet (batch, 4000), DPRNN (batch, 1, 4000) and Demucs (batch, 2,
+8000); the batch alone for DiT (its unpatchify takes the grid's side as the square root of the token count: 24x32
+latents fail) and HTDemucs (it pads shorter inputs to its training segment and fails on longer ones: demucs' own
+``apply_model`` feeds it whole segments). All inputs are in [0, 1). BatchNorm statistics come from the calibration pass
+for DCUNet, the only model with BatchNorm (complex BatchNorm over the real and imaginary parts); the others have
+GroupNorm, LayerNorm or asteroid's global layer norm. No output is set-valued. The wrappers were checked only for
+building and running eagerly (deterministic over two forwards, finite outputs, outputs differing across the batch)
+before the first migrate run, with a source tree unpacked by ``fetch_sources`` from ``PINS60`` and ``make_zoo``: at
+the spec's size, one more in the batch, larger dynamic sizes (images 48x64, latents 24x32, autoencoder images 96x128,
+6 frames of 24x32, waveforms of 6001 and 12001 samples; DiT and HTDemucs the batch alone) and both; with one thread on
+the shared two cores, each model in its own process (load average 4.7 to 6.3 from other sessions, so the times are
+high), the best of two forwards at the spec's size took 0.045 s for the DDIM step, 0.075 s the guided SD UNet, 0.14 s
+AutoencoderKL, 0.14 s MoVQ, 0.014 s DiT, 0.15 s the video UNet, 0.12 s DCUNet, 0.033 s DPRNN, 0.042 s HTDemucs and
+0.036 s Demucs; at the larger sizes with a batch of 3 at most 0.19, 0.44, 0.32, 0.49, 0.005 (batch 3), 1.21 (3 clips of
+6 frames of 24x32), 0.20, 0.064, 0.050 (batch 3) and 0.088 s; builds took 9.4 to 18.4 s (nearly all of it importing
+diffusers, transformers through its loaders, and asteroid: the three libraries share one import block). Changed after
+the first eager runs, before any migrate run: the soundfile stand-in given a module spec (without one, importing
+diffusers' autoencoders failed in transformers' ``find_spec`` probe), the video UNet's batch from 1 to 2 (so that its
+outputs can differ across the batch), DPRNN's input from (batch, time) to (batch, 1, time) (``torch_separate`` checks
+the channel axis against the model's one input channel), and, in a scratch run of the library before the zoo was
+written, HTDemucs' STFT from 512 to 2048 (with 512 and depth 4 the frequency branch collapses to one bin at the last
+layer and its merge with the time branch failed an assertion on their lengths, 63 against 32 frames). Odd, left as
+the libraries have them: asteroid's ``torch_separate`` rescales the estimates by the whole batch's total absolute
+level (``wav.abs().sum() / out_wavs.abs().sum()`` over every axis), so each waveform's output depends on the others in
+the batch; with random weights MoVQ's reconstructions differ across the batch by 0.01 to 0.02 only (its code indices
+differ) and HTDemucs' and Demucs' stems by about 0.01; DDIM's predicted image is clipped to [-1, 1]
+(``clip_sample``); DCUNet builds its stride product with ``torch.from_numpy`` on each forward; HTDemucs does its
+segment and length arithmetic in Python."""
 
 from __future__ import annotations
 
