@@ -105,6 +105,8 @@ RULE_MODULES: tuple[str, ...] = (
     "new_axis_write",
     "transposed_output_size",
     "per_element_map",
+    "chunked_branch",
+    "traced_branch",
     "zero_size_reshape",
     "linspace_steps",
     "cost_volume_shift",

@@ -30,7 +30,16 @@ BAKED_RULES = frozenset({
     "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT364", "TRT729",
     "TRT366",  # a comprehension over a tensor: the trace warns "Iterating over a tensor" at its line
     "TRT381",  # einx reads the sizes into Python: the trace warns at the einx call, the innermost line of the user
+    "TRT389",  # a whole-or-chunked test on a size: the trace warns at the test
 })
+
+#: Alternative fixes of one test, in the order they are tried: each is held back while an earlier one at the same test
+#: is planned and not taken back. A decision on a size the trace bakes: both branches computed and selected (TRT713,
+#: where its rewrite applies), then the `if` branch taken while tracing (TRT390), then the other (TRT391).
+CHOICES = ("TRT713", "TRT390", "TRT391")
+#: Rules whose fix only picks a branch while tracing: tried for a decision the second trace found baked (an error),
+#: never for a warning the graph does not show.
+TRACED_BRANCH_RULES = frozenset({"TRT390", "TRT391"})
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
 #: Cast (TRT701's) that the TorchScript exporter makes for a traced size in arithmetic with a float literal,
@@ -72,7 +81,7 @@ SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",
 #: problems: the `self.cache is not None` TRT721 reports at the test of a cache TRT726 makes miss while
 #: tracing is not even evaluated then (`not _trt_tracing() and ...` short-circuits; DeAOT's local attention).
 #: Only that line: a test of state nested in the cache's fill still runs while tracing.
-SUPERSEDES_AT_TEST = {"TRT726": ("TRT721",)}
+SUPERSEDES_AT_TEST = {"TRT726": ("TRT721",), "TRT389": ("TRT713",), "TRT390": ("TRT713",), "TRT391": ("TRT713",)}
 #: Why, for each rule of :data:`SUPERSEDES`.
 SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT729": "a module-level cache rebuilt while tracing",
@@ -81,7 +90,10 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT336": "the loop it made a search in the graph",
                       "TRT348": "the loop it computes at once while tracing, kept for eager code only",
                       "TRT364": "the list it computes at once while tracing, kept for eager code only",
-                      "TRT369": "the cost volume whose planes it writes whole, at full width"}
+                      "TRT369": "the cost volume whose planes it writes whole, at full width",
+                      "TRT389": "the size test it decides while tracing: the whole computation",
+                      "TRT390": "the size test it decides while tracing: the `if` branch",
+                      "TRT391": "the size test it decides while tracing: the other branch"}
 
 #: Rules whose construct exports without error but computes other values (``atan2``'s edges) or
 #: values of another type (TRT323: ``masks.gt_(0.5)`` exported as a bool comparison, YOLOv5's mask
@@ -405,6 +417,8 @@ def matches(problem: Problem, finding: Any) -> bool:
         # Or it reaches the output as values: NaN where eager mode is finite (Deformable DETR's reference points on a
         # level of one row, timm's Fourier grid on a map of one row), at the line where the values first differ.
         return problem.op == WRONG_VALUES and _span(finding).path == problem.path and _NAN_WHERE_FINITE in message
+    if finding.rule in TRACED_BRANCH_RULES:
+        return problem.kind == "baked" and problem.severity == "error" and _at(problem, finding)
     if finding.rule in SIZE_ERASING_RULES and (problem.op == RETRACED_GRAPH or problem.op == FAILS_TO_RUN):
         return True
     if problem.kind == "unfaithful":
@@ -738,6 +752,25 @@ def _hold_back_candidates(decisions: list[Decision], applied: list[Decision]) ->
     return out
 
 
+def _second_choices_held(decisions: list[Decision], reverted: dict[tuple[str, str, int, int], str]) -> list[Decision]:
+    """``decisions``, with each of :data:`CHOICES` held back (information) while an earlier one at the same test is
+    planned and not taken back: they are alternatives, tried one after the other."""
+    planned: dict[tuple[str, int, int], list[Decision]] = {}
+    for d in decisions:
+        if d.action == APPLY and d.finding.rule in CHOICES and d.key not in reverted:
+            planned.setdefault((d.key[0], d.key[2], d.key[3]), []).append(d)
+    out = []
+    for d in decisions:
+        rivals = planned.get((d.key[0], d.key[2], d.key[3]), []) if d.finding.rule in CHOICES else []
+        lead = min(rivals, key=lambda r: CHOICES.index(r.finding.rule), default=None)
+        if d.action == APPLY and lead is not None and lead is not d:
+            d = replace(d, action=INFO, candidate=False,
+                        reason=f"{describe(d.problems)}: tried only if {lead.finding.rule}'s fix at the same test is "
+                               "taken back")
+        out.append(d)
+    return out
+
+
 def _safe_fixes_at(problem: Problem, fixes: list[Decision]) -> set[str]:
     """The rules of ``fixes`` whose span holds ``problem``, a warning (nothing for an error)."""
     if problem.severity == "error" or problem.path is None or problem.line is None:
@@ -759,6 +792,8 @@ class Plan:
 
     decisions: dict[tuple[str, str, int, int], Decision] = field(default_factory=dict)
     reverted: dict[tuple[str, str, int, int], str] = field(default_factory=dict)
+    #: Alternatives of :data:`CHOICES` held back behind an earlier one at the same test, as they were decided.
+    held: dict[tuple[str, str, int, int], Decision] = field(default_factory=dict)
 
     def update(self, findings: Iterable[Any], problems: list[Problem], facts: Facts, unsafe: bool) -> bool:
         """Decide again with more located problems; True when a new fix is planned."""
@@ -775,6 +810,9 @@ class Plan:
             decision.follow_up = any(finding is f for f in follow_ups)
             made.append(decision)
         made = _with_companions(made, self.applied, facts, unsafe)
+        held = _second_choices_held(made, self.reverted)
+        self.held.update({d.key: d for d, h in zip(made, held) if h is not d and d.key not in self.decisions})
+        made = held
         for decision in _hold_back_candidates(made, self.applied):
             if decision.key in self.reverted:
                 continue
@@ -814,6 +852,26 @@ class Plan:
             out.append(Finding(info.id, info.name, message, owner.finding.path, problem.line, 0, problem.line, 0,
                                info.fix))
         return out
+
+    def leading_alternatives(self) -> list[Decision]:
+        """The applied fixes an alternative of :data:`CHOICES` is held back behind (at the same test)."""
+        places = {(key[0], key[2], key[3]) for key in self.held}
+        return [d for d in self.applied if d.finding.rule in CHOICES and (d.key[0], d.key[2], d.key[3]) in places]
+
+    def release_held(self) -> bool:
+        """Plan each held alternative whose earlier choices at its test are all taken back; True when one is."""
+        released = False
+        for key, decision in list(self.held.items()):
+            place = (key[0], key[2], key[3])
+            earlier = CHOICES[:CHOICES.index(decision.finding.rule)]
+            if any((d.key[0], d.key[2], d.key[3]) == place and d.finding.rule in earlier and d.action == APPLY
+                   and d.key not in self.reverted for d in self.decisions.values()):
+                continue
+            del self.held[key]
+            if key not in self.reverted:
+                self.decisions[key] = decision
+                released = True
+        return released
 
     @property
     def applied(self) -> list[Decision]:

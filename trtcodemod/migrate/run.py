@@ -412,6 +412,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     verified: list[Any] = []
     extra = tuple(Path(f) for f in files)
     for round_no in range(1, MAX_ROUNDS + 1):
+        plan.release_held()  # an alternative whose earlier choice at its test went back last round
         if not plan.applied:
             break
         verified = list(plan.applied)
@@ -442,6 +443,8 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
             # original's export never reached. Another round with that fix; taken back if it does not help.
             continue
         if _revert_refusing_fixes(final, plan) or _revert_culprits(final, plan):
+            continue
+        if not final.equivalent and _yield_to_alternatives(final, plan):
             continue
         if not plan.update(findings, after_problems(final), facts, spec.rewrite.unsafe):
             break
@@ -597,6 +600,17 @@ def _stopped_at_export(final: VerifyReport) -> bool:
     eager = [r for r in rows if not r.exporter and r.status == OK]
     return bool(eager) and all(r.passed for r in eager) and all(
         r.passed for r in rows if r.exporter and r.status == OK)
+
+
+def _yield_to_alternatives(final: VerifyReport, plan: Plan) -> bool:
+    """Where the rewritten model is not equivalent and no culprit was found, take back each applied fix that another
+    form of the same test waits behind (TRT390 before TRT391), so that the next round tries that form."""
+    leads = plan.leading_alternatives()
+    why = (NOT_EQUIVALENT_AS_BEFORE if _differs_as_the_original(final) else NOT_EQUIVALENT) + \
+        "; the next form of the same test is tried"
+    for d in leads:
+        plan.reverted[d.key] = why
+    return bool(leads)
 
 
 def _revert_culprits(final: VerifyReport, plan: Plan) -> bool:

@@ -1,0 +1,169 @@
+"""A computation done whole for a small input and in chunks for a large one, picked by a size test (TRT389).
+
+anomalib's PatchCore searches its memory bank for every patch at once when there are few patches, and chunk by
+chunk otherwise, to bound the distance matrix's memory::
+
+    n = embedding.shape[0]
+    if n <= chunk_size:
+        distances = self.euclidean_dist(embedding, self.memory_bank)
+        patch_scores, locations = distances.min(1)
+    else:
+        for start_idx in range(0, n, chunk_size):
+            ...
+
+The size test is a Python decision on a traced size: the export keeps the example's branch and warns. Where the
+other branch only does the same work piece by piece, the whole computation is the one to export: it follows any
+size. The rewrite takes it while tracing and leaves the test as written for everything else.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, strip_parens, walk
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+
+TRACING = "_trt_tracing"
+
+_ASSUMPTION = ("the chunked branch computes, chunk by chunk, what the other branch computes at once (each chunk's "
+               "result depends on its own rows only), so a traced graph may run the whole computation at every size; "
+               "the memory the chunks saved is spent there")
+
+#: ``n <= C`` / ``n < C`` (n on the left) hold where the input is small: the branch they guard is the whole one.
+_AT_MOST = (cst.LessThan, cst.LessThanEqual)
+_AT_LEAST = (cst.GreaterThan, cst.GreaterThanEqual)
+
+
+def _text(node: cst.CSTNode) -> str:
+    return code_of(node).strip().replace(" ", "")
+
+
+def _chunk_loops(block: cst.BaseSuite, count: str, step: str) -> list[cst.For | cst.CompFor]:
+    """The loops (and comprehensions) in ``block`` over ``range(<start>, count, step)``: the chunks of ``count``
+    rows, ``step`` at a time."""
+    found = []
+    for node in walk(block):
+        if type(node) not in (cst.For, cst.CompFor):
+            continue
+        call = strip_parens(node.iter)
+        if type(call) is not cst.Call or type(call.func) is not cst.Name or call.func.value != "range" \
+                or len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
+            continue
+        if _text(call.args[1].value) == count and _text(call.args[2].value) == step:
+            found.append(node)
+    return found
+
+
+class ChunkedBranch(Rule):
+    needs_text = (b"range(",)
+    info = RuleInfo(
+        id="TRT389",
+        name="chunked-branch",
+        summary="`if n <= chunk: <whole> else: for s in range(0, n, chunk): <the same, a chunk at a time>`: the "
+                "export keeps the example's branch; take the whole computation while tracing",
+        doc="""\
+What it finds: an `if`/`else` on a comparison of two names or expressions, `n` and `C`
+(`n <= C`, `n < C`, `C >= n`, `n > C`...), where one branch loops over
+`range(<start>, n, C)` (the chunks of `n` rows, `C` at a time: the same `n` and `C`, as
+written) and the other does not: the computation done at once where the input is small
+and chunk by chunk where it is large, to bound the memory of an intermediate (anomalib's
+PatchCore nearest-neighbour search over its memory bank, `if n <= chunk_size:` at
+`patchcore/torch_model.py`; the chunked form of an attention or a distance matrix).
+
+Why it hurts: `n` is a traced size. The TorchScript export reads the test as a Python bool
+(a TracerWarning) and keeps only the branch the example took; the dynamo exporter
+specialises or guards on it. With the chunked branch traced, the graph has the example's
+number of chunks; with the whole one, it follows the size, which is what a deployed graph
+needs (the engine's memory planner sees the whole intermediate anyway).
+
+The rewrite: the test becomes `_trt_tracing() or n <= C` (where the whole computation is
+the `if` branch; `not _trt_tracing() and n > C` where it is the `else`). Eager mode,
+`torch.jit.script`, `torch.fx` and `torch.compile` decide as written (`_trt_tracing()` is
+False there, and `or`/`and` leave the test's value as it was); while `torch.jit.trace` or
+`torch.export` records the model, the whole computation runs at every size and no decision
+on the size is recorded.
+
+Fix safety: unsafe: it assumes {assumption}. `migrate` applies it where the recorded export
+warned at the test, and keeps it only where the rewritten model's graph is faithful and
+equivalent on its inputs.""".format(assumption=_ASSUMPTION),
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        examples=(
+            Example(
+                "def search(embedding, bank, chunk_size: int = 1024):\n"
+                "    n = embedding.shape[0]\n"
+                "    if n <= chunk_size:\n"
+                "        scores = torch.cdist(embedding, bank).min(1).values\n"
+                "    else:\n"
+                "        parts = []\n"
+                "        for start in range(0, n, chunk_size):\n"
+                "            chunk = embedding[start:start + chunk_size]\n"
+                "            parts.append(torch.cdist(chunk, bank).min(1).values)\n"
+                "        scores = torch.cat(parts)\n"
+                "    return scores\n",
+                "def search(embedding, bank, chunk_size: int = 1024):\n"
+                "    n = embedding.shape[0]\n"
+                f"    if {TRACING}() or n <= chunk_size:\n"
+                "        scores = torch.cdist(embedding, bank).min(1).values\n"
+                "    else:\n"
+                "        parts = []\n"
+                "        for start in range(0, n, chunk_size):\n"
+                "            chunk = embedding[start:start + chunk_size]\n"
+                "            parts.append(torch.cdist(chunk, bank).min(1).values)\n"
+                "        scores = torch.cat(parts)\n"
+                "    return scores\n",
+                unsafe=True,
+            ),
+            Example(
+                "def attend(q, k, chunk):\n"
+                "    if q.shape[1] > chunk:\n"
+                "        out = torch.cat([attention(q[:, s:s + chunk], k) for s in range(0, q.shape[1], chunk)], 1)\n"
+                "    else:\n"
+                "        out = attention(q, k)\n"
+                "    return out\n",
+                "def attend(q, k, chunk):\n"
+                f"    if not {TRACING}() and q.shape[1] > chunk:\n"
+                "        out = torch.cat([attention(q[:, s:s + chunk], k) for s in range(0, q.shape[1], chunk)], 1)\n"
+                "    else:\n"
+                "        out = attention(q, k)\n"
+                "    return out\n",
+                unsafe=True,
+            ),
+        ),
+        references=("https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",
+                    "https://github.com/open-edge-platform/anomalib/blob/main/src/anomalib/models/image/patchcore/"
+                    "torch_model.py"),
+    )
+
+    def visit_If(self, node: cst.If) -> None:
+        if self.context.function is None or type(node.orelse) is not cst.Else:
+            return
+        test = strip_parens(node.test)
+        if type(test) is not cst.Comparison or len(test.comparisons) != 1:
+            return
+        operator = test.comparisons[0].operator
+        left, right = _text(test.left), _text(test.comparisons[0].comparator)
+        whole_first = None
+        for count, step, small in ((left, right, _AT_MOST), (right, left, _AT_LEAST)):
+            if not isinstance(operator, _AT_MOST + _AT_LEAST):
+                return
+            first = isinstance(operator, small)  # the `if` branch runs where `count` is the small side
+            chunked = node.orelse.body if first else node.body
+            whole = node.body if first else node.orelse.body
+            if _chunk_loops(chunked, count, step) and not _chunk_loops(whole, count, step):
+                whole_first = first
+                break
+        if whole_first is None:
+            return
+        tracing = cst.Call(cst.Name(TRACING))
+        if whole_first:
+            new = cst.BooleanOperation(tracing, cst.Or(), test)
+        else:
+            new = cst.BooleanOperation(cst.UnaryOperation(cst.Not(), tracing), cst.And(), test)
+        self.report(node.test, f"`{code_of(node.test).strip()}` picks a whole computation or the same one in chunks "
+                               "by a traced size: the export keeps the example's branch; "
+                               f"`{TRACING}()` takes the whole one while tracing; assumes {_ASSUMPTION}",
+                    Fix({node.test: new}, safety=Safety.UNSAFE, helpers=(TRACING,)))
+
+
+RULES = (ChunkedBranch,)
