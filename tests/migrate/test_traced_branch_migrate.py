@@ -100,18 +100,19 @@ def test_opt_in_and_unsafe_from_the_code_alone() -> None:
 
 
 @pytest.mark.parametrize("reverted_rules,live", [
-    ((), "TRT713"), (("TRT713",), "TRT390"), (("TRT713", "TRT390"), "TRT391"), (("TRT390",), "TRT713"),
+    ((), "TRT389"), (("TRT389",), "TRT713"), (("TRT389", "TRT713"), "TRT390"),
+    (("TRT389", "TRT713", "TRT390"), "TRT391"), (("TRT389", "TRT390"), "TRT713"),
 ])
 def test_the_alternatives_are_tried_one_after_the_other(reverted_rules: tuple[str, ...], live: str) -> None:
     def decision(rule: str, column: int = 11) -> Decision:
         return Decision(SimpleNamespace(path="/m.py", rule=rule, line=7, end_line=7, column=column, fix=None), APPLY,
                         candidate=True)
 
-    made = [decision(rule) for rule in ("TRT391", "TRT390", "TRT713")] + [decision("TRT390", column=30)]
+    made = [decision(rule) for rule in ("TRT391", "TRT390", "TRT713", "TRT389")] + [decision("TRT390", column=30)]
     reverted = {d.key: "not proved" for d in made if d.finding.rule in reverted_rules and d.key[3] == 11}
     out = {(d.finding.rule, d.key[3]): d for d in _second_choices_held(made, reverted)}
     assert out[("TRT390", 30)].action == APPLY  # another test on the line: its own first choice
-    for rule in ("TRT713", "TRT390", "TRT391"):
+    for rule in ("TRT389", "TRT713", "TRT390", "TRT391"):
         if rule in reverted_rules:
             continue
         held = out[(rule, 11)]

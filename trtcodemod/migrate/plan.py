@@ -34,9 +34,10 @@ BAKED_RULES = frozenset({
 })
 
 #: Alternative fixes of one test, in the order they are tried: each is held back while an earlier one at the same test
-#: is planned and not taken back. A decision on a size the trace bakes: both branches computed and selected (TRT713,
-#: where its rewrite applies), then the `if` branch taken while tracing (TRT390), then the other (TRT391).
-CHOICES = ("TRT713", "TRT390", "TRT391")
+#: is planned and not taken back. A decision on a size the trace bakes: the whole computation where the other branch
+#: only chunks it (TRT389), both branches computed and selected (TRT713, where its rewrite applies), then the `if`
+#: branch taken while tracing (TRT390), then the other (TRT391).
+CHOICES = ("TRT389", "TRT713", "TRT390", "TRT391")
 #: Rules whose fix only picks a branch while tracing: tried for a decision the second trace found baked (an error),
 #: never for a warning the graph does not show.
 TRACED_BRANCH_RULES = frozenset({"TRT390", "TRT391"})
