@@ -33,25 +33,26 @@ _ASSUMPTION = ("the branch taken while tracing computes, at every size of the dy
 
 _DOC = """\
 What it finds: an `if` whose test is a Python decision on sizes (`if dim % 8 != 0:`,
-`if n <= chunk:`); with observed facts (`migrate`, `--facts`)
-only where the recorded TorchScript export warned that it turned a traced size into a bool
-at the test. Not an `elif` chain, nor a check whose block only raises. Opt-in: `check`
+`if any(s % 8 != 0 for s in x.shape[-2:]):`); with observed facts (`migrate`, `--facts`)
+only where the recorded TorchScript export warned at the test that it turned a traced size
+into a bool. Not an `elif` chain, nor a check whose block only raises. Opt-in: `check`
 selects it only by its ID (most such tests decide a layout no deployed size changes);
 `migrate` considers it anyway, where its second trace finds the decision baked.
 
-Where TRT713 can merge the branches with `torch.where`, `migrate` tries that first; these
-forms are tried where it cannot (the branches loop, break, return, change shapes) or once its
-fix is taken back.
+Where TRT389 (the other branch only chunks the computation) or TRT713 (both branches merged
+with `torch.where`) applies, `migrate` tries those first; these forms are tried where they
+do not (the branches loop, break, return, change shapes) or once their fixes are taken back.
 
 Why it hurts: the export keeps the branch the example took. Where the other branch is the
 one that holds at every size (a special case that forwards a size, pads to a multiple,
 chunks), a graph traced at an ordinary size fails or computes other values at the sizes the
 special case is for.
 
-The rewrite: {form}. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` decide
-as written (`_trt_tracing()` is False there, and `or`/`and` leave the test's value as it
+The rewrite: {form}.
+Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` decide as written (`_trt_tracing()` is False there, and `or`/`and` leave the test's value as it
 was); while `torch.jit.trace` or `torch.export` records the model, the one branch runs at
-every size and no decision on the size is recorded. {order}
+every size and no decision on the size is recorded.
+{order}
 
 Fix safety: unsafe: it assumes {assumption}. `migrate` tries it where the graph traced at
 another size differs from the first at the decision (a baked value of error severity), and
@@ -151,44 +152,37 @@ _EXAMPLE_BEFORE = (
 )
 
 
-class TracedBranchTaken(_TracedBranch):
-    taken = True
-    info = RuleInfo(
-        id="TRT390",
-        name="traced-branch-taken",
-        summary="a decision on a size the trace bakes (`if dim % 8 != 0: forward the size; break`): take the `if` "
-                "branch while tracing, where it holds at every size (tried before TRT391)",
-        doc=_DOC.format(form="`if dim % 8 != 0:` becomes `if _trt_tracing() or dim % 8 != 0:`",
-                        order="`migrate` tries this form first; where its verification fails, TRT391 (the other "
-                              "branch) is tried in a later round.",
-                        assumption=_ASSUMPTION),
+def _info(rule_id: str, name: str, summary: str, test: str, order: str) -> RuleInfo:
+    """One form's description: ``test`` is what ``if dim % 8 != 0:`` becomes."""
+    return RuleInfo(
+        id=rule_id, name=name, summary=summary,
+        doc=_DOC.format(form=f"`if dim % 8 != 0:` becomes `if {test}:`", order=order, assumption=_ASSUMPTION),
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
-        examples=(Example(_EXAMPLE_BEFORE, _EXAMPLE_BEFORE.replace("if dim % 8", f"if {TRACING}() or dim % 8"),
-                          unsafe=True),),
+        examples=(Example(_EXAMPLE_BEFORE, _EXAMPLE_BEFORE.replace("if dim % 8 != 0", f"if {test}"), unsafe=True),),
         opt_in=True,
         references=("https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",),
     )
+
+
+class TracedBranchTaken(_TracedBranch):
+    taken = True
+    info = _info("TRT390", "traced-branch-taken",
+                 "a decision on a size the trace bakes (`if dim % 8 != 0: forward the size; break`): take the `if` "
+                 "branch while tracing, where it holds at every size (tried before TRT391)",
+                 f"{TRACING}() or dim % 8 != 0",
+                 "`migrate` tries this form after TRT389's and TRT713's at the same test; where its verification "
+                 "fails, TRT391 (the other branch) is tried in a later round.")
 
 
 class TracedBranchSkipped(_TracedBranch):
     taken = False
-    info = RuleInfo(
-        id="TRT391",
-        name="traced-branch-skipped",
-        summary="a decision on a size the trace bakes: take the `else` branch (or the way past the `if`) while "
-                "tracing, where it holds at every size (tried after TRT390 is taken back)",
-        doc=_DOC.format(form="`if dim % 8 != 0:` becomes `if not _trt_tracing() and dim % 8 != 0:`",
-                        order="`migrate` holds this form back while TRT390's at the same test is planned, and tries "
-                              "it only once that one is taken back.",
-                        assumption=_ASSUMPTION),
-        fix=Safety.UNSAFE,
-        assumption=_ASSUMPTION,
-        examples=(Example(_EXAMPLE_BEFORE, _EXAMPLE_BEFORE.replace("if dim % 8", f"if not {TRACING}() and dim % 8"),
-                          unsafe=True),),
-        opt_in=True,
-        references=("https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",),
-    )
+    info = _info("TRT391", "traced-branch-skipped",
+                 "a decision on a size the trace bakes: take the `else` branch (or the way past the `if`) while "
+                 "tracing, where it holds at every size (tried after TRT390 is taken back)",
+                 f"not {TRACING}() and dim % 8 != 0",
+                 "`migrate` holds this form back while TRT390's at the same test is planned, and tries it only "
+                 "once that one is taken back.")
 
 
 RULES = (TracedBranchTaken, TracedBranchSkipped)

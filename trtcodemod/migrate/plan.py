@@ -41,6 +41,9 @@ CHOICES = ("TRT389", "TRT713", "TRT390", "TRT391")
 #: Rules whose fix only picks a branch while tracing: tried for a decision the second trace found baked (an error),
 #: never for a warning the graph does not show.
 TRACED_BRANCH_RULES = frozenset({"TRT390", "TRT391"})
+#: Why a :data:`TRACED_BRANCH_RULES` fix waits: nothing in the code says which branch holds at every size, so it is an
+#: experiment, tried only where the other fixes leave the model unfaithful (and forgotten where it fails too).
+LAST_RESORT = "tried last, only where the other fixes leave the graph unfaithful"
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
 #: Cast (TRT701's) that the TorchScript exporter makes for a traced size in arithmetic with a float literal,
@@ -768,6 +771,8 @@ def _second_choices_held(decisions: list[Decision], reverted: dict[tuple[str, st
             d = replace(d, action=INFO, candidate=False,
                         reason=f"{describe(d.problems)}: tried only if {lead.finding.rule}'s fix at the same test is "
                                "taken back")
+        elif d.action == APPLY and d.finding.rule in TRACED_BRANCH_RULES:
+            d = replace(d, action=INFO, candidate=False, reason=f"{describe(d.problems)}: {LAST_RESORT}")
         out.append(d)
     return out
 
@@ -795,6 +800,8 @@ class Plan:
     reverted: dict[tuple[str, str, int, int], str] = field(default_factory=dict)
     #: Alternatives of :data:`CHOICES` held back behind an earlier one at the same test, as they were decided.
     held: dict[tuple[str, str, int, int], Decision] = field(default_factory=dict)
+    #: Whether the :data:`TRACED_BRANCH_RULES` fixes may be tried (:meth:`try_last_resort`).
+    last_resort: bool = False
 
     def update(self, findings: Iterable[Any], problems: list[Problem], facts: Facts, unsafe: bool) -> bool:
         """Decide again with more located problems; True when a new fix is planned."""
@@ -859,10 +866,19 @@ class Plan:
         places = {(key[0], key[2], key[3]) for key in self.held}
         return [d for d in self.applied if d.finding.rule in CHOICES and (d.key[0], d.key[2], d.key[3]) in places]
 
+    def try_last_resort(self) -> bool:
+        """Let the :data:`TRACED_BRANCH_RULES` fixes in (the run's other fixes left the model unfaithful); True when
+        one is planned."""
+        self.last_resort = True
+        return self.release_held()
+
     def release_held(self) -> bool:
-        """Plan each held alternative whose earlier choices at its test are all taken back; True when one is."""
+        """Plan each held alternative whose earlier choices at its test are all taken back (a
+        :data:`TRACED_BRANCH_RULES` one only once :meth:`try_last_resort` let them in); True when one is."""
         released = False
         for key, decision in list(self.held.items()):
+            if decision.finding.rule in TRACED_BRANCH_RULES and not self.last_resort:
+                continue
             place = (key[0], key[2], key[3])
             earlier = CHOICES[:CHOICES.index(decision.finding.rule)]
             if any((d.key[0], d.key[2], d.key[3]) == place and d.finding.rule in earlier and d.action == APPLY

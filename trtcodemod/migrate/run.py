@@ -32,7 +32,7 @@ from .manual_steps import add_manual_steps
 from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
-from .plan import APPLY, INFO, REMAINS, Plan, assumption, describe
+from .plan import APPLY, INFO, LAST_RESORT, REMAINS, TRACED_BRANCH_RULES, Plan, assumption, describe
 from .retrace import CARRIED_OPS, Retrace, Rewritten, judge, judge_loops, judge_rewritten, verdict_of
 from .split import analyse_split
 from .report import empty_report
@@ -245,7 +245,8 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
         # Only a finding kept as a problem (it ran, and its fix is not applied) names the rule:
         # one that never ran, or matched nothing, is information and explains nothing here.
         decision = next((d for d in plan.decisions.values() if d.action == REMAINS and matches(p, d.finding)), None)
-        reverted = next((d for d in plan.decisions.values() if d.key in plan.reverted and matches(p, d.finding)), None)
+        reverted = next((d for d in plan.decisions.values() if d.key in plan.reverted and matches(p, d.finding)
+                         and d.finding.rule not in TRACED_BRANCH_RULES), None)
         # A bake judged a warning only (the same number at every traced size) keeps the exporter's words, under
         # the rule whose finding was planned on it (TRT713's `c == 3` on the channels): its fix is not tried.
         judged = next((d for d in plan.decisions.values() if d.action == INFO and p in d.problems),
@@ -413,7 +414,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     extra = tuple(Path(f) for f in files)
     for round_no in range(1, MAX_ROUNDS + 1):
         plan.release_held()  # an alternative whose earlier choice at its test went back last round
-        if not plan.applied:
+        if not plan.applied and not (final is None and plan.try_last_resort()):
             break
         verified = list(plan.applied)
         with phases.section(f"round {round_no}"):
@@ -447,6 +448,8 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         if not final.equivalent and _yield_to_alternatives(final, plan):
             continue
         if not plan.update(findings, after_problems(final), facts, spec.rewrite.unsafe):
+            if final.exit_code != 0 and not plan.last_resort and plan.try_last_resort():
+                continue  # the other fixes left the graph unfaithful: a branch of a baked size test, tried last
             break
     applied, done = {d.key for d in plan.applied}, {d.key for d in verified}
     if final is not None and not applied <= done:
@@ -933,8 +936,13 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
                           "landed": (norm(d.finding.path), d.finding.rule, d.finding.line) in applied_rules}
                          for d in sorted(plan.applied, key=lambda d: d.key)]
     report["reverted"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line, "why": why}
-                          for key, why in plan.reverted.items() for d in [plan.decisions[key]]]
-    report["info"] = [d.to_json() for d in sorted(plan.by_action(INFO), key=lambda d: d.key) if not _unasked(d)]
+                          for key, why in plan.reverted.items() for d in [plan.decisions[key]]
+                          if d.finding.rule not in TRACED_BRANCH_RULES]  # a last resort that failed: information
+    report["tried_last"] = [{"rule": d.finding.rule, "path": d.finding.path, "line": d.finding.line, "why": why}
+                            for key, why in plan.reverted.items() for d in [plan.decisions[key]]
+                            if d.finding.rule in TRACED_BRANCH_RULES]
+    report["info"] = [d.to_json() for d in sorted(plan.by_action(INFO), key=lambda d: d.key) if not _unasked(d)
+                      and not (d.finding.rule in TRACED_BRANCH_RULES and LAST_RESORT in (d.reason or ""))]
     side, source = ("after", final) if final is not None else ("before", original)
     report["after"] = side_state(source, side)
     sources = _new_sources(plan, files, spec.rewrite, facts) if plan.applied and final is not None else {}
@@ -992,6 +1000,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     shown = _lines_of([*located, *(locate(original, "before", facts) if plan.reverted and side == "after" else [])])
     for key, why in plan.reverted.items():
         d = plan.decisions[key]
+        if d.finding.rule in TRACED_BRANCH_RULES:
+            continue  # a last resort that failed: said in "tried_last", the problem stays under its own rule
         if any(r["rule"] == d.finding.rule and r["source"] and r["source"].endswith(f":{d.finding.line}")
                for r in located_entries):
             continue
