@@ -414,8 +414,8 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     extra = tuple(Path(f) for f in files)
     for round_no in range(1, MAX_ROUNDS + 1):
         plan.release_held()  # an alternative whose earlier choice at its test went back last round
-        if not plan.applied and not (final is None and plan.try_last_resort()):
-            break
+        if not plan.applied and (plan.last_resort or not plan.try_last_resort()):
+            break  # nothing left to verify (the last resort, where any, tried once everything else went back)
         verified = list(plan.applied)
         with phases.section(f"round {round_no}"):
             # A round before the last verifies what its culprits leave: the next round does.
