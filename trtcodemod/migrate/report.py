@@ -18,8 +18,8 @@ _PRIVATE = ("verification",)
 def empty_report(name: str) -> dict[str, Any]:
     """A model's report before anything ran (exit 2 until the migration says otherwise)."""
     return {"name": name, "model_file": "", "model": "", "inputs": "", "target": "", "unsafe": False,
-            "exporters": [], "exit_code": 2, "error": None, "applied": [], "reverted": [], "before": None,
-            "after": None, "equivalent": None, "remaining": [], "info": [], "rounds": [], "latency_ms": {},
+            "exporters": [], "exit_code": 2, "error": None, "applied": [], "reverted": [], "tried_last": [],
+            "before": None, "after": None, "equivalent": None, "remaining": [], "info": [], "rounds": [], "latency_ms": {},
             "latency_runs": {}, "files": [], "changed_files": [], "diff": "", "facts": None, "rewrite_errors": [],
             "verification": None}
 
