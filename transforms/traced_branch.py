@@ -49,15 +49,17 @@ chunks), a graph traced at an ordinary size fails or computes other values at th
 special case is for.
 
 The rewrite: {form}.
-Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` decide as written (`_trt_tracing()` is False there, and `or`/`and` leave the test's value as it
-was); while `torch.jit.trace` or `torch.export` records the model, the one branch runs at
-every size and no decision on the size is recorded.
+Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` decide as written
+(`_trt_tracing()` is False there, and `or`/`and` leave the test's value as it was); while
+`torch.jit.trace` or `torch.export` records the model, the one branch runs at every size
+and no decision on the size is recorded.
 {order}
 
 Fix safety: unsafe: it assumes {assumption}. `migrate` tries it where the graph traced at
-another size differs from the first at the decision (a baked value of error severity), and
-keeps it only where the rewritten model's graph is faithful and equivalent on every input
-set."""
+another size differs from the first at the decision (a baked value of error severity), as a
+last resort: only once the other fixes leave the graph unfaithful (or every other fix went
+back), and it keeps it only where the rewritten model's graph is faithful and equivalent on
+every input set; one that fails is listed under `tried_last` in the JSON report."""
 
 
 def _only_raises(node: cst.If) -> bool:
