@@ -22,8 +22,9 @@ import libcst as cst
 
 from trtcodemod.astutil import code_of, strip_parens, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 
-TRACING = "_trt_tracing"
+TRACING = TRACING_HELPER
 
 _ASSUMPTION = ("the chunked branch computes, chunk by chunk, what the other branch computes at once (each chunk's "
                "result depends on its own rows only), so a traced graph may run the whole computation at every size; "
@@ -74,7 +75,7 @@ Why it hurts: `n` is a traced size. The TorchScript export reads the test as a P
 (a TracerWarning) and keeps only the branch the example took; the dynamo exporter
 specialises or guards on it. With the chunked branch traced, the graph has the example's
 number of chunks; with the whole one, it follows the size, which is what a deployed graph
-needs (the engine's memory planner sees the whole intermediate anyway).
+needs (at the cost of the whole intermediate's memory, which the chunks bounded).
 
 The rewrite: the test becomes `_trt_tracing() or n <= C` (where the whole computation is
 the `if` branch; `not _trt_tracing() and n > C` where it is the `else`). Eager mode,
@@ -142,11 +143,11 @@ equivalent on its inputs.""".format(assumption=_ASSUMPTION),
         if type(test) is not cst.Comparison or len(test.comparisons) != 1:
             return
         operator = test.comparisons[0].operator
+        if not isinstance(operator, _AT_MOST + _AT_LEAST):
+            return
         left, right = _text(test.left), _text(test.comparisons[0].comparator)
         whole_first = None
         for count, step, small in ((left, right, _AT_MOST), (right, left, _AT_LEAST)):
-            if not isinstance(operator, _AT_MOST + _AT_LEAST):
-                return
             first = isinstance(operator, small)  # the `if` branch runs where `count` is the small side
             chunked = node.orelse.body if first else node.body
             whole = node.body if first else node.orelse.body

@@ -24,9 +24,11 @@ import libcst as cst
 from trtcodemod.astutil import short_code, strip_parens, walk
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 from trtcodemod.transforms._size_facts import SizeRule
+from trtcodemod.transforms.baked_shapes import _only_raises
 
-TRACING = "_trt_tracing"
+TRACING = TRACING_HELPER
 
 _ASSUMPTION = ("the branch taken while tracing computes, at every size of the dynamic axes, what eager mode computes "
                "there (the test only picks a shortcut or a special case the other branch also covers)")
@@ -60,14 +62,6 @@ another size differs from the first at the decision (a baked value of error seve
 last resort: only once the other fixes leave the graph unfaithful (or every other fix went
 back), and it keeps it only where the rewritten model's graph is faithful and equivalent on
 every input set; one that fails is listed under `tried_last` in the JSON report."""
-
-
-def _only_raises(node: cst.If) -> bool:
-    """An `if` with no `else` whose block ends in a raise: a check, not a choice between computations."""
-    if node.orelse is not None or type(node.body) is not cst.IndentedBlock or not node.body.body:
-        return False
-    last = node.body.body[-1]
-    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Raise
 
 
 def _decided_while_tracing(test: cst.BaseExpression) -> bool:
