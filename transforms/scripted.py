@@ -1,7 +1,7 @@
 """Scripted islands in a traced export: ``@torch.jit.script`` functions with control flow (TRT105).
 
 A function compiled with ``torch.jit.script`` (decorated, or wrapped by a
-``torch.jit.script(fn)`` call, or marked ``@torch.jit._script_if_tracing``) keeps its Python
+``torch.jit.script(fn)`` call, or marked ``script_if_tracing``: torch's or a library's copy) keeps its Python
 control flow when a traced model calls it: the TorchScript exporter turns its loops into
 ONNX ``Loop`` and its branches into ``If``, and its list appends into ``Sequence*`` ops.
 The dynamo exporter (``torch.export``) cannot trace into a scripted function with control
@@ -20,6 +20,8 @@ from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 _SCRIPT = ("torch.jit.script",)
 _SCRIPT_IF_TRACING = ("torch.jit._script_if_tracing", "torch.jit.script_if_tracing")
+#: The names a library gives its own copy of torch's decorator.
+_SCRIPT_IF_TRACING_NAMES = frozenset({"script_if_tracing", "_script_if_tracing"})
 
 _TORCHSCRIPT = "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting"
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
@@ -81,10 +83,13 @@ TorchScript exporter; `trtcodemod verify` shows whether TensorRT builds the resu
 trip count is fixed for a deployment (a number of layers, queries, a static size), drop the
 decorator so the trace unrolls the loop, or vectorise it (a batched op instead of the loop).
 
-The rewrite (unsafe), for a module-level function decorated with `@torch.jit.script` (not
-`_script_if_tracing`, not a `torch.jit.script(fn)` call): the decorator is removed, so eager mode
-runs the function as Python and a traced export unrolls its loops and takes its branches for the
-example input, as for the rest of the model. It is offered at the decorated function and at each
+The rewrite (unsafe), for a module-level function whose one decorator is `@torch.jit.script` or
+`script_if_tracing` (torch's, or a library's own copy of it under that name, as asteroid and
+asteroid-filterbanks define for old torch releases; not a `torch.jit.script(fn)` call): the
+decorator is removed, so a traced export unrolls the function's loops and takes its branches for
+the example input, as for the rest of the model. Eager mode runs the function as Python either
+way for `script_if_tracing` (it scripts only while a trace runs), and as Python instead of
+TorchScript for `@torch.jit.script`. It is offered at the decorated function and at each
 call of it in run-time code (a value the scripted code reads, seen by `migrate` at the call's
 line, is where such a function shows up: effdet's `_batch_detection` reads `.tolist()` inside).
 
@@ -175,9 +180,21 @@ are parsed by none).""",
     def _script_kind(self, target: cst.BaseExpression) -> str | None:
         if self.context.refers_to(target, *_SCRIPT):
             return "@torch.jit.script"
-        if self.context.refers_to(target, *_SCRIPT_IF_TRACING):
+        if self.context.refers_to(target, *_SCRIPT_IF_TRACING) or self._library_script_if_tracing(target):
             return "@torch.jit._script_if_tracing"
         return None
+
+    def _library_script_if_tracing(self, target: cst.BaseExpression) -> bool:
+        """A library's own copy of ``script_if_tracing`` (asteroid and asteroid-filterbanks define one, for torch
+        releases that had none): named so, wherever it is defined or imported from."""
+        if type(target) is cst.Name:
+            last = target.value
+        elif type(target) is cst.Attribute:
+            last = target.attr.value
+        else:
+            return False
+        # A decorator's name is bound when the module runs (by a relative import, a definition): the name says it.
+        return last in _SCRIPT_IF_TRACING_NAMES
 
     def runtime_call(self) -> bool:
         """A call made inside a function or method (where a model's forward calls its helpers)."""
@@ -187,7 +204,7 @@ are parsed by none).""",
         """``func`` without its plain ``@torch.jit.script`` decorator, as an unsafe fix (None when it
         has no such decorator, or another decorator that might compile it too)."""
         plain = [d for d in func.decorators if type(d.decorator) is not cst.Call
-                 and self.context.refers_to(d.decorator, *_SCRIPT)]
+                 and self._script_kind(d.decorator) is not None]
         if len(plain) != 1 or len(func.decorators) != 1:
             return None
         kept = func.with_changes(decorators=[], leading_lines=[*func.leading_lines, *plain[0].leading_lines])

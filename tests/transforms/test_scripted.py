@@ -103,13 +103,34 @@ def test_the_decorator_is_removed_only_with_unsafe() -> None:
 
 @pytest.mark.parametrize("code", [
     APPEND,  # torch.jit.script(fn): the function stays as it is, the call compiles it
-    "\n@torch.jit._script_if_tracing\ndef steps(x, n: int):\n    for _ in range(n):\n        x = x + 1\n    return x\n",
     "\n@torch.jit.script\n@staticmethod\ndef steps(x, n: int):\n    for _ in range(n):\n        x = x + 1\n    return x\n",
 ])
 def test_no_fix_where_removing_one_decorator_is_not_the_whole_story(code: str) -> None:
     source = HEADER + textwrap.dedent(code)
     assert "TRT105" in rules_found(source, select=("TRT105",))
     assert rewrite(source, unsafe=True, select=("TRT105",)) == source
+
+
+@pytest.mark.parametrize("decorator, imports", [
+    ("@torch.jit._script_if_tracing", ""),
+    ("@torch.jit.script_if_tracing", ""),
+    # a library's own copy, imported relatively (asteroid-filterbanks) or defined beside it
+    ("@script_if_tracing", "from .scripting import script_if_tracing\n"),
+    ("@utils.script_if_tracing", "from . import utils\n"),
+])
+def test_script_if_tracing_is_dropped_with_unsafe(decorator: str, imports: str) -> None:
+    """Eager mode never scripts such a function (the decorator calls it as Python unless a trace is
+    running), so dropping the decorator changes only what a trace records."""
+    body = f"\n{decorator}\ndef steps(x, n: int):\n    for _ in range(n):\n        x = x + 1\n    return x\n"
+    source = HEADER + imports + body
+    assert rules_found(source, select=("TRT105",)) == ["TRT105"]
+    assert rewrite(source, select=("TRT105",)) == source
+    assert rewrite(source, unsafe=True, select=("TRT105",)) == source.replace(decorator + "\n", "")
+
+
+def test_a_decorator_merely_ending_in_tracing_is_not_script_if_tracing() -> None:
+    source = HEADER + "\n@log_if_tracing\ndef steps(x, n: int):\n    for _ in range(n):\n        x = x + 1\n    return x\n"
+    assert rules_found(source, select=("TRT105",)) == []
 
 
 CALLED = """

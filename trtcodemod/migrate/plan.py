@@ -423,6 +423,10 @@ def matches(problem: Problem, finding: Any) -> bool:
         return problem.op == WRONG_VALUES and _span(finding).path == problem.path and _NAN_WHERE_FINITE in message
     if finding.rule in TRACED_BRANCH_RULES:
         return problem.kind == "baked" and problem.severity == "error" and _at(problem, finding)
+    if finding.rule in SCRIPTED_RULES and problem.kind == "hostile" and problem.op == "If":
+        # A scripted function's `If` that TensorRT refuses (arms of two ranks) lies in the function's span; one it
+        # builds (a warning: a conditional layer) is no reason to trace the function instead.
+        return problem.severity == "error" and _at(problem, finding)
     if finding.rule in SIZE_ERASING_RULES and (problem.op == RETRACED_GRAPH or problem.op == FAILS_TO_RUN):
         return True
     if problem.kind == "unfaithful":
@@ -490,6 +494,10 @@ BROADCAST_WRITE_RULES = frozenset({"TRT388"})
 _BROADCAST_NODE = re.compile(r"differs first at an? (Reshape|Expand) node")
 #: ONNX Runtime's words where it refuses one of those nodes.
 _BROADCAST_REFUSAL = re.compile(r"running (Reshape|Expand) node")
+#: Rules whose rewrite drops a scripting decorator (TRT105), so that a trace records the function as Python: matched
+#: to an ``If`` TensorRT refuses inside the function (asteroid-filterbanks' ``multishape_conv1d``, whose arms give
+#: tensors of rank 3 and 4), besides the ``Loop`` and ``Sequence*`` nodes its rule is tagged with.
+SCRIPTED_RULES = frozenset({"TRT105"})
 #: Rules whose rewrite fixes only a ``Reshape`` given a size that is 0 at run time (TRT367).
 ZERO_SIZE_RULES = frozenset({"TRT367"})
 #: Rules matched only to a node ONNX Runtime refuses: TRT367's zero-size Reshape, TRT368's linspace of one step (NaN

@@ -26,12 +26,17 @@ rounding rather than bit for bit (the rule's unsafe assumption: the same computa
 ends equivalent (exit 0); NeMo's ``If`` it leaves alone, as its graph is faithful and TensorRT
 builds it.
 
-Not counted here, because the rule deliberately reports them without a fix (their loops' trip
-counts are data: scripting is the point): ``@torch.jit._script_if_tracing`` functions
-(torchvision's ``_onnx_paste_masks_in_image_loop`` and ``_batched_nms_vanilla``, transformers'
-ViTDet ``get_rel_pos`` with ``@torch.jit.script_if_tracing``) and ``torch.jit.script(fn)`` calls
-(kornia 0.9's canny hysteresis, ``torch.jit.script(_hysteresis_loop)``, a ``while`` until no edge
-changes).
+asteroid-filterbanks' ``multishape_conv1d`` carries the library's own copy of ``script_if_tracing``
+(scripted only while a trace runs): its scripted ``If`` gives rank 3 in one arm and 4 in the other,
+which TensorRT refuses; ``migrate`` drops the decorator, the trace takes the single-channel arm every
+input of the model takes, and it ends equivalent (DPRNN-TasNet in zoo 60).
+
+Not counted here: ``torch.jit.script(fn)`` calls (kornia 0.9's canny hysteresis,
+``torch.jit.script(_hysteresis_loop)``, a ``while`` until no edge changes), which the rule reports
+without a fix, and ``script_if_tracing`` functions whose loops' trip counts are data (torchvision's
+``_onnx_paste_masks_in_image_loop`` and ``_batched_nms_vanilla``): there the fix is offered, and
+``migrate`` keeps it only if the traced graph is equivalent at every observed input set, which a
+trip count baked from the example is not.
 """
 
 from __future__ import annotations
@@ -59,6 +64,7 @@ VARIANTS: dict[str, tuple[tuple[str, ...], tuple[str, ...]]] = {
                                          ("r_pos = build_rpos(", "p2c_att = uneven_size_corrected(")),
     "nemo_se_pool_infer": (("def _se_pool_step_script_infer(",), ("y = _se_pool_step_script_infer(",)),
     "yolact_decode": (("def decode(",), ("decoded_boxes = decode(",)),
+    "asteroid_multishape_conv1d": (("def multishape_conv1d(",), ("return torch.relu(multishape_conv1d(",)),
 }
 
 
@@ -82,7 +88,8 @@ def test_the_rule_finds_each_scripted_function_and_call_and_drops_the_decorator(
     new = fix_source(path.read_bytes(), str(path.resolve()), _options(True)).source.decode()
     lines = text.splitlines(keepends=True)
     dropped = {line_of(path, d) - 2 for d in VARIANTS[name][0]}  # 0-based decorator lines
-    assert all(lines[i] == "@torch.jit.script\n" for i in dropped)
+    # torch's decorator, or the library's own copy of script_if_tracing (asteroid's)
+    assert all(lines[i] in ("@torch.jit.script\n", "@script_if_tracing\n") for i in dropped), dropped
     assert new == "".join(line for i, line in enumerate(lines) if i not in dropped), new
 
 
@@ -97,6 +104,10 @@ def _audio(seed: int, batch: int, time: int, lengths: list[int]) -> tuple:
 def _yolact(seed: int, count: int) -> tuple:
     module = load_variant(HERE / "yolact_decode.py", "trt105_yolact_inputs")
     return torch.randn(2, count, 8, generator=seeded(seed)), module.priors(seeded(seed + 100), count)
+
+
+def _waveform(seed: int, batch: int, time: int) -> tuple:
+    return (torch.randn(batch, 1, time, generator=seeded(seed)),)
 
 
 def _image(seed: int) -> torch.Tensor:
@@ -130,6 +141,11 @@ SETS: dict[str, dict[str, tuple]] = {
         "inf-in-padding": (torch.tensor([1.0, -2.0, INF, NAN]).repeat(1, 8, 2), torch.tensor([2])),
         "no-valid-frames": (_audio(15, 1, 5, [0])[0], torch.tensor([0])),
         "no-frames": (torch.zeros(2, 8, 0), torch.tensor([0, 0])),
+    },
+    "asteroid_multishape_conv1d": {
+        "longer": _waveform(20, 3, 37), "one-frame": _waveform(21, 1, 4), "zeros": (torch.zeros(2, 1, 12),),
+        "negatives": (-_waveform(22, 2, 15)[0].abs(),),
+        "inf-nan": (torch.tensor([INF, NAN, -INF, 1.0, 0.0, -2.0]).repeat(2, 1, 2),),
     },
     "yolact_decode": {
         "more-priors": _yolact(16, 37),
@@ -200,6 +216,20 @@ def test_migrate_applies_trt105_where_the_sequence_ops_are_and_ends_equivalent()
     assert all("verified" in fix.get("proof", "") for fix in report["applied"]), report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     assert "-@torch.jit.script" in report["diff"], report["diff"]
+
+
+def test_migrate_traces_a_library_copy_of_script_if_tracing_and_ends_equivalent() -> None:
+    """asteroid's encoder: the scripted ``If`` whose arms differ in rank is a TensorRT error at the
+    function's line; ``migrate`` drops the library's own ``@script_if_tracing`` there, proves the traced
+    graph equivalent at other batch and time sizes, and ends at exit 0 (DPRNN-TasNet, zoo 60)."""
+    name = "asteroid_multishape_conv1d"
+    path = HERE / f"{name}.py"
+    report = migrate_json(path, axes_json(load_variant(path, f"trt105_m_{name}")))
+    assert report["before"]["trt_errors"] >= 1, report["before"]
+    assert [fix["rule"] for fix in report["applied"]] == ["TRT105"], report["applied"]
+    assert all("verified" in fix.get("proof", "") for fix in report["applied"]), report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    assert "-@script_if_tracing" in report["diff"], report["diff"]
 
 
 def test_migrate_leaves_a_scripted_branch_that_tensorrt_builds() -> None:
