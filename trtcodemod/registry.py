@@ -96,6 +96,7 @@ RULE_MODULES: tuple[str, ...] = (
     "per_image_nms",
     "per_image_rows",
     "size_numel",
+    "size_parameter_update",
     "size_float",
     "legacy_sizes",
     "bool_add",

@@ -423,6 +423,11 @@ def matches(problem: Problem, finding: Any) -> bool:
         return problem.op == WRONG_VALUES and _span(finding).path == problem.path and _NAN_WHERE_FINITE in message
     if finding.rule in TRACED_BRANCH_RULES:
         return problem.kind == "baked" and problem.severity == "error" and _at(problem, finding)
+    if finding.rule in CALLER_SIZE_RULES:
+        # The in-place update changes the caller's traced size: what breaks lies after the call, in the caller or
+        # further on (Demucs v3's convolution three lines below `self.valid_length(length)`), in the same file.
+        return problem.kind in ("export_failure", "baked", "unfaithful") and problem.path is not None \
+            and _span(finding).path == problem.path
     if finding.rule in SCRIPTED_RULES and problem.kind == "hostile" and problem.op == "If":
         # A scripted function's `If` that TensorRT refuses (arms of two ranks) lies in the function's span; one it
         # builds (a warning: a conditional layer) is no reason to trace the function instead.
@@ -494,6 +499,10 @@ BROADCAST_WRITE_RULES = frozenset({"TRT388"})
 _BROADCAST_NODE = re.compile(r"differs first at an? (Reshape|Expand) node")
 #: ONNX Runtime's words where it refuses one of those nodes.
 _BROADCAST_REFUSAL = re.compile(r"running (Reshape|Expand) node")
+#: Rules whose rewrite rebinds a size parameter that an augmented assignment updated in place (TRT730): while
+#: tracing that update wrote into the caller's size, so the export fails, or the graph bakes or differs, anywhere
+#: after the call.
+CALLER_SIZE_RULES = frozenset({"TRT730"})
 #: Rules whose rewrite drops a scripting decorator (TRT105), so that a trace records the function as Python: matched
 #: to an ``If`` TensorRT refuses inside the function (asteroid-filterbanks' ``multishape_conv1d``, whose arms give
 #: tensors of rank 3 and 4), besides the ``Loop`` and ``Sequence*`` nodes its rule is tagged with.

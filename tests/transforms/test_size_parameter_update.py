@@ -1,0 +1,130 @@
+"""TRT730: an augmented assignment to a size parameter (``length *= 2``) rebinds it instead.
+
+What the rule finds and leaves alone, the rewrite's text and safety label, and on a cited reduction of
+Demucs v3's ``valid_length``: eager mode unchanged at every length and on edge values, the original's
+TorchScript export stopped by the caller's doubled size, the rewritten export equal to eager mode at
+other batches and lengths, and ``migrate`` applying it (proved from the recorded calls) to end at exit 0.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import pytest
+import torch
+from support import TESTS, rewrite, rules_found
+from variant_models import (assert_eager_unchanged, assert_graph_within, assert_migrate_applies, export_variant,
+                            input_names, load_variant, seeded)
+
+from trtcodemod.engine import Options, check_source
+from trtcodemod.verify.export import export_model
+
+VARIANT = TESTS / "recipe_variants" / "trt730" / "demucs_valid_length.py"
+HEADER = "import math\nimport torch\nfrom torch import nn\n\n"
+INF, NAN = float("inf"), float("nan")
+
+METHOD = """
+class Net(nn.Module):
+    def valid_length(self, length):
+        if self.resample:
+            length *= 2
+        return math.ceil(length / 4) * 4
+
+    def forward(self, x):
+        length = x.shape[-1]
+        return self.valid_length(length) - length
+"""
+
+ANNOTATED = """
+def padded(n: int, block: int):
+    n += (-n) % block
+    return n
+
+def forward(x):
+    n = x.shape[1]
+    return padded(n, 8), n
+"""
+
+
+def _found(code: str) -> list[tuple[str, str]]:
+    findings = check_source((HEADER + textwrap.dedent(code)).encode(), "m.py", Options(select=("TRT730",)))
+    return [(f.rule, f.fix.value) for f in findings]
+
+
+def test_a_method_parameter_used_as_a_number_is_rebound_with_unsafe_only() -> None:
+    source = HEADER + METHOD
+    assert _found(METHOD) == [("TRT730", "unsafe")]
+    assert rewrite(source, select=("TRT730",)) == source
+    assert rewrite(source, unsafe=True, select=("TRT730",)) == source.replace("length *= 2", "length = length * 2")
+
+
+def test_a_parameter_annotated_int_is_rebound_safely_with_its_value_parenthesised() -> None:
+    source = HEADER + ANNOTATED
+    assert _found(ANNOTATED) == [("TRT730", "safe")]
+    assert rewrite(source, select=("TRT730",)) == source.replace("n += (-n) % block", "n = n + ((-n) % block)")
+
+
+@pytest.mark.parametrize("operator, binary", [("-=", "-"), ("//=", "//"), ("+=", "+"), ("<<=", "<<")])
+def test_every_augmented_operator_rebinds_with_its_own(operator: str, binary: str) -> None:
+    code = ANNOTATED.replace("n += (-n) % block", f"n {operator} block")
+    source = HEADER + code
+    assert rewrite(source, select=("TRT730",)) == source.replace(f"n {operator} block", f"n = n {binary} block")
+
+
+@pytest.mark.parametrize("code", [
+    # a tensor accumulated in place on purpose: nothing says it is a number
+    "def accumulate(total, x):\n    total += x\n    return total\n\ndef forward(t, x):\n    return accumulate(t, x)\n",
+    # no call in the file passes a name there: no caller's object to change
+    METHOD.replace("self.valid_length(length) - length", "self.valid_length(x.shape[-1])"),
+    # a local, not a parameter: no caller holds it
+    "def forward(x):\n    n = x.shape[1]\n    n *= 2\n    return x.new_zeros(n)\n",
+    # an attribute or subscript target is not a rebinding of a name
+    "def grow(self, n: int):\n    self.n += n\n    return self.n\n\ndef forward(m, k):\n    return grow(m, k)\n",
+])
+def test_not_reported(code: str) -> None:
+    assert _found(code) == []
+
+
+def _waveform(seed: int, batch: int, time: int) -> tuple:
+    return (torch.rand(batch, 1, time, generator=seeded(seed)),)
+
+
+SETS = {
+    "longer": _waveform(1, 3, 101), "shorter": _waveform(2, 1, 37), "one-sample": _waveform(3, 2, 1),
+    "exactly-valid": _waveform(4, 2, 64), "zeros": (torch.zeros(2, 1, 50),),
+    "negatives": (-_waveform(5, 2, 45)[0],),
+}
+
+
+def test_the_reduction_keeps_eager_mode_and_exports_equal_to_it(tmp_path: Path) -> None:
+    module = load_variant(VARIANT, "trt730_original")
+    original = module.build().eval()
+    text = VARIANT.read_text()
+    new = rewrite(text, unsafe=True, select=("TRT730",))
+    assert new == text.replace("            length *= 2\n", "            length = length * 2\n"), new
+    rewritten_path = tmp_path / "demucs_valid_length_rewritten.py"
+    rewritten_path.write_text(new)
+    rewritten = load_variant(rewritten_path, "trt730_rewritten").build().eval()
+    rewritten.load_state_dict(original.state_dict())
+    example = module.inputs(seeded(0))
+    specials = (torch.tensor([INF, NAN, -INF, 1.0, 0.0, -2.0]).repeat(2, 1, 8),)
+    sets = {"example": example, **SETS, "inf-nan": specials}
+    assert_eager_unchanged(original, rewritten, sets)
+    # The original's trace doubles forward's `length` inside the call: the pad crops the whole waveform and the
+    # export stops at the resampling of nothing (in Demucs itself, at a convolution: 2 samples for a kernel of 8).
+    before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    assert before.error is not None and "greater than 0" in before.error, before.error
+    # The rewritten model exports and its graph equals eager mode at the traced length. At other lengths it keeps
+    # the example's valid length: `math.ceil`, `max` and `int` of the parameter are TRT712's, which finds them from
+    # the recorded export (a parameter is no size in the code alone) and migrate applies beside this fix (below).
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    assert_graph_within(session, original, example, 1e-5, "example")
+    assert_graph_within(session, original, (torch.rand(3, 1, 50, generator=seeded(6)),), 1e-5, "another batch")
+
+
+def test_migrate_applies_it_from_the_recorded_calls_and_ends_equivalent() -> None:
+    """With TRT712 on the size arithmetic after the call: the graph follows every batch and length migrate tries."""
+    assert_migrate_applies(VARIANT, "TRT730", "trt730_migrate")
