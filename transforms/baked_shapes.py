@@ -1034,6 +1034,39 @@ def _range_bound(function: cst.FunctionDef, reads: Callable[[cst.CSTNode], bool]
     return None
 
 
+def _same_code(node: cst.CSTNode) -> str:
+    """The node's whole source on one line, for telling two expressions apart."""
+    return " ".join(code_of(node).split())
+
+
+def _one_round(function: cst.FunctionDef, bound: cst.Call) -> bool:
+    """Is ``bound``, ``range(start, stop, step)``, a loop whose step may be its stop: one round at every size, so
+    that the trip count the trace keeps is every size's? The step written as the stop, or a name the function binds
+    to the stop by default (torchcrepe's ``batch_size = total_frames if batch_size is None else batch_size`` before
+    ``for i in range(0, total_frames, batch_size)``; ``step = step or n``). Where a caller passes another step, the
+    rounds follow the size, and the verification at other sizes finds the graph's."""
+    if len(bound.args) != 3 or any(a.keyword is not None or a.star for a in bound.args):
+        return False
+    stop, step = _same_code(bound.args[1].value), bound.args[2].value
+    if _same_code(step) == stop:
+        return True
+    if type(step) is not cst.Name:
+        return False
+    for statement in walk(function):
+        if type(statement) is not cst.Assign or len(statement.targets) != 1:
+            continue
+        target = statement.targets[0].target
+        if type(target) is not cst.Name or target.value != step.value:
+            continue
+        value = statement.value
+        if type(value) is cst.IfExp and stop in (_same_code(value.body), _same_code(value.orelse)):
+            return True
+        if type(value) is cst.BooleanOperation and type(value.operator) is cst.Or \
+                and _same_code(value.right) == stop:
+            return True
+    return False
+
+
 def _names(expr: cst.CSTNode) -> set[str]:
     """The plain names ``expr`` reads (the ``b`` of ``a.b`` is no name)."""
     attributes = {id(n.attr) for n in walk(expr) if type(n) is cst.Attribute}
@@ -1433,6 +1466,8 @@ baked choice). Applies to every TensorRT version.""",
             read = {n.value for arg in node.args for n in walk(arg.value) if type(n) is cst.Name}
             bound = _range_bound(function, lambda n: type(n) is cst.Name and n.value in read, whole=True)
             relation = "it is computed from the trip count" if bound is not None else relation
+        if bound is not None and _one_round(function, bound):
+            return ""  # one round at every size: the number is no trip count the trace gets wrong
         where = ""
         if bound is None:
             callee = self._bounding_callee(function, node, names)

@@ -97,6 +97,8 @@ RULE_MODULES: tuple[str, ...] = (
     "per_image_rows",
     "size_numel",
     "size_parameter_update",
+    "full_dtype",
+    "slice_bound_fill",
     "size_float",
     "legacy_sizes",
     "bool_add",

@@ -37,6 +37,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "spectral", "powers", "constants", "scanning",
     "searching", "selection", "diagonal", "histogram", "finite", "symbolics", "inverse", "division",
     "convolution", "unpooling", "accumulation", "sorting", "whole_pooling", "comparisons", "numel", "rolling",
+    "slice_masks",
     "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "shifting",
     "promotion", "interleave", "sequences", "distances", "weights", "triangles", "bitwise", "broadcasting",
 )

@@ -29,6 +29,7 @@ BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT106", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
     "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT364", "TRT729",
     "TRT366",  # a comprehension over a tensor: the trace warns "Iterating over a tensor" at its line
+    "TRT735",  # slice writes with per-element bounds: the second trace finds the loop unrolled another number of times
     "TRT381",  # einx reads the sizes into Python: the trace warns at the einx call, the innermost line of the user
     "TRT389",  # a whole-or-chunked test on a size: the trace warns at the test
 })
@@ -423,6 +424,10 @@ def matches(problem: Problem, finding: Any) -> bool:
         return problem.op == WRONG_VALUES and _span(finding).path == problem.path and _NAN_WHERE_FINITE in message
     if finding.rule in TRACED_BRANCH_RULES:
         return problem.kind == "baked" and problem.severity == "error" and _at(problem, finding)
+    if finding.rule in FILL_DTYPE_RULES:
+        # The float tensor its call exported is refused where it is used (an embedding's Gather lines below).
+        return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
+            and (_at(problem, finding) or _integer_input_made_in(problem, _span(finding), _FLOAT_INPUT_MADE_AT))
     if finding.rule in CALLER_SIZE_RULES:
         # The in-place update changes the caller's traced size: what breaks lies after the call, in the caller or
         # further on (Demucs v3's convolution three lines below `self.valid_length(length)`), in the same file.
@@ -499,6 +504,10 @@ BROADCAST_WRITE_RULES = frozenset({"TRT388"})
 _BROADCAST_NODE = re.compile(r"differs first at an? (Reshape|Expand) node")
 #: ONNX Runtime's words where it refuses one of those nodes.
 _BROADCAST_REFUSAL = re.compile(r"running (Reshape|Expand) node")
+#: Rules whose rewrite writes out the int64 dtype of a `torch.full` the TorchScript exporter makes float (TRT734):
+#: matched to a node ONNX Runtime refuses for a float input made at the call (Chronos-Bolt's `[REG]` ids, whose
+#: embedding `Gather` is refused five lines below).
+FILL_DTYPE_RULES = frozenset({"TRT734"})
 #: Rules whose rewrite rebinds a size parameter that an augmented assignment updated in place (TRT730): while
 #: tracing that update wrote into the caller's size, so the export fails, or the graph bakes or differs, anywhere
 #: after the call.
@@ -548,16 +557,20 @@ _MIXED_TYPES = "bound to different types"
 #: operator (Cos)``), and migrate's, after them, where that input was made.
 _INTEGER_INPUT_MADE_AT = re.compile(r"Type 'tensor\(u?int\d+\)' of input parameter .*?; "
                                     + re.escape(REFUSED_INPUT_MADE_AT))
+#: ... and where the refused input is a float one (TRT734's `torch.full` exported as a float `ConstantOfShape`).
+_FLOAT_INPUT_MADE_AT = re.compile(r"Type 'tensor\((float|double|float16|bfloat16)\)' of input parameter .*?; "
+                                  + re.escape(REFUSED_INPUT_MADE_AT))
 #: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
 _NAN_INDEX = "-9223372036854775808"
 #: The verifier's words where the graph's output is NaN and eager mode's is not (``verify/compare.py``).
 _NAN_WHERE_FINITE = "position(s) where the original is finite"
 
 
-def _integer_input_made_in(problem: Problem, span: Span) -> bool:
-    """Is ``problem`` a node ONNX Runtime refuses for an integer input that was made within ``span``?"""
+def _integer_input_made_in(problem: Problem, span: Span, pattern: re.Pattern[str] | None = None) -> bool:
+    """Is ``problem`` a node ONNX Runtime refuses for an integer input (or one ``pattern`` describes) that was made
+    within ``span``?"""
     message = problem.message or ""
-    made = _INTEGER_INPUT_MADE_AT.search(message)
+    made = (pattern or _INTEGER_INPUT_MADE_AT).search(message)
     if made is None:
         return False
     at = re.match(r"(?P<path>.*?):(?P<line>\d+)", message[made.end():])

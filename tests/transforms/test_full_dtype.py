@@ -1,0 +1,105 @@
+"""TRT734: ``torch.full(size, 3)`` with no dtype and a traced size gets ``dtype=torch.int64`` written out.
+
+The rewrite's text for every form it takes and the calls it leaves alone; the same tensor (values, dtype,
+shape) in eager mode, TorchScript, fx, ``torch.compile`` and ``torch.export``; the original's TorchScript
+export refused by ONNX Runtime (float indices into an embedding) and the rewritten one equal to eager mode at
+other batches; and ``migrate`` on a cited reduction of Chronos-Bolt's ``[REG]`` tokens, whose fill value is a
+config attribute, applying it from the recorded run to end at exit 0.
+"""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+
+import onnxruntime as ort
+import pytest
+import torch
+from support import TESTS, rewrite, rules_found
+from variant_models import assert_graph_within, assert_migrate_corrects, export_variant, load_variant, seeded
+
+from trtcodemod.verify.export import export_model
+
+VARIANT = TESTS / "recipe_variants" / "trt734" / "chronos_bolt_reg_token.py"
+HEADER = "import torch\nfrom torch import nn\n\n"
+
+EMBED = """
+class Head(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.embed = nn.Embedding(5, 3)
+
+    def forward(self, x):
+        ids = torch.full((x.shape[0], 1), 3, device=x.device)
+        return self.embed(ids) + x[:, None, :3], ids
+"""
+
+
+@pytest.mark.parametrize("before, after", [
+    ("torch.full((x.shape[0], 1), 3, device=x.device)", "torch.full((x.shape[0], 1), 3, device=x.device, "
+                                                         "dtype=torch.int64)"),
+    ("torch.full(shape, -1)", "torch.full(shape, -1, dtype=torch.int64)"),
+    ("torch.full(size=(n,), fill_value=0)", "torch.full(size=(n,), fill_value=0, dtype=torch.int64)"),
+    ("torch.full(\n        (n, 1),\n        7,\n        device=d,\n    )",
+     "torch.full(\n        (n, 1),\n        7,\n        device=d,\n        dtype=torch.int64,\n    )"),
+])
+def test_the_inferred_dtype_is_written_out(before: str, after: str) -> None:
+    source = HEADER + f"def f(x, shape, n, d):\n    return {before}\n"
+    assert rewrite(source, select=("TRT734",)) == source.replace(before, after)
+
+
+@pytest.mark.parametrize("call", [
+    "torch.full((2, 3), 1)",  # a literal size: the exporter folds the tensor with its dtype
+    "torch.full((n,), 2.0)",  # a float fill: float is what eager mode makes
+    "torch.full((n,), True)",  # a bool fill: eager mode makes bool, TorchScript int64
+    "torch.full((n,), 1, dtype=torch.int32)",
+    "torch.full((n,), 1, out=buffer)",
+    "torch.full((n,), fill)",  # a name: nothing shows its type without a recorded run
+])
+def test_left_alone(call: str) -> None:
+    source = HEADER + f"def f(n, fill, buffer):\n    return {call}\n"
+    assert rules_found(source, select=("TRT734",)) == []
+
+
+def _built(source: str, name: str, tmp_path: Path):
+    path = tmp_path / f"{name}.py"
+    path.write_text(source)
+    module = load_variant(path, name)
+    torch.manual_seed(0)
+    return module.Head().eval()
+
+
+def test_the_same_tensor_everywhere_and_a_graph_onnx_runtime_loads(tmp_path: Path) -> None:
+    source = HEADER + textwrap.dedent(EMBED)
+    new = rewrite(source, select=("TRT734",))
+    assert "dtype=torch.int64" in new
+    original, rewritten = _built(source, "trt734_o", tmp_path), _built(new, "trt734_r", tmp_path)
+    rewritten.load_state_dict(original.state_dict())
+    sets = [torch.rand(2, 4), torch.rand(5, 4), torch.zeros(1, 4), -torch.rand(3, 4), torch.rand(0, 4),
+            torch.tensor([[float("inf"), float("nan"), -1.0, 0.0]])]
+    runners = {"eager": lambda m: m, "script": torch.jit.script, "fx": torch.fx.symbolic_trace,
+               "compile": lambda m: torch.compile(m, backend="eager")}
+    for kind, make in runners.items():
+        before, after = make(original), make(rewritten)
+        for x in sets:
+            (want, want_ids), (got, got_ids) = before(x), after(x)
+            assert got_ids.dtype == want_ids.dtype == torch.int64, kind
+            torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+            torch.testing.assert_close(got_ids, want_ids, rtol=0, atol=0)
+    exported = torch.export.export(rewritten, (sets[0],), dynamic_shapes=({0: torch.export.Dim("b")},))
+    assert exported.module()(sets[1])[1].dtype == torch.int64
+    dynamic = {"x": {0: "batch"}}
+    refused = export_model(original, (sets[0],), tmp_path / "before.onnx", exporter="torchscript",
+                           input_names=["x"], output_names=["out", "ids"], dynamic_axes=dynamic, opset=17)
+    assert refused.error is None, refused.error
+    with pytest.raises(Exception, match="tensor\\(float\\)"):
+        ort.InferenceSession(str(tmp_path / "before.onnx"), providers=["CPUExecutionProvider"])
+    session, _ = export_variant(rewritten, (sets[0],), dynamic, tmp_path / "after.onnx", tmp_path)
+    for label, x in zip(("two", "five", "zeros", "negatives"), sets[:4]):
+        assert_graph_within(session, original, (x,), 1e-6, label)
+
+
+def test_the_chronos_reduction_migrates_from_the_recorded_dtype() -> None:
+    """The fill value is ``self.config.reg_token_id``: only the recorded run shows it an int (int64 made there)."""
+    assert rules_found(VARIANT.read_text(), select=("TRT734",)) == []
+    assert_migrate_corrects(VARIANT, "TRT734", "trt734_migrate")
