@@ -4,7 +4,7 @@
 masks everything outside a window around each frame's peak this way): a trace unrolls both loops with the
 example's sizes and reads every bound into a Python int, so the graph holds one write per element of the
 example, with its bounds as constants. The rewrite fills the same positions at once:
-``x.masked_fill_(_trt_slice_bound_mask(x, 1, [0, 2], None, lo), v)``.
+``x.masked_fill_(_trt_slice_bound_mask(x, 1, [0, 2], [x.size(0), x.size(2)], None, lo), v)``.
 """
 
 from __future__ import annotations
@@ -18,25 +18,15 @@ from trtcodemod.transforms._op_calls import in_inserted_helper
 HELPER = "_trt_slice_bound_mask"
 
 
-def _axis_range(loop: cst.For) -> tuple[str, str, int] | None:
-    """``for v in range(x.size(a))`` / ``range(x.shape[a])`` / ``range(len(x))``: (v, the code of x, a)."""
+def _axis_range(loop: cst.For) -> tuple[str, cst.BaseExpression] | None:
+    """``for v in range(n)``: (v, n)."""
     if type(loop.target) is not cst.Name or loop.orelse is not None or loop.asynchronous is not None:
         return None
     it = loop.iter
-    if type(it) is not cst.Call or type(it.func) is not cst.Name or it.func.value != "range" or len(it.args) != 1:
+    if type(it) is not cst.Call or type(it.func) is not cst.Name or it.func.value != "range" or len(it.args) != 1 \
+            or it.args[0].keyword is not None or it.args[0].star:
         return None
-    bound = it.args[0].value
-    if type(bound) is cst.Call and type(bound.func) is cst.Name and bound.func.value == "len" and len(bound.args) == 1:
-        return loop.target.value, code_of(bound.args[0].value), 0
-    if type(bound) is cst.Call and type(bound.func) is cst.Attribute and bound.func.attr.value == "size" \
-            and len(bound.args) == 1 and int_value(bound.args[0].value) is not None:
-        return loop.target.value, code_of(bound.func.value), int_value(bound.args[0].value)  # type: ignore[return-value]
-    if type(bound) is cst.Subscript and type(bound.value) is cst.Attribute and bound.value.attr.value == "shape" \
-            and len(bound.slice) == 1 and type(bound.slice[0].slice) is cst.Index:
-        axis = int_value(bound.slice[0].slice.value)
-        if axis is not None:
-            return loop.target.value, code_of(bound.value.value), axis
-    return None
+    return loop.target.value, it.args[0].value
 
 
 def _fill_value(node: cst.BaseExpression) -> bool:
@@ -57,9 +47,9 @@ class _Write:
     """One ``x[...] = v`` of the nest, understood: the sliced axis, the looped axes in the bounds' order, the
     bound tensors (None for an open end) and the value."""
 
-    def __init__(self, axis: int, looped: list[int], start: cst.BaseExpression | None,
+    def __init__(self, axis: int, axes: dict[str, int], start: cst.BaseExpression | None,
                  stop: cst.BaseExpression | None, value: cst.BaseExpression) -> None:
-        self.axis, self.looped, self.start, self.stop, self.value = axis, looped, start, stop, value
+        self.axis, self.axes, self.start, self.stop, self.value = axis, axes, start, stop, value
 
 
 def _bound(node: cst.BaseExpression | None, axes: dict[str, int]) -> tuple[cst.BaseExpression | None, list[int]] | None:
@@ -114,7 +104,7 @@ def _write(statement: cst.CSTNode, target: str, axes: dict[str, int]) -> _Write 
     orders = [order for bound, order in (lower, upper) if bound is not None]
     if any(order != sorted(order) for order in orders):
         return None  # the helper places a bound's axes on x's in their order
-    return _Write(axis, sorted(axes.values()), lower[0], upper[0], assign.value)
+    return _Write(axis, axes, lower[0], upper[0], assign.value)
 
 
 class SliceBoundFill(Rule):
@@ -126,37 +116,38 @@ class SliceBoundFill(Rule):
                 "(`x[b, :lo[b, t], t] = v`): tracing unrolls it and bakes every bound; fill a mask of the same "
                 "positions at once",
         doc="""\
-What it finds: a nest of `for` loops, each over a whole axis of one tensor (`for b in range(x.size(0))`,
-`range(x.shape[2])`, `range(len(x))`), whose body only writes a value the code spells out (a number,
-`float('inf')`, `-math.inf`, a bool) into that tensor at the loop variables, each at the axis it ranges over,
-and a slice of one more axis whose bounds are read from tensors at the loop variables (`x[b, :lo[b, t], t] =
+What it finds: a nest of `for ... in range(n)` loops whose body only writes a value the code spells out (a
+number, `float('inf')`, `-math.inf`, a bool) into one tensor, indexed by every loop variable at an axis of its own
+and by a slice of one more axis whose bounds are read from tensors at the loop variables (`x[b, :lo[b, t], t] =
 -float('inf')`, `x[b, hi[b, t]:, t] = 0`). torchcrepe's `weighted_argmax` masks the pitch bins outside a window
-around each frame's peak this way; padding masks written row by row from lengths (`for i in
-range(mask.size(0)): mask[i, lengths[i]:] = 0`) are the same construct.
+around each frame's peak this way; padding masks written row by row from lengths (`for i in range(batch_size):
+mask[i, :lengths[i]] = 1`, in FastSpeech-style variance adaptors, CRF taggers and collators) are the same
+construct.
 
 Why it hurts: a traced export (`torch.onnx.export(..., dynamo=False)`) unrolls the loops with the example's
 sizes and reads each bound into a Python int (`__index__`): the graph holds one ScatterND per element of the
 example with its bounds as constants, wrong at any other size or data and huge (zoo 62's torchcrepe: 60305
 nodes from one line at 32001 samples). In eager mode the loop is also slow (one kernel launch per element).
 
-The rewrite: each write becomes `x.masked_fill_(_trt_slice_bound_mask(x, axis, looped_axes, start, stop),
-value)`, in the nest's order. The helper compares an `arange` of the sliced axis with the bounds placed on the
-looped axes (the first `x.shape[a]` elements, as the loops read them), with Python's slice rules: a negative
+The rewrite: each write becomes `x.masked_fill_(_trt_slice_bound_mask(x, axis, looped_axes, counts, start,
+stop), value)`, in the nest's order, `counts` being the loops' `range` arguments. The helper compares an `arange`
+of the sliced axis with the bounds placed on the looped axes (the first `count` elements of each, as the loops
+read them; indices past a count are left alone, as the loops leave them), with Python's slice rules: a negative
 bound counts from the end, and bounds are clamped to the axis. The same positions are written in place, so
 values, dtype, strides and aliasing are the original's; every write is of one value, so their order does not
 matter.
 
-Fix safety: unsafe. It assumes the bounds are integer tensors (or nested lists of ints) with at least the
-looped extents, and that the value fits the tensor's dtype: where a bound is missing an element the loops
-raise an `IndexError` and the mask a shape error, and a value that does not fit raises even where the loops
-would not have run (an empty axis). Under `torch.jit.script` the helper compiles. `migrate` keeps the fix
+Fix safety: unsafe. It assumes the bounds are integer tensors with at least the counts' elements, that the
+counts do not exceed the axes they index (the loops raise an `IndexError` there, the mask does not), and that
+the value fits the tensor's dtype (a value that does not fit raises even where the loops would not have run). Under `torch.jit.script` the helper compiles. `migrate` keeps the fix
 where the rewritten model is equivalent on every observed input set.
 
 TensorRT versions: all.""",
         fix=Safety.UNSAFE,
-        assumption="the bounds are integer tensors with at least the looped extents, and the value fits the "
-                   "tensor's dtype",
-        fails_when=("a bound tensor shorter than a looped axis: the loops raise IndexError, the mask a shape error",
+        assumption="the bounds are integer tensors with at least the loops' counts of elements, the counts do not "
+                   "exceed their axes, and the value fits the tensor's dtype",
+        fails_when=("a bound tensor shorter than a count: the loops raise IndexError, the mask a shape error",
+                    "a count beyond its axis: the loops raise IndexError, the mask fills the whole axis",
                     "a value the dtype cannot hold, with an empty looped axis: the loops write nothing, the fill "
                     "raises"),
         examples=(
@@ -171,17 +162,20 @@ TensorRT versions: all.""",
                 "def weighted_argmax(logits):\n"
                 "    bins = logits.argmax(dim=1)\n"
                 "    start = torch.clamp(bins - 4, min=0)\n"
-                "    logits.masked_fill_(_trt_slice_bound_mask(logits, 1, [0, 2], None, start), -float('inf'))\n"
+                "    logits.masked_fill_(_trt_slice_bound_mask(logits, 1, [0, 2], [logits.size(0), logits.size(2)], "
+                "None, start), -float('inf'))\n"
                 "    return logits\n",
                 unsafe=True,
             ),
             Example(
-                "def padding_mask(mask, lengths):\n"
-                "    for i in range(mask.size(0)):\n"
-                "        mask[i, lengths[i]:] = 0\n"
+                "def mask_from_lengths(lengths, mask):\n"
+                "    batch_size = lengths.size(0)\n"
+                "    for i in range(batch_size):\n"
+                "        mask[i, :lengths[i]] = 1\n"
                 "    return mask\n",
-                "def padding_mask(mask, lengths):\n"
-                "    mask.masked_fill_(_trt_slice_bound_mask(mask, 1, [0], lengths, None), 0)\n"
+                "def mask_from_lengths(lengths, mask):\n"
+                "    batch_size = lengths.size(0)\n"
+                "    mask.masked_fill_(_trt_slice_bound_mask(mask, 1, [0], [batch_size], None, lengths), 1)\n"
                 "    return mask\n",
                 unsafe=True,
             ),
@@ -199,11 +193,14 @@ TensorRT versions: all.""",
         found = self._nest(node)
         if found is None:
             return None
-        target, writes = found
+        target, writes, counts = found
         statements: list[cst.SimpleStatementLine] = []
         for write in writes:
+            # The loop variables in the order of their axes, with their counts.
+            ordered = sorted(counts, key=lambda name: write.axes[name])
             args = [cst.parse_expression(target), cst.Integer(str(write.axis)),
-                    cst.parse_expression("[" + ", ".join(str(a) for a in write.looped) + "]"),
+                    cst.parse_expression("[" + ", ".join(str(write.axes[n]) for n in ordered) + "]"),
+                    cst.parse_expression("[" + ", ".join(code_of(counts[n]) for n in ordered) + "]"),
                     write.start if write.start is not None else cst.Name("None"),
                     write.stop if write.stop is not None else cst.Name("None")]
             mask = cst.Call(func=cst.Name(HELPER), args=[
@@ -221,28 +218,50 @@ TensorRT versions: all.""",
                                        helpers=(HELPER,)))
         return False
 
-    def _nest(self, node: cst.For) -> tuple[str, list[_Write]] | None:
-        """The tensor and its writes, where ``node`` is such a nest."""
-        axes: dict[str, int] = {}
-        target: str | None = None
+    def _nest(self, node: cst.For) -> tuple[str, list[_Write], dict[str, cst.BaseExpression]] | None:
+        """The tensor, its writes and each loop variable's count, where ``node`` is such a nest."""
+        counts: dict[str, cst.BaseExpression] = {}
         loop: cst.CSTNode = node
         while type(loop) is cst.For:
             found = _axis_range(loop)
-            if found is None or found[0] in axes or (target is not None and found[1] != target):
+            if found is None or found[0] in counts:
                 return None
-            name, target, axis = found
-            if axis in axes.values():
-                return None
-            axes[name] = axis
+            counts[found[0]] = found[1]
             body = loop.body.body
             if len(body) == 1 and type(body[0]) is cst.For:
                 loop = body[0]
                 continue
-            writes = [_write(statement, target, axes) for statement in body]
-            if not writes or any(w is None for w in writes):
+            first = body[0] if body else None
+            target = _written(first)
+            if target is None:
                 return None
-            return target, writes  # type: ignore[return-value]
+            axes = _loop_axes(first, counts)
+            if axes is None or any(n.value in counts for c in counts.values() for n in walk(c) if type(n) is cst.Name):
+                return None
+            writes = [_write(statement, target, axes) for statement in body]
+            if any(w is None for w in writes):
+                return None
+            return target, writes, counts  # type: ignore[return-value]
         return None
+
+
+def _written(statement: cst.CSTNode | None) -> str | None:
+    """The code of the tensor ``statement`` (``x[...] = v``) writes into."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Subscript:
+        return None
+    return code_of(assign.targets[0].target.value)  # type: ignore[attr-defined]
+
+
+def _loop_axes(statement: cst.CSTNode, counts: dict[str, cst.BaseExpression]) -> dict[str, int] | None:
+    """Each loop variable's axis: where the write's subscript holds it."""
+    subscript = statement.body[0].targets[0].target  # type: ignore[attr-defined]
+    axes = {element.slice.value.value: position for position, element in enumerate(subscript.slice)
+            if type(element.slice) is cst.Index and type(element.slice.value) is cst.Name
+            and element.slice.value.value in counts}
+    return axes if set(axes) == set(counts) else None
 
 
 RULES = (SliceBoundFill,)

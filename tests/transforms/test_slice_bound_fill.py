@@ -39,23 +39,35 @@ def padding(mask, lengths):
 """
 
 
+def test_a_count_by_name_is_passed_on() -> None:
+    """The real padding-mask form: the loop runs over a batch size read elsewhere (FastSpeech-style
+    ``mask_from_lengths``), and the mask leaves the rows past it alone, as the loop does."""
+    source = HEADER + LENGTHS.replace("range(mask.shape[0])", "range(batch_size)").replace(
+        "(mask, lengths)", "(mask, lengths, batch_size)")
+    new = rewrite(source, unsafe=True, select=("TRT735",))
+    assert "mask.masked_fill_(_trt_slice_bound_mask(mask, 1, [0], [batch_size], lengths, None), 0)" in new, new
+
+
 def test_the_windowed_writes_become_two_fills_in_order() -> None:
     source = HEADER + WINDOW
     assert rewrite(source, select=("TRT735",)) == source
     new = rewrite(source, unsafe=True, select=("TRT735",))
     body = new[new.index("def window"):]
     assert body == ("def window(logits, start, end):\n"
-                    "    logits.masked_fill_(_trt_slice_bound_mask(logits, 1, [0, 2], None, start), -float('inf'))\n"
-                    "    logits.masked_fill_(_trt_slice_bound_mask(logits, 1, [0, 2], end, None), -float('inf'))\n"
+                    "    logits.masked_fill_(_trt_slice_bound_mask(logits, 1, [0, 2], [logits.size(0), logits.size(2)], "
+                    "None, start), -float('inf'))\n"
+                    "    logits.masked_fill_(_trt_slice_bound_mask(logits, 1, [0, 2], [logits.size(0), logits.size(2)], "
+                    "end, None), -float('inf'))\n"
                     "    return logits\n"), body
 
 
 @pytest.mark.parametrize("code", [
     LENGTHS.replace("mask[i, lengths[i]:] = 0", "mask[i, lengths[i]:] = x"),  # a value the code does not spell
-    LENGTHS.replace("range(mask.shape[0])", "range(n)"),  # rounds that need not cover the axis
+    LENGTHS.replace("range(mask.shape[0])", "range(1, n)"),  # a loop that does not start at 0
+    LENGTHS.replace("mask[i, lengths[i]:] = 0", "mask[i, lengths[i]:] = 0\n        mask[0, :2] = 1"),  # another write
     LENGTHS.replace("mask[i, lengths[i]:] = 0", "mask[i, lengths[i]:] = 0\n        total = i"),  # more than writes
     LENGTHS.replace("lengths[i]:", "lengths[i]::2"),  # a step
-    LENGTHS.replace("mask[i, lengths[i]:]", "mask[lengths[i]:, i]"),  # the variable off its axis
+    LENGTHS.replace("mask[i, lengths[i]:]", "mask[i, lengths[i]:, i]"),  # a variable at two axes
     WINDOW.replace("start[batch, time]", "start[time, batch]"),  # bounds laid out otherwise than the axes
     LENGTHS.replace("lengths[i]:", "lengths[0]:"),  # a bound not read per element
 ])
@@ -63,18 +75,18 @@ def test_left_alone(code: str) -> None:
     assert rules_found(HEADER + code.replace("(mask, lengths)", "(mask, lengths, n, x)"), select=("TRT735",)) == []
 
 
-def _loops(x, start, stop, axis, looped):
+def _loops(x, start, stop, axis, looped, counts):
     """The slice writes the rule replaces, for a 3-D tensor and one or two looped axes."""
     out = x.clone()
     if len(looped) == 1:
-        for i in range(out.size(looped[0])):
+        for i in range(counts[0]):
             index = [slice(None)] * 3
             index[looped[0]] = i
             index[axis] = slice(None if start is None else start[i], None if stop is None else stop[i])
             out[tuple(index)] = -7
         return out
-    for i in range(out.size(looped[0])):
-        for j in range(out.size(looped[1])):
+    for i in range(counts[0]):
+        for j in range(counts[1]):
             index = [slice(None)] * 3
             index[looped[0]], index[looped[1]] = i, j
             index[axis] = slice(None if start is None else start[i, j], None if stop is None else stop[i, j])
@@ -93,18 +105,20 @@ def test_the_mask_reaches_the_positions_the_loops_write(dtype: torch.dtype) -> N
             # Bounds below -size, negative, zero, inside, at and beyond the axis.
             low = torch.randint(-12, 12, extents, generator=generator)
             high = torch.randint(-12, 12, extents, generator=generator)
-            for start, stop in [(low, None), (None, high), (low, high)]:
-                want = _loops(x, start, stop, axis, looped)
-                for mask_of in (_trt_slice_bound_mask, scripted):
-                    got = x.clone().masked_fill_(mask_of(x, axis, looped, start, stop), -7)
-                    assert got.dtype == want.dtype and torch.equal(got, want), (shape, axis, looped, start, stop)
+            # The loops over whole axes, and over the first indices only.
+            for counts in (extents, [max(e - 1, 0) for e in extents]):
+                for start, stop in [(low, None), (None, high), (low, high)]:
+                    want = _loops(x, start, stop, axis, looped, counts)
+                    for mask_of in (_trt_slice_bound_mask, scripted):
+                        got = x.clone().masked_fill_(mask_of(x, axis, looped, counts, start, stop), -7)
+                        assert got.dtype == want.dtype and torch.equal(got, want), (shape, axis, looped, counts)
 
 
 def test_longer_bounds_are_read_as_far_as_the_loops_go() -> None:
     x = torch.zeros(2, 5)
     lengths = torch.tensor([1, 3, 4, 0])
-    want = _loops(x[:, :, None], lengths[:2], None, 1, [0])
-    got = x[:, :, None].clone().masked_fill_(_trt_slice_bound_mask(x[:, :, None], 1, [0], lengths, None), -7)
+    want = _loops(x[:, :, None], lengths[:2], None, 1, [0], [2])
+    got = x[:, :, None].clone().masked_fill_(_trt_slice_bound_mask(x[:, :, None], 1, [0], [2], lengths, None), -7)
     assert torch.equal(got, want)
 
 
