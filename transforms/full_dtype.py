@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import int_value
+from trtcodemod.astutil import int_value, int_values
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
@@ -23,16 +23,7 @@ _FULL = ("torch.full",)
 
 def _literal_size(node: cst.BaseExpression) -> bool:
     """A size written as integer literals only (``(2, 3)``, ``[4]``, ``5``): the exporter folds it, and the dtype."""
-    if type(node) in (cst.Tuple, cst.List):
-        return all(not e.star if hasattr(e, "star") else True for e in node.elements) \
-            and all(int_value(e.value) is not None for e in node.elements)
-    return int_value(node) is not None
-
-
-def _integer_literal(node: cst.BaseExpression) -> bool:
-    """An ``int`` literal, signed or not (``True``/``False`` are no ints here: TorchScript fills them as ``int64``
-    where eager mode makes ``bool``, so writing either dtype changes one of the two)."""
-    return int_value(node) is not None
+    return int_values(node) is not None
 
 
 def _with_dtype(args: list[cst.Arg], dtype: str) -> list[cst.Arg]:
@@ -117,7 +108,9 @@ TensorRT versions: all (the dtype is lost before TensorRT sees the graph).""",
         fill = positional[1] if len(positional) > 1 else named.get("fill_value")
         if size is None or fill is None or len(positional) > 2 or _literal_size(size):
             return
-        literal = _integer_literal(fill)
+        # An int literal, signed or not; `True`/`False` are no ints here: TorchScript fills them as int64 where
+        # eager mode makes bool, so writing either dtype out changes one of the two.
+        literal = int_value(fill) is not None
         observed = not literal and self.provider(ObservedFacts).dtypes(node) == {"int64"}
         if not (literal or observed):
             return

@@ -101,6 +101,8 @@ def _write(statement: cst.CSTNode, target: str, axes: dict[str, int]) -> _Write 
     lower, upper = _bound(part.lower, axes), _bound(part.upper, axes)
     if lower is None or upper is None:
         return None
+    if any(bound is not None and target in code_of(bound) for bound in (lower[0], upper[0])):
+        return None  # bounds read from the tensor the loops write: each write may move the next bound
     orders = [order for bound, order in (lower, upper) if bound is not None]
     if any(order != sorted(order) for order in orders):
         return None  # the helper places a bound's axes on x's in their order
@@ -213,7 +215,7 @@ TensorRT versions: all.""",
         statements[0] = statements[0].with_changes(leading_lines=node.leading_lines)
         message = (f"the loops write into slices of `{target}` whose bounds they read element by element: a trace "
                    "unrolls them with the example's sizes and bakes every bound; a mask of the same positions "
-                   "fills them at once (unsafe: assumes integer bounds with the looped extents)")
+                   "fills them at once (unsafe: assumes integer bounds with the loops' counts of elements)")
         self.report(node, message, Fix({node: cst.FlattenSentinel(statements)}, safety=Safety.UNSAFE,
                                        helpers=(HELPER,)))
         return False

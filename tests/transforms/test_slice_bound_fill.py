@@ -70,6 +70,7 @@ def test_the_windowed_writes_become_two_fills_in_order() -> None:
     LENGTHS.replace("mask[i, lengths[i]:]", "mask[i, lengths[i]:, i]"),  # a variable at two axes
     WINDOW.replace("start[batch, time]", "start[time, batch]"),  # bounds laid out otherwise than the axes
     LENGTHS.replace("lengths[i]:", "lengths[0]:"),  # a bound not read per element
+    LENGTHS.replace("lengths[i]:", "mask[i]:"),  # a bound read from the tensor written: order matters
 ])
 def test_left_alone(code: str) -> None:
     assert rules_found(HEADER + code.replace("(mask, lengths)", "(mask, lengths, n, x)"), select=("TRT735",)) == []
