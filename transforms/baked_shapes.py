@@ -1329,6 +1329,10 @@ baked choice). Applies to every TensorRT version.""",
         self._topk_arguments: set[int] = set()
         #: ``math.ceil(E)`` inside ``int(...)``: rewritten with the ``int`` call.
         self._rounded: set[int] = set()
+        #: id of an ``if`` statement's test -> the statement.
+        self._tests: dict[int, cst.If] = {}
+        #: ids of ``isinstance(v, torch.Tensor)`` calls already beside ``not _trt_size_is_int(v)``.
+        self._tested: set[int] = set()
 
     def _builtin(self, func: cst.BaseExpression) -> str | None:
         if type(func) is cst.Name and func.value in ("min", "max", "int", "float", "round"):
@@ -1431,6 +1435,8 @@ baked choice). Applies to every TensorRT version.""",
         if len(node.args) != 2 or any(a.keyword is not None or a.star for a in node.args):
             return False
         kind, value = node.args[1].value, node.args[0].value
+        if self.context.refers_to(kind, "torch.Tensor") is not None:
+            return self._tensor_test(node, value)
         if type(kind) is not cst.Name or kind.value != "int" or self.context.resolver.binds("int"):
             return False
         if self.is_tensor(value) or not (self.size_derived(value) or self._observed_size(node)):
@@ -1442,6 +1448,48 @@ baked choice). Applies to every TensorRT version.""",
         fix = Fix({node: helper_call(SIZE_IS_INT_HELPER, value)}, safety=Safety.UNSAFE, helpers=(SIZE_IS_INT_HELPER,))
         self.found(node, message, fix)
         return True
+
+    def _tensor_test(self, node: cst.Call, value: cst.BaseExpression) -> bool:
+        """``isinstance(v, torch.Tensor)`` of a parameter that takes a tensor or a size (annotated
+        ``Union[torch.Tensor, int]``, or seen holding both in the recorded calls: demucs's ``center_trim(tensor,
+        reference)``, given a skip connection and the input's length): True while a trace passes a size, a 0-d
+        tensor then, so the export runs the tensor's branch (``reference.size(-1)`` of a 0-d tensor stops it)."""
+        function = self.context.function
+        if type(value) is not cst.Name or function is None or not self._local(value.value) or id(node) in self._tested:
+            return False
+        params = function.params
+        param = next((p for p in [*params.posonly_params, *params.params, *params.kwonly_params]
+                      if p.name.value == value.value), None)
+        if param is None or any(value.value in bound_in(s) for s in function.body.body):
+            return False
+        held = self._observed.parameter_kinds(function).get(value.value, frozenset())
+        if not ({"tensor", "int"} <= held or param.annotation is not None
+                and _tensor_or_int(param.annotation.annotation, self.context)):
+            return False
+        text = short_code(node)
+        message = (f"`{text}` is True for a size the TorchScript export passes (a 0-d tensor while tracing) where "
+                   f"eager mode passes an int, so the export takes the tensor's branch eager mode never takes for a "
+                   f"size; `not {SIZE_IS_INT_HELPER}({value.value})` beside it keeps the int's branch for a traced "
+                   "size")
+        statement = self._tests.get(id(node))
+        # Parenthesised unless it is the `if`'s whole test (`not isinstance(...)` must negate both).
+        parens = {} if statement is not None else dict(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        test = cst.BooleanOperation(left=node, operator=cst.And(), right=cst.UnaryOperation(
+            operator=cst.Not(), expression=helper_call(SIZE_IS_INT_HELPER, value)), **parens)
+        fix = Fix({node: test}, safety=Safety.UNSAFE, helpers=(SIZE_IS_INT_HELPER,))
+        # Named at the whole `if` where the call is its test: the export stops in the branch it takes.
+        self.found(statement or node, message, fix)
+        return True
+
+    def visit_If(self, node: cst.If) -> None:
+        self._tests[id(node.test)] = node
+
+    def visit_BooleanOperation(self, node: cst.BooleanOperation) -> None:
+        right = node.right
+        if type(node.operator) is cst.And and type(right) is cst.UnaryOperation and type(right.operator) is cst.Not \
+                and type(right.expression) is cst.Call and type(right.expression.func) is cst.Name \
+                and right.expression.func.value == SIZE_IS_INT_HELPER:
+            self._tested.add(id(node.left))  # this rule's own rewrite: `isinstance(v, torch.Tensor) and not ...`
 
     def _trip_count_note(self, node: cst.Call) -> str:
         """Where the number is the bound of a loop below (``n = math.ceil(max(h, w) / k)``, then ``for i in
@@ -2181,3 +2229,15 @@ def _holds_number(value: cst.CSTNode, node: cst.CSTNode) -> bool:
 
 
 RULES = (NumpyOnSize, PythonMathOnSize, SizeGuard)
+
+
+def _tensor_or_int(annotation: cst.BaseExpression, context) -> bool:
+    """``Union[torch.Tensor, int]`` (``tp.Union``, ``typing.Union``) or ``torch.Tensor | int``."""
+    if type(annotation) is cst.BinaryOperation and type(annotation.operator) is cst.BitOr:
+        members = [annotation.left, annotation.right]
+    elif type(annotation) is cst.Subscript and context.refers_to(annotation.value, "typing.Union") is not None:
+        members = [e.slice.value for e in annotation.slice if type(e.slice) is cst.Index]
+    else:
+        return False
+    return len(members) == 2 and any(context.refers_to(m, "torch.Tensor") is not None for m in members) and any(
+        type(m) is cst.Name and m.value == "int" for m in members)

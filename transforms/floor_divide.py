@@ -13,10 +13,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import has_star_args, helper_call
+from trtcodemod.astutil import has_star_args, helper_call, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper, tensor_method_receiver
-from trtcodemod.transforms._size_facts import SizeRule
+from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, SizeRule
 
 HELPER = "_trt_floor_divide"
 DIV_HELPER = "_trt_div_floor"
@@ -27,6 +27,11 @@ _DIVISIONS = ("torch.div", "torch.divide")
 
 class FloorDivide(SizeRule):
     needs_text = (b"//", b"floor_divide", b"rounding_mode")
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: The ``_trt_size_max(...)``-style calls the traversal is inside (innermost last).
+        self._in_size_choice: list[cst.Call] = []
     info = RuleInfo(
         id="TRT339",
         name="floor-divide",
@@ -126,7 +131,8 @@ TensorRT versions: all (Div, Mod, Floor, comparisons, Where, Mul, which every re
         if self.is_tensor(node.right):
             return  # a number divided by a tensor: rare, and no helper form keeps Python's reflected division
         sides = (node.left, node.right)
-        if any(self.size_derived(side) for side in sides) and any(self._may_be_negative(side) for side in sides):
+        sized = any(self.size_derived(side) for side in sides) or self._passed_size(node)
+        if sized and any(self._may_be_negative(side) for side in sides):
             self.found(node, self._message("`//` of a traced size that can be negative") +
                        f"; `{SIZE_HELPER}` keeps a floor division in the graph",
                        Fix({node: helper_call(SIZE_HELPER, _bare(node.left), _bare(node.right))},
@@ -142,6 +148,8 @@ TensorRT versions: all (Div, Mod, Floor, comparisons, Where, Mul, which every re
 
     def visit_Call(self, node: cst.Call) -> None:
         super().visit_Call(node)
+        if type(node.func) is cst.Name and node.func.value in _SIZE_CHOICE_HELPERS:
+            self._in_size_choice.append(node)
         if not self._frames or not self.active() or in_inserted_helper(self):
             return
         if self.context.refers_to(node.func, *_FUNCTIONS) is not None:
@@ -157,6 +165,10 @@ TensorRT versions: all (Div, Mod, Floor, comparisons, Where, Mul, which every re
             return
         if self._observed.known:
             self._div_floor(node)
+
+    def leave_Call(self, original_node: cst.Call) -> None:
+        if self._in_size_choice and self._in_size_choice[-1] is original_node:
+            self._in_size_choice.pop()
 
     def _div_floor(self, node: cst.Call) -> None:
         """``torch.div(a, b, rounding_mode="floor")`` (or the method) where the recorded run saw the graph's
@@ -188,6 +200,41 @@ TensorRT versions: all (Div, Mod, Floor, comparisons, Where, Mul, which every re
             return type(expr.operator) is cst.Minus
         if type(expr) is cst.BinaryOperation and type(expr.operator) is cst.Subtract:
             return not self.size_derived(expr.left)
+        return False
+
+    def _passed_size(self, node: cst.BinaryOperation) -> bool:
+        """``i // -s`` of numbers a caller handed down (parameters annotated ``int`` or seen holding ints,
+        literals) that are sizes, traced 0-d tensors while exporting (geffnet's TF-style padding, ``max((-(i //
+        -s) - 1) * s + ... - i, 0)`` called with ``x.size()[-2:]``): with facts, where the observed export
+        warned at the line that a traced value became a Python one and the eager run read no tensor value
+        there; or inside TRT712's choice between sizes (``_trt_size_max(...)``, written by an earlier pass
+        for that warning: its line changed, so the facts no longer speak for it)."""
+        observed = self._observed.known and self.traced_at(node) and self._observed.reads_values(node) is False
+        if not observed and not self._in_size_choice:
+            return False
+        numbers = self._handed_down()
+        return all(self._number_of(side, numbers) for side in (node.left, node.right)) and any(
+            type(n) is cst.Name and n.value in numbers for n in walk(node))
+
+    def _handed_down(self) -> set[str]:
+        """The current function's parameters annotated ``int`` or seen holding only ints, not rebound."""
+        function, frame = self.context.function, self._frame()
+        if function is None or frame is None:
+            return set()
+        seen = self._observed.number_parameters(function, frozenset({"int"}))
+        rebound = frame.tensors | frame.derived | frame.values | frame.loose | set(frame.sizes)
+        return set(frame.ints) | {name for name in seen - rebound if self._local(name)}
+
+    def _number_of(self, expr: cst.BaseExpression, numbers: set[str]) -> bool:
+        """``expr`` is integer arithmetic (``+ - * //``, negation) on ``numbers`` and integer literals."""
+        if type(expr) is cst.Integer:
+            return True
+        if type(expr) is cst.Name:
+            return expr.value in numbers
+        if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+            return self._number_of(expr.expression, numbers)
+        if type(expr) is cst.BinaryOperation and type(expr.operator) in INTEGER_OPERATORS:
+            return self._number_of(expr.left, numbers) and self._number_of(expr.right, numbers)
         return False
 
     def _non_negative(self, expr: cst.BaseExpression) -> bool:
@@ -233,6 +280,8 @@ TensorRT versions: all (Div, Mod, Floor, comparisons, Where, Mul, which every re
 
 
 
+#: TRT712's helpers for a choice between sizes: what they are given is a size while tracing.
+_SIZE_CHOICE_HELPERS = frozenset({"_trt_size_max", "_trt_size_min"})
 _INDEX_FUNCTIONS = ("torch.arange", "torch.argmax", "torch.argmin", "torch.argsort")
 
 

@@ -152,6 +152,18 @@ class ObservedFacts(Provider):
         held = self.facts.parameters(function.name.value, where.start.line, last)
         return frozenset(name for name, seen in held.items() if seen and seen <= kinds)
 
+    def parameter_kinds(self, function: cst.FunctionDef) -> dict[str, frozenset[str]]:
+        """What each parameter of ``function`` held over the recorded calls (``tensor``, ``int``, ``shape``...):
+        ``reference`` of demucs's ``center_trim(tensor, reference)`` held a tensor in one call and an ``int`` in
+        another. Empty without facts, or where it was not seen called."""
+        where = self._where(function)
+        if where is None:
+            return {}
+        end = self._where(function.body)
+        last = end.start.line if end is not None else where.end.line
+        held = self.facts.parameters(function.name.value, where.start.line, last)
+        return {name: frozenset(seen) for name, seen in held.items() if seen}
+
     def input_is_tensor(self, name: str) -> bool:
         """Did the recorded run pass a tensor as the model's input ``name`` (in some input set)?"""
         return self.facts is not None and bool(self.facts.facts.inputs.get(name, {}).get("shapes"))

@@ -205,3 +205,66 @@ def test_kornia_size_passed_as_an_int_parameter_is_not_taken_today(tmp_path: Pat
     whole = torch.randn(1, 3, 16, 16, generator=seeded(9))
     with torch.no_grad():
         assert np.allclose(session.run(None, {"images": whole.numpy()})[0], original(whole).numpy(), atol=1e-5)
+
+
+GEFFNET = HERE / "geffnet_conv2d_same_pad.py"
+#: The ceiling's line in the variant, and what TRT712 and TRT339 write there together.
+SAME_PAD = "    return max((-(i // -s) - 1) * s + (k - 1) * d + 1 - i, 0)"
+SAME_PAD_FIXED = "    return _trt_size_max((-(_trt_size_floordiv(i, -s)) - 1) * s + (k - 1) * d + 1 - i, 0)"
+
+
+def test_geffnet_same_pad_of_int_parameters_is_taken_only_with_the_export_s_warning(tmp_path: Path) -> None:
+    """``_calc_same_pad(i: int, k, s, d)`` reads its sizes through parameters annotated ``int``: from the
+    code alone TRT339 leaves ``i // -s`` (a Python int to the size rules); with the recorded run and the
+    export's TracerWarning at the line (the ``max`` of a traced size) it takes it, together with TRT712's
+    ``max``, in one rewrite of the line."""
+    module, original = built_variant(GEFFNET, "trt339_geffnet")
+    alone = check_source(GEFFNET.read_bytes(), str(GEFFNET.resolve()),
+                         Options(select=("TRT339",), scope="all", unsafe=True))
+    assert alone == []
+    traced = export_variant(original, module.inputs(seeded(0)), module.DYNAMIC, tmp_path / "before.onnx",
+                            tmp_path)[1]
+    facts = observed_facts(GEFFNET, module, tmp_path, traced)
+    found = check_source(GEFFNET.read_bytes(), str(GEFFNET.resolve()),
+                         Options(select=("TRT339",), scope="all", unsafe=True, facts=facts))
+    assert [f.line for f in found] == [_line_of(GEFFNET, SAME_PAD)]
+    text = fix_source(GEFFNET.read_bytes(), str(GEFFNET.resolve()),
+                      Options(select=("TRT712", "TRT339"), scope="all", unsafe=True, facts=facts)).source.decode()
+    assert SAME_PAD_FIXED in text, text
+
+
+def test_geffnet_same_pad_migrates_and_the_graph_pads_as_eager_at_every_size(tmp_path: Path) -> None:
+    """The original's graph keeps the traced example's pads (16 x 24: strides dividing both) and truncates
+    the ceiling: at 17 x 23 its output has another shape. migrate applies TRT712 and TRT339 at the line and
+    ends equivalent; the rewritten model's graph equals eager mode at sizes the strides do not divide, one
+    pixel, zeros, negatives and infinities, and eager mode is unchanged."""
+    module, original = built_variant(GEFFNET, "trt339_m_geffnet")
+    report = migrate_json(GEFFNET, _axes_json(module))
+    applied = sorted((fix["rule"], fix["line"]) for fix in report["applied"])
+    line = _line_of(GEFFNET, SAME_PAD)
+    assert applied == [("TRT339", line), ("TRT712", line)], (report["applied"], report["remaining"])
+    assert report["before"]["faithful"] is False and report["exit_code"] == 0 and report["equivalent"] is True
+
+    example = module.inputs(seeded(0))
+    wrong = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)[0]
+    odd = torch.randn(1, 3, 17, 23, generator=seeded(1))
+    assert wrong.run(None, {input_names(original)[0]: odd.numpy()})[0].shape != tuple(original(odd).shape)
+
+    traced = export_variant(original, example, module.DYNAMIC, tmp_path / "traced.onnx", tmp_path)[1]
+    facts = observed_facts(GEFFNET, module, tmp_path, traced)
+    new_source = fix_source(GEFFNET.read_bytes(), str(GEFFNET.resolve()),
+                            Options(select=("TRT712", "TRT339"), scope="all", facts=facts, unsafe=True)).source
+    new_path = tmp_path / "geffnet_rewritten.py"
+    new_path.write_bytes(new_source)
+    _, rewritten = built_variant(new_path, "trt339_rewritten_geffnet")
+    rewritten.load_state_dict(original.state_dict())
+    session = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)[0]
+    sets = {"17x23": (odd,), "33x47": (torch.randn(3, 3, 33, 47, generator=seeded(2)),),
+            "1x1": (torch.randn(1, 3, 1, 1, generator=seeded(3)),), "2x5": (torch.randn(2, 3, 2, 5, generator=seeded(4)),),
+            "zeros": (torch.zeros(2, 3, 19, 21),), "negatives": (-example[0].abs() - 1,)}
+    for label, inputs in {"example": example, **sets}.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+    special = example[0].clone()
+    special[0, 0, 0, :3] = torch.tensor([float("inf"), -float("inf"), float("nan")])
+    assert_eager_unchanged(original, rewritten, {"example": example, **sets, "inf-nan": (special,),
+                                                 "wrong rank": (torch.randn(3, 8),)})
