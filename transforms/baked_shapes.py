@@ -1190,7 +1190,12 @@ is a 0-d tensor, so the export stops at the `raise` eager mode never reaches (an
 mode and scripted, also true for a 0-d integer tensor while a trace runs and for a `SymInt` (measured: the
 oflibpytorch model stopped at the check exports and follows every size). With facts the operand may be any
 name at a line where the export warned and the run read no tensor value (the generator's `item` over the
-sizes a caller handed down). Other uses are reported with the manual step: compute the number
+sizes a caller handed down). `isinstance(v, torch.Tensor)` of a parameter that takes a tensor or a size
+(annotated `Union[torch.Tensor, int]`, or seen holding both in the recorded calls: Demucs' `center_trim(tensor,
+reference)`, given a skip connection or the input's length) is True while the TorchScript exporter traces
+a size, a 0-d tensor then, so the export takes the tensor's branch (`reference.size(-1)` of a 0-d tensor stops
+it); `and not _trt_size_is_int(v)` is added beside it (unsafe: a 0-d integer tensor passed while tracing is taken
+for a size), named at the whole `if` where the call is its test. Other uses are reported with the manual step: compute the number
 outside the model and pass it in. Where such a number bounds a loop below it (`n_iters =
 math.ceil(max(h, w) / k)`, then `for i in range(n_iters):`, kornia's distance transform), the
 report says so and why no rewrite of the number helps: `range` reads it into a Python int again,

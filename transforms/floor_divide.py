@@ -46,7 +46,11 @@ indices the code shows non-negative, `torch.arange(n) // k`, `x.argmax(1) // w`,
 divisor not written negative), and `a // b` of tensor sizes where either side is written so that
 it can be negative: a negation (`-(-h // s)`, the ceiling idiom), a negative literal (`h // -s`)
 or a difference whose first term is not a size (`(k - h) // 2`; a size minus something, `(h - 1)
-// s + 1`, is taken as non-negative, as the code that divides it takes it), in a branch written for the
+// s + 1`, is taken as non-negative, as the code that divides it takes it); sizes a caller hands
+down as parameters annotated `int` (or seen holding ints) count where the observed export warned at
+the line and the run read no tensor value there, or inside TRT712's `_trt_size_max`/`_trt_size_min`
+(geffnet's TF-style "same" padding, `max((-(i // -s) - 1) * s + (k - 1) * d + 1 - i, 0)` called with
+`x.size()[-2:]`: `max` bakes the pad and the ceiling truncates; both are rewritten), in a branch written for the
 trace too (`if torch.jit.is_tracing(): n = (n - 7) // 2`, icefall's Zipformer: what the export runs,
 and what a recorded run never reaches, so it is taken without an observation). An in-place `t //= d`
 on a tensor is reported without a fix (a new tensor would not alias the old one). With a recorded

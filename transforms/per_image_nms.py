@@ -86,6 +86,10 @@ _ROWS_BY_HAND = ("compute every image's candidates at once along the batch axis,
                  "batch's mask, whose `nonzero()` gives each row's image index")
 
 
+#: The image of a function's parameter while :meth:`Flattener._of_rows` checks its body: its own rows.
+_OWN_ROWS = "_trt_own_rows"
+
+
 class Decline(Exception):
     """The loop holds something the flattening cannot carry over exactly."""
 
@@ -254,9 +258,26 @@ class Flattener:
         self.env[target] = Kind("stale") if _mentions(kind.image, target) else kind
 
     def pair(self, targets: list[str], value: cst.BaseExpression) -> str:
-        """``values, indices = rows.max(d)`` (or ``min``, ``torch.max(rows, d)``) along an axis of each row."""
+        """``values, indices = rows.max(d)`` (or ``min``, ``torch.max(rows, d)``) along an axis of each row; the
+        positions and columns of a mask of rows with columns (``inds, labels = torch.where(scores > t)``, yolort's
+        multi-label pick); the results of a function of this file that works row by row (:meth:`_of_rows`)."""
         value = strip_parens(value)
-        if type(value) is not cst.Call or len(targets) != 2 or any(a.star for a in value.args):
+        if type(value) is not cst.Call or any(a.star for a in value.args):
+            raise Decline
+        found = self._nonzero(value)
+        if found is not None and found[2] and len(targets) == 2:
+            text, kind = self._nonzero_text(found)
+            # Row-major positions of the flattened mask: grouped by image as its rows are; each column read
+            # beside its row's position is a value of that picked row.
+            self._bind(targets[0], Kind("index", kind.image))
+            self._bind(targets[1], Kind("rows", f"{kind.image}[{targets[0]}]"))
+            return f"{', '.join(targets)} = {text}"
+        mapped = self._of_rows(value, len(targets))
+        if mapped is not None:
+            for target, kind in zip(targets, mapped[1]):
+                self._bind(target, kind)
+            return f"{', '.join(targets)} = {mapped[0]}"
+        if len(targets) != 2:
             raise Decline
         func = value.func
         method = type(func) is cst.Attribute and not self.rule.context.qualified_names(func) \
@@ -431,6 +452,9 @@ class Flattener:
         if at_image and rest and type(rest[0].slice) is cst.Index and self._dynamic(rest[0]) \
                 and not any(self._dynamic(e) for e in rest[1:]):
             return self._picked_at_image(node, rest)
+        if not at_image and type(first) is cst.Index and len(rest) == 1 and type(rest[0].slice) is cst.Index \
+                and self._dynamic(rest[0]):
+            return self._picked_columns(node, first.value, rest[0].slice.value)
         if any(self._dynamic(e) for e in rest):
             raise Decline
         rest_text = "".join(", " + code_of(e.slice).strip() for e in rest)
@@ -473,6 +497,65 @@ class Flattener:
                 and (at_kind.name == "index" or at_kind.mask):
             return f"{base}[{at}]", Kind("index", kind.image)  # a mask of the index's entries, or NMS's picks
         raise Decline
+
+    def _picked_columns(self, node: cst.Subscript, at: cst.BaseExpression,
+                        column: cst.BaseExpression) -> tuple[str, Kind]:
+        """``scores[inds, labels]`` (yolort's ``PostProcess``): positions of rows, each with a column read beside it
+        (a value of the picked row: ``torch.where``'s second axis): the same pairs on the flattened rows."""
+        base, kind = self.expression(node.value)
+        position, position_kind = self.expression(at)
+        text, column_kind = self.expression(column)
+        if type(strip_parens(at)) is not cst.Name or kind.name != "rows" or position_kind.name != "index" \
+                or position_kind.image != kind.image or column_kind.name != "rows" \
+                or column_kind.image != f"{kind.image}[{position}]":
+            raise Decline
+        self.copied = id(node)  # advanced indexing: a new tensor, in the loop and flattened alike
+        return f"{_atom(base, node.value)}[{position}, {text}]", Kind("rows", f"{kind.image}[{position}]")
+
+    def _of_rows(self, node: cst.Call, count: int) -> tuple[str, list[Kind]] | None:
+        """``boxes, scores = _decode_pred_logits(pred_logits)`` (yolort): a function of this file, of one parameter
+        given rows, whose body is statements this flattening carries over to every row at once unchanged (no
+        helper, no image's number) and which returns ``count`` values each one row for each of its parameter's
+        (names bound so, or the parameter): called on the flattened rows, it gives the images' rows in order. None
+        where ``node`` is not such a call."""
+        func = strip_parens(node.func)
+        if type(func) is not cst.Name or len(node.args) != 1 or node.args[0].keyword is not None:
+            return None
+        module = self.rule.context.module
+        found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == func.value]
+        if len(found) != 1 or found[0].decorators or type(found[0].body) is not cst.IndentedBlock \
+                or any(type(s) is not cst.FunctionDef and _binds_at_module_level(s, func.value) for s in module.body):
+            return None
+        params = found[0].params
+        if len(params.params) != 1 or params.params[0].default is not None or params.posonly_params \
+                or params.kwonly_params or params.star_kwarg is not None \
+                or params.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
+            return None
+        body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                                                       and type(s.body[0]) is cst.Expr
+                                                       and type(s.body[0].value) is cst.SimpleString)]
+        if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
+            return None
+        *steps, last = [s.body[0] for s in body]
+        if type(last) is not cst.Return or last.value is None:
+            return None
+        returned = strip_parens(last.value)
+        names = [e.value for e in returned.elements] if type(returned) is cst.Tuple else [returned]
+        if len(names) != count or any(type(n) is not cst.Name for n in names):
+            return None
+        text, kind = self.expression(node.args[0].value)
+        if kind.name != "rows":
+            raise Decline
+        inner = Flattener(self.rule, None, {})
+        inner.env[params.params[0].name.value] = Kind("rows", _OWN_ROWS)
+        try:
+            for step in steps:
+                inner.assignment(step)
+        except (Decline, KeyError):
+            return None
+        if inner.helpers or inner.hoisted or any(inner.env.get(n.value) != Kind("rows", _OWN_ROWS) for n in names):
+            return None
+        return f"{func.value}({text})", [Kind("rows", kind.image)] * count
 
     def cap(self, positions: str, kind: Kind, cap: cst.BaseExpression) -> str:
         """``keep[:cap]`` on positions of the image's rows (``nms(...)[:max_det]``): on the flattened positions,
@@ -733,12 +816,10 @@ class Flattener:
         func = node.func
         if type(func) is cst.Attribute and not context.qualified_names(func) \
                 and func.attr.value in _ELEMENTWISE_METHODS:
-            if any(self._dynamic(a) for a in node.args):
-                raise Decline
+            args = ", ".join(self._type_argument(a) for a in node.args)
             base, kind = self.expression(func.value)
             if kind.name != "rows":
                 raise Decline
-            args = ", ".join(code_of(a).strip().rstrip(",") for a in node.args)
             if func.attr.value in _NEW_TENSOR_METHODS:
                 self.copied = id(node)  # hukkelas' `boxes_.clamp(0, 1)` then `boxes_[:, [0, 2]] *= width`
             return f"{_atom(base, func.value)}.{func.attr.value}({args})", Kind("rows", kind.image)
@@ -833,7 +914,25 @@ class Flattener:
             parts = [self.expression(e.value) for e in items.elements]
             return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
                     f"{code_of(axis.value).strip()})"), Kind("rows", _one_image(parts))
+        mapped = self._of_rows(node, 1)
+        if mapped is not None:
+            return mapped[0], mapped[1][0]
         return self._mapped(node)
+
+    def _type_argument(self, arg: cst.Arg) -> str:
+        """An argument of ``.to(...)`` and the like, flattened: the same for every image, or the dtype or device of
+        rows (``labels.to(boxes.dtype)``, yolort's zoo wrapper: one dtype and device for every image's rows, the
+        flattened rows' too)."""
+        if not self._dynamic(arg):
+            return code_of(arg).strip().rstrip(",")
+        value = strip_parens(arg.value)
+        if type(value) is not cst.Attribute or value.attr.value not in ("dtype", "device") or arg.star:
+            raise Decline
+        text, kind = self.expression(value.value)
+        if kind.name != "rows":
+            raise Decline
+        keyword = f"{arg.keyword.value}=" if arg.keyword is not None else ""
+        return f"{keyword}{_atom(text, value.value)}.{value.attr.value}"
 
     def _softmax(self, node: cst.Call, method: bool) -> tuple[str, Kind]:
         """``s.softmax(-1)``, ``torch.softmax(s, 1)``, ``F.log_softmax(s, dim=-1)`` on rows: along an axis after the
@@ -1040,7 +1139,8 @@ What it finds, in run-time code: a list filled by a loop over the batch's images
 `for i, (b, c) in enumerate(zip(...))`) / `rows.append(...)`, later only concatenated along its first
 axis (`torch.cat(rows)`), whose body is assignments that
 - read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
-- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)`, `.cpu()`, the best
+- keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)` also of the rows'
+  own dtype or device, `labels.to(boxes.dtype)`, `.cpu()`, the best
   class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates', a softmax along one
   (`conf[i].softmax(-1)`, `F.softmax(x, dim=-1)`), an index after `...` (`x[..., 4]`), a read the same for
   every image unpacked (`height, width = orig_shape`));
@@ -1051,6 +1151,10 @@ axis (`torch.cat(rows)`), whose body is assignments that
   function of rows already picked, of two images, or of the index is not taken; where vmap refuses the function
   the images are decoded one by one (unrolled again), and where its graph records the batch (an image's own
   mean written into columns) it fails at another: `migrate`'s check at other sizes rejects both;
+- call a function of this file, of one parameter given the image's rows, whose body is statements this list
+  carries over unchanged (no NMS, cap or image's number) and which returns one or several of the tensors it makes
+  from them (yolort's `boxes, scores = _decode_pred_logits(pred_logits)`: class scores times objectness, and
+  `box_convert`): it is called as written on the flattened rows, each row's result its row's alone (no vmap);
 - pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`, or made
   one axis: `m.nonzero().squeeze(1)`, `.squeeze(-1)`, `.view(-1)`, `.reshape(-1)`, `.flatten()`,
   `torch.flatten(torch.nonzero(m))`, zoo 32's wf_pytorch_yolo_v4 wrapper; not `squeeze()`, which makes one
@@ -1058,7 +1162,9 @@ axis (`torch.cat(rows)`), whose body is assignments that
   tensor indexed by the rest),
   a comparison's mask (`det = det[conf > t]`, YOLOX's
   `detections[conf_mask]`), a mask of an index list (`keep[s[keep] > t]`), the positions NMS keeps
-  (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`);
+  (`keep[batched_nms(bx[keep], s[keep], labels[keep], t)]` or `nms`); the (candidate, class) pairs of a mask of
+  rows with one column a class, `inds, labels = torch.where(scores > t)` (yolort's multi-label pick, row-major:
+  grouped by image as the rows are), and each picked candidate's score of its class, `scores[inds, labels]`;
 - cap each image's picks: `keep = keep[:max_det]`, `batched_nms(...)[:k]` (RTMDet's, torchvision's
   detection heads'), `if i.shape[0] > max_det: i = i[:max_det]` (YOLOv5/v7's; also `len(i)`, `>=`);
 - test a value the same for every image (`if max_num > 0:`, `elif`, `else`, as mmdet's

@@ -133,6 +133,15 @@ def plain_transform(call: cst.Call, name: str | None) -> bool:
     return _plain_transform(call)
 
 
+def real_pairs_stft(call: cst.Call, context) -> bool:
+    """``torch.stft(x, ..., return_complex=False)``: the real and imaginary parts as a last axis of two (torch's
+    ``view_as_real`` of the complex result), with the function's own arguments only (the input by position or as
+    ``input=``)."""
+    return context.refers_to(call.func, "torch.stft") is not None and not has_star_args(call) \
+        and 1 <= len(call.args) <= 10 and _keyword_is(call, "return_complex", "False") \
+        and (call.args[0].keyword is None or call.args[0].keyword.value == "input")
+
+
 def inverse_real(node: cst.CSTNode, context) -> str | None:
     """The inverse real transform (``irfft``/``irfft2``/``irfftn``) ``node`` calls, when its input
     is given first, by position, and nothing else than ``n``/``s``, ``dim`` and ``norm`` follows;
@@ -526,7 +535,8 @@ def taken_stfts(function: cst.FunctionDef, context) -> set[int]:
     calls = [n for n in walk(function.body) if type(n) is cst.Call and context.refers_to(n.func, "torch.stft")]
     if not calls:
         return set()
-    taken = {id(n) for chains in (spectral_chains(function, context), spectral_chains(function, context, weak=True))
+    pairs = {id(n) for n in calls if real_pairs_stft(n, context)}
+    taken = pairs | {id(n) for chains in (spectral_chains(function, context), spectral_chains(function, context, weak=True))
              for chain in chains.values() for n in chain}
     operands: set[int] = set()
     for inner in walk(function.body):
@@ -603,8 +613,12 @@ defined in the file or imported with `from ... import`, found as written) is a p
 window=torch.hann_window(...))`, then `X.abs()`, `amp_to_db(X)` with `amp_to_db` reading
 `x.abs()` only, `Y = X * sig_mask` and `torch.istft(Y, ...)`). A function reading the parameter
 otherwise (`.real`, passing it on, rebinding it) leaves the STFT to TRT706.
-Other `irfft*` inputs, `hfft`, `ihfft`, an `stft` with real pairs (`return_complex=False`) or
-whose spectrum is used otherwise are TRT706's.
+An `stft` with real pairs (`torch.stft(x, ..., return_complex=False)`, hear21passt's AugmentMelSTFT:
+torch's `view_as_real` of the complex result, which the TorchScript exporter writes as ONNX `STFT`,
+parsed by TensorRT only from 10.15) becomes `_trt_stft("view_as_real", x, ..., return_complex=False)`:
+`torch.stft` itself outside an export, the same pairs from the cosine and sine products while
+exporting. Other `irfft*` inputs, `hfft`, `ihfft`, and an `stft` whose spectrum is used otherwise
+are TRT706's.
 
 Why it hurts: the TorchScript exporter has no symbolic for `aten::fft_*`, so the model does not
 export; the dynamo exporter emits ONNX `DFT`, which no TensorRT release parses; and a complex
@@ -1308,6 +1322,15 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
         shift = self.context.refers_to(func, *SHIFTS)
         if shift is not None:
             self._shift(node, shift)
+            return
+        if real_pairs_stft(node, self.context):
+            helper = TRANSFORMS["torch.stft"]
+            replacement = cst.Call(func=cst.Name(helper), args=[cst.Arg(value=cst.SimpleString('"view_as_real"')),
+                                                                 *node.args])
+            self.found(node, "`torch.stft(..., return_complex=False)` exports as ONNX STFT, which TensorRT parses only "
+                             f"from 10.15 (and 8.x not at all); `{helper}` computes the same real and imaginary pairs as "
+                             "cosine and sine matrix products while exporting (`torch.stft` itself otherwise)",
+                       Fix({node: replacement}, safety=Safety.UNSAFE, helpers=(helper,)))
             return
         name = self._transform(node)
         if name is not None and name != "torch.stft":  # (TRT706 names a `torch.stft` no fix takes)

@@ -95,8 +95,8 @@ What it finds: calls of torch functions and module classes from a table, each ba
 export with `torch.onnx.export(dynamo=False, opset_version=17)` and by TensorRT's ONNX
 operator table: `nn.Fold` (ONNX Col2Im, opset 18; the function `F.fold` is TRT312's, which
 rewrites it), `torch.fft.irfft`/`irfft2`/`irfftn`/`hfft`/`ihfft` and `torch.stft` (DFT / STFT; a complex
-`torch.stft` whose spectrum is read only through parts, a product with a mask and `torch.istft`
-is TRT709's;
+`torch.stft` whose spectrum is read only through parts, a product with a mask and `torch.istft`,
+and one with `return_complex=False` (its real pairs) are TRT709's;
 the other transforms are TRT709's, which rewrites them where their result is taken as real, and
 so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
 `torch.view_as_complex(pairs)`, written there or assigned in the same function, or a product

@@ -1069,3 +1069,69 @@ def test_a_comprehension_calling_a_per_image_nms_is_named_at_the_users_line(comp
 ])
 def test_comprehensions_without_a_per_image_nms_are_left_alone(change: tuple[str, str]) -> None:
     assert rules_found(_PER_IMAGE_METHOD.replace(*change), select=RULE) == []
+
+
+# --- a decode helper of rows returning several tensors, and a 2-D mask's (candidate, class) pairs (yolort) -------------
+
+_MULTI_LABEL = '''import torch
+import torchvision
+
+
+def decode(p):
+{helper}    return boxes, scores
+
+
+def f(logits):
+    out = []
+    for i in range(logits.shape[0]):
+        p = logits[i]
+        boxes, scores = decode(p)
+        inds, labels = torch.where(scores > 0.3)
+        boxes, scores = boxes[inds], scores[inds, labels]
+        keep = torchvision.ops.batched_nms(boxes, scores, labels, 0.5)[:3]
+        out.append(torch.cat([boxes[keep], scores[keep, None], labels[keep, None].to(boxes.dtype)], 1))
+    return torch.cat(out)
+'''
+_ROW_WISE_DECODE = ("    scores = p[:, 5:] * p[:, 4:5]\n"
+                    "    boxes = torchvision.ops.box_convert(p[:, :4], in_fmt='cxcywh', out_fmt='xyxy')\n")
+
+
+def test_a_decode_helper_of_rows_and_a_2d_mask_s_pairs_are_carried_over() -> None:
+    code = _MULTI_LABEL.format(helper=_ROW_WISE_DECODE)
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert ("        p = logits.flatten(0, 1)\n"
+            "        boxes, scores = decode(p)\n"
+            "        inds, labels = torch.where(scores > 0.3)\n"
+            "        boxes, scores = boxes[inds], scores[inds, labels]\n") in after, after
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    namespace["_trt_tracing"] = lambda: True  # the flattened branch, run eagerly
+    before: dict = {}
+    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    generator = torch.Generator().manual_seed(7)
+    for batch in (1, 2, 4):
+        logits = torch.rand(batch, 40, 8, generator=generator)
+        logits[..., :2] *= 30
+        logits[..., 2:4] *= 10
+        if batch == 4:
+            logits[2, :, 4] = 0.0  # an image with no candidate over the threshold
+        assert torch.equal(namespace["f"](logits), before["f"](logits)), batch
+
+
+@pytest.mark.parametrize("helper", [
+    "    scores = p[:, 5:] / p[:, 5:].sum(0)\n    boxes = p[:, :4]\n",  # a sum over the image's candidates
+    "    scores = p[:, 5:]\n    boxes = p[:, :4][p[:, 4].argsort()]\n",  # the image's own order
+    "    scores = p[:, 5:]\n    boxes = p[:4]\n",  # the first candidates, not columns
+])
+def test_a_decode_helper_that_is_not_row_wise_is_not_called_on_the_flattened_rows(helper: str) -> None:
+    _named_not_rewritten(_MULTI_LABEL.format(helper=helper))
+
+
+@pytest.mark.parametrize("conversion,taken", [
+    ("labels[keep, None].to(boxes.dtype)", True), ("labels[keep, None].to(dtype=boxes.dtype)", True),
+    ("labels[keep, None].to(boxes.device)", True), ("labels[keep, None].to(boxes)", False),
+    ("labels[keep, None].type_as(boxes)", False),
+])
+def test_a_conversion_to_the_rows_dtype_is_carried_over(conversion: str, taken: bool) -> None:
+    code = _MULTI_LABEL.format(helper=_ROW_WISE_DECODE).replace("labels[keep, None].to(boxes.dtype)", conversion)
+    assert ("_trt_tracing()" in rewrite(code, select=RULE, unsafe=True)) is taken

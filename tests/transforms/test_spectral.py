@@ -1941,3 +1941,83 @@ def test_the_pair_parts_export_without_view_as_complex(pair_parts, dynamo) -> No
                 assert not np.isfinite(g[~finite]).any() and np.isfinite(g[finite]).all(), (shape, values, index)
                 assert np.allclose(g[finite], w[finite], rtol=1e-5, atol=1e-6), (shape, values, index)
                 assert np.array_equal(g[np.isinf(g)], w[np.isinf(g)]), (shape, values, index)
+
+
+# --- torch.stft(..., return_complex=False): the real pairs (hear21passt's AugmentMelSTFT, zoo 64) -------------------
+
+STFT_PAIRS = '''
+import torch
+from torch import nn
+
+
+class Power(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("window", torch.hann_window(64, periodic=False), persistent=False)
+
+    def forward(self, x):
+        x = torch.stft(x, 64, hop_length=16, win_length=64, center=True, normalized=False, window=self.window,
+                       return_complex=False)
+        return (x ** 2).sum(dim=-1)
+'''
+
+
+def test_a_real_pairs_stft_is_rewritten_and_not_named_by_trt706() -> None:
+    after = rewrite(STFT_PAIRS, unsafe=True, select=("TRT709",))
+    assert ('x = _trt_stft("view_as_real", x, 64, hop_length=16, win_length=64, center=True, normalized=False, '
+            'window=self.window,\n                       return_complex=False)') in after, after
+    assert rules_found(STFT_PAIRS, select=("TRT706",)) == []
+    assert rewrite(STFT_PAIRS, select=("TRT709",)) == textwrap.dedent(STFT_PAIRS)  # unsafe only
+    keyword = STFT_PAIRS.replace("torch.stft(x, 64,", "torch.stft(input=x, n_fft=64,")
+    assert '_trt_stft("view_as_real", input=x, n_fft=64,' in rewrite(keyword, unsafe=True, select=("TRT709",))
+    for other in ("return_complex=True)", "return_complex=flag)"):  # a complex result, or one the code decides
+        assert "_trt_stft(\"view_as_real\"" not in rewrite(STFT_PAIRS.replace("return_complex=False)", other),
+                                                           unsafe=True, select=("TRT709",))
+
+
+@pytest.fixture(scope="module")
+def stft_pairs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("stft_pairs")
+    return (import_source(STFT_PAIRS, folder)["Power"]().eval(),
+            import_source(rewrite(STFT_PAIRS, unsafe=True, select=("TRT709",)), folder)["Power"]().eval())
+
+
+def _pairs_signals() -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(11)
+    impulse = torch.zeros(3, 300)
+    impulse[:, 150] = 1.0
+    return {"example": torch.randn(2, 400, generator=generator), "batch 3, 517 samples": torch.randn(3, 517),
+            "batch 1": torch.randn(1, 640, generator=generator), "zeros": torch.zeros(2, 400),
+            "negatives": -torch.rand(2, 333, generator=generator), "an impulse": impulse}
+
+
+def test_a_real_pairs_stft_is_the_original_in_eager_mode(stft_pairs) -> None:
+    original, rewritten = stft_pairs
+    special = torch.randn(2, 400)
+    special[0, 7], special[1, 100] = float("inf"), float("nan")
+    for label, x in {**_pairs_signals(), "inf and nan": special, "1-D": torch.randn(300),
+                     "too short for reflect padding": torch.randn(2, 20)}.items():
+        assert_same_run(run_once(original, [x]), run_once(rewritten, [x]), context=label)
+        graded = x.clone().requires_grad_()
+        assert_same_run(run_once(original, [graded]), run_once(rewritten, [graded.detach().requires_grad_()]),
+                        context=f"{label}, with gradients")
+
+
+def test_a_real_pairs_stft_exports_without_stft_and_matches_eager(stft_pairs) -> None:
+    original, rewritten = stft_pairs
+    example = _pairs_signals()["example"]
+    buffer = io.BytesIO()
+    torch.onnx.export(original, (example,), buffer, dynamo=False, opset_version=17)
+    assert "STFT" in {n.op_type for n in onnx.load_from_string(buffer.getvalue()).graph.node}
+    buffer = io.BytesIO()
+    torch.onnx.export(rewritten, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                      dynamic_axes={"x": {0: "batch", 1: "samples"}})
+    graph = onnx.load_from_string(buffer.getvalue())
+    assert not {"STFT", "DFT"} & {n.op_type for n in graph.graph.node}
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(buffer.getvalue())
+    for label, x in _pairs_signals().items():
+        want = original(x)
+        [got] = session.run(None, {"x": x.numpy()})
+        assert got.shape == tuple(want.shape), label
+        assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label

@@ -74,5 +74,13 @@ def _nms(boxes: torch.Tensor, scores: torch.Tensor, iou_threshold: float) -> tor
     return torch.ops.torchvision.nms(boxes, scores, iou_threshold)
 
 
+def _box_convert(boxes: torch.Tensor, in_fmt: str, out_fmt: str) -> torch.Tensor:
+    """Centre-size boxes to corners, the one conversion the variants make (yolort's decode)."""
+    if (in_fmt, out_fmt) != ("cxcywh", "xyxy"):
+        raise NotImplementedError(f"{in_fmt} -> {out_fmt}")
+    cx, cy, w, h = boxes.unbind(-1)
+    return torch.stack((cx - 0.5 * w, cy - 0.5 * h, cx + 0.5 * w, cy + 0.5 * h), dim=-1)
+
+
 ops = types.SimpleNamespace(nms=_nms, batched_nms=_batched_nms, remove_small_boxes=_remove_small_boxes,
-                            clip_boxes_to_image=_clip_boxes_to_image)
+                            clip_boxes_to_image=_clip_boxes_to_image, box_convert=_box_convert)

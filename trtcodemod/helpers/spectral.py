@@ -567,9 +567,11 @@ def _trt_stft_onnx(x, part, n_fft, hop_length, win_length, window, center, pad_m
 def _trt_stft(part, input, n_fft, hop_length=None, win_length=None, window=None, center=True,
               pad_mode="reflect", normalized=False, onesided=None, return_complex=None):
     """``part`` of ``torch.stft(input, ...)``; while exporting, with a real 1-D or 2-D input and
-    ``return_complex=True``, a gather of frames and cosine and sine matrix products."""
+    ``return_complex=True`` (or ``return_complex=False``, the real pairs, taken as ``"view_as_real"``), a gather
+    of frames and cosine and sine matrix products."""
+    pairs = return_complex is False and part == "view_as_real"
     if _trt_onnx_exporting() and not torch.jit.is_scripting() and isinstance(input, torch.Tensor) \
-            and not input.is_complex() and return_complex is True and input.dim() in (1, 2) \
+            and not input.is_complex() and (return_complex is True or pairs) and input.dim() in (1, 2) \
             and (window is None or (isinstance(window, torch.Tensor) and not window.is_complex())):
         return _trt_stft_onnx(input, part, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
                               onesided)

@@ -3,8 +3,10 @@
 Each variant in ``tests/recipe_variants/trt360/`` is a small runnable model reduced from real code (cited in its
 docstring), by four authors: YOLOv5's ``if i.shape[0] > max_det: i = i[:max_det]`` (and YOLOv7's, its list made
 beforehand and written by the image's index, a time limit, flattened by its caller: TRT361), RTMDet's
-``batched_nms(...)[: self.max_num_detections]`` and torchvision FCOS's ``keep = keep[: self.detections_per_img]``
-(one dict an image, flattened by its caller: TRT361).
+``batched_nms(...)[: self.max_num_detections]``, torchvision FCOS's ``keep = keep[: self.detections_per_img]``
+(one dict an image, flattened by its caller: TRT361) and yolort's ``PostProcess`` (zoo 63: a decode helper of the
+file returning boxes and scores, called on the flattened rows; ``inds, labels = torch.where(scores > t)`` of a mask of
+rows with classes and ``scores[inds, labels]``; its caller's ``labels.to(boxes.dtype)``).
 
 The TorchScript export unrolls the loops with the example's batch. Rewritten from the code alone, each graph equals
 eager mode (the same rows in the same order) at batches of 1, 3 and 5, with an image that keeps no row, on zeros,
@@ -46,6 +48,11 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...], int]] = {
     "torchvision_fcos_detections_per_img": ("keep = keep[: self.detections_per_img]",
                                             "keep = _trt_cap_by_image(keep, _trt_image[inds], self.detections_per_img,",
                                             ("for index in range(boxes.shape[0]):", "for i, det in enumerate("), 3),
+    # a decode helper of rows returning two tensors, the (candidate, class) pairs of a 2-D mask, `scores[inds, labels]`
+    "yolort_postprocess_multilabel": ("keep = keep[: self.detections_per_img]",
+                                      "keep = _trt_cap_by_image(keep, _trt_image[inds], self.detections_per_img, "
+                                      "_trt_count)", ("for idx in range(batch_size):", "for index, det in enumerate("),
+                                      4),
 }
 
 
@@ -75,7 +82,7 @@ def _counts(rows: torch.Tensor, batch: int) -> list[int]:
 #: A value that, filling an image, leaves it no candidate over the thresholds (RTMDet's NMS runs on every candidate:
 #: its score mask is made and left unused, as there, so every image keeps some).
 EMPTY_FILL = {"yolov5_nms_max_det": 40.0, "yolov7_nms_output_by_index": 40.0, "rtmdet_batched_nms_slice": -40.0,
-              "torchvision_fcos_detections_per_img": -40.0}
+              "torchvision_fcos_detections_per_img": -40.0, "yolort_postprocess_multilabel": 40.0}
 
 
 def _sets(name: str, seed: int) -> dict[str, tuple[torch.Tensor]]:
