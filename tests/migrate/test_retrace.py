@@ -1282,3 +1282,74 @@ def test_a_finding_left_names_the_carried_loop_once_and_keeps_the_rewritten_grap
     other = str(tmp_path / "kept.py")
     kept = Problem("baked", other, 2, "(unrolled loop)", None, "located", "error", "torchscript")
     assert _named_by_a_finding([kept], plan, rewrite) == [kept]  # type: ignore[arg-type]
+
+
+# --- a value read that the graph does not use (hear21passt's AugmentMelSTFT, zoo 64) --------------------------------
+
+#: A random augmentation read into Python, rebound outside training; a size comparison whose graph is the same at the
+#: stretched sizes makes the second trace run. ``{use}``: the line that uses the number (or nothing).
+AUGMENTED = '''import torch
+
+
+class Front(torch.nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.fmin = 2
+
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        fmin = self.fmin + torch.randint(3, (1,)).item()
+{rebind}        if x.shape[1] == 3:
+            x = x * 2.0
+        return x[..., fmin:] - 1.0
+
+
+def build() -> Front:
+    return Front().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 3, 8, generator=g),)
+'''
+_REBIND = "        if not self.training:\n            fmin = self.fmin\n"
+
+
+def test_a_random_read_the_graph_does_not_use_is_a_warning(tmp_path: Path) -> None:
+    """(TRT702 left out: it would keep the number a tensor, which the slice takes.) The second trace runs with
+    another seed: the number read at line 10 differs between the traces and the
+    graph is the same, so the graph does not use it (it is rebound before the slice reads `fmin`)."""
+    path = tmp_path / "front.py"
+    path.write_text(AUGMENTED.format(rebind=_REBIND))
+    r = migrate(path, "--dynamic-axes", AXES, "--ignore", "TRT713,TRT702")
+    read = [e for e in r["remaining"] if e["source"] == f"{path.resolve()}:10"]
+    assert read and all(e["severity"] == "warning" for e in read), read
+    assert any("where the two traces read other numbers here: the graph does not use the value read" in e["message"]
+               for e in read), read
+    assert r["retrace"]["same"] is True and r["retrace"]["unused_reads"] == 1
+    assert r["exit_code"] == 0
+
+
+def test_a_random_read_the_graph_uses_stays_an_error(tmp_path: Path) -> None:
+    """Without the rebinding the slice reads the random number: the graphs of the two traces differ (another
+    slice), and the read stays an error."""
+    path = tmp_path / "front.py"
+    path.write_text(AUGMENTED.format(rebind=""))
+    r = migrate(path, "--dynamic-axes", AXES, "--ignore", "TRT713,TRT702")
+    errors = [e for e in r["remaining"] if e["source"] == f"{path.resolve()}:10" and e["severity"] == "error"]
+    assert errors, r["remaining"]
+    assert r.get("retrace", {}).get("unused_reads", 0) == 0
+    assert r["exit_code"] == 1
+
+
+def test_unused_reads_need_other_numbers_in_the_two_traces() -> None:
+    from trtcodemod.migrate.retrace import TRACED, unused_reads
+
+    def read(line: int, message: str = "Converting a tensor to a Python number might cause ...") -> Problem:
+        return Problem("baked", "/m.py", line, TRACED, None, message, "error", "torchscript")
+
+    problems = [read(1), read(2), read(3), read(4, "Converting a tensor to a Python boolean ..."), read(5), read(6)]
+    first = {("/m.py", 1): [4], ("/m.py", 2): [7], ("/m.py", 3): [True], ("/m.py", 4): [1], ("/m.py", 5): [2]}
+    second = {("/m.py", 1): [5], ("/m.py", 2): [7], ("/m.py", 3): [False], ("/m.py", 4): [2], ("/m.py", 6): [3]}
+    # Other numbers: unused; the same numbers say nothing; bools say too little; a line a trace did not convert is
+    # not known; a size-derived line is the verdict's own.
+    assert unused_reads(problems, set(), first, second) == {("/m.py", 1), ("/m.py", 4)}
+    assert unused_reads(problems, {("/m.py", 1)}, first, second) == {("/m.py", 4)}

@@ -35,6 +35,8 @@ TRACED = "(traced constant)"
 #: The op of the problem a second trace locates: the first node its graph differs at.
 RETRACED_GRAPH = "(retraced graph)"
 EXPORTER = "torchscript"
+#: The op of a value the observer saw Python read (``locate.baked_values``).
+OBSERVED_READ = "(baked value)"
 #: The op of a loop the two traces unrolled another number of times (:func:`_unrolled`).
 UNROLLED = "(unrolled loop)"
 #: The bakes a second trace of the rewritten model judges: its TracerWarnings, and what the original's
@@ -115,6 +117,10 @@ class Retrace:
     #: The ops of the bakes the verdict covers: the exporter's TracerWarnings, unless a second trace of
     #: the rewritten model judged the original's located lines too (:data:`JUDGED_AFTER`).
     ops: tuple[str, ...] = (TRACED,)
+    #: Lines of value reads (not sizes) whose numbers differed between the two traces while the graph stayed the
+    #: same: the graph does not use what was read there (:func:`unused_reads`); warnings, with ``unused_note``.
+    unused: set[tuple[str, int]] = field(default_factory=set)
+    unused_note: str = ""
 
     def apply(self, problems: list[Problem], rewritten: Rewritten | None = None,
               carry: bool = False) -> list[Problem]:
@@ -145,9 +151,10 @@ class Retrace:
                     else " (judged on the original; the rewrite leaves this file as it was)")
                 only = TRACE_ONLY_NOTE if (p.path, at) in self.trace_only else ""
                 steady = (p.path, at) in self.steady
-                p = Problem(p.kind, p.path, p.line, p.op, p.rule,
-                            f"{p.message}{only}; {self.steady_note if steady else self.note}{where}",
-                            "warning" if self.demote or steady else "error", p.exporter)
+                unused = (p.path, at) in self.unused
+                note = self.unused_note if unused else self.steady_note if steady else self.note
+                p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}{only}; {note}{where}",
+                            "warning" if self.demote or steady or unused else "error", p.exporter)
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" \
                     and p.message.startswith(_LIST_CONSTRUCTORS) and MANUAL_STEP not in p.message:
                 p = Problem(p.kind, p.path, p.line, p.op, p.rule, p.message + MANUAL_STEP, p.severity, p.exporter)
@@ -171,13 +178,17 @@ class Retrace:
 
     def _origin(self, p: Problem, rewritten: Rewritten | None) -> int | None:
         """The original's line of a bake this verdict covers; None when it covers nothing here."""
-        if not (p.kind == "baked" and p.op in self.ops and p.severity == "error" and p.path and p.line):
+        # An unused read is located twice: the observer's read and the exporter's TracerWarning.
+        ops = (*self.ops, OBSERVED_READ) if (p.path, p.line) in self.unused else self.ops
+        if not (p.kind == "baked" and p.op in ops and p.severity == "error" and p.path and p.line):
             return None
         at: int | None = p.line
         if rewritten is not None:
             # The verifier reports the rewritten model's bakes at the user's lines: judged where the rewrite
             # left that line as it was (a helper inserted above moves it in the rewritten file, not here).
-            at = (p.line if rewritten.copy(p.path, p.line) is not None else None) if self.sizes_fixed else (
+            # An unused read is judged so too: the rewrite left the read, and what rebinds it, as they were.
+            copied = self.sizes_fixed or (p.path, p.line) in self.unused
+            at = (p.line if rewritten.copy(p.path, p.line) is not None else None) if copied else (
                 None if rewritten.changed(p.path) else p.line)
         return at if at is not None and (p.path, at) in self.lines else None
 
@@ -222,6 +233,23 @@ def steady_lines(lines: set[tuple[str, int]], first: dict[tuple[str, int], list[
         return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
 
     return {k for k in lines if numbers(first.get(k, [])) and first.get(k) == second.get(k)}
+
+
+def unused_reads(problems: list[Problem], lines: set[tuple[str, int]], first: dict[tuple[str, int], list[Any]],
+                 second: dict[tuple[str, int], list[Any]]) -> set[tuple[str, int]]:
+    """Lines, outside ``lines`` (the size-derived ones), where the TorchScript export turned a tensor's value into
+    numbers (no ``bool``) that differed between the two traces, asked where the two graphs are the same: a number
+    the graph used would stand in it as a constant, or as a count of nodes, and differ with it. hear21passt's
+    AugmentMelSTFT reads ``torch.randint(...).item()`` into ``fmin``, then rebinds ``fmin`` outside training."""
+    def numbers(values: list[Any]) -> bool:
+        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
+        return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
+
+    read = {(norm(p.path), p.line): (p.path, p.line) for p in problems
+            if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.exporter == EXPORTER
+            and p.path and p.line and CONVERTED in p.message and (p.path, p.line) not in lines}
+    return {at for key, at in read.items()
+            if numbers(first.get(key, [])) and numbers(second.get(key, [])) and first[key] != second[key]}
 
 
 def _steady_note(points: str, diff_op: str, where: str | None) -> str:
@@ -298,8 +326,13 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
     summary.update(seconds=round(time.perf_counter() - start, 2), same=diff is None)
     points = _points(stretched)
     if diff is None:
-        return Retrace(lines, True, f"same graph at {points}: the value does not depend on the dynamic axes",
-                       summary=summary, trace_only=only)
+        unused = unused_reads(problems, lines, _numbers(session, "original"), _numbers(session, "retrace"))
+        summary["unused_reads"] = len(unused)
+        return Retrace(lines | unused, True, f"same graph at {points}: the value does not depend on the dynamic axes",
+                       summary=summary, trace_only=only, unused=unused,
+                       unused_note=f"same graph at {points}, where the two traces read other numbers here: the graph "
+                                   "does not use the value read (it is rebound or dropped before anything the graph "
+                                   "computes reads it)")
     where = diff.source
     summary["first_difference"] = {"op": diff.op, "source": where}
     note = f"the graph traced at {points} differs (first at a {diff.op} node" + (

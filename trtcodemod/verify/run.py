@@ -153,6 +153,10 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
         # dynamic axis stretched as ``how`` says (a key of ``inputs.STRETCHES``: 2n + 1, 3n, 2n or 2n - 1).
         request.update(stretch=how, eager_devices=[], input_sets=ctx.input_sets[:1],
                        output_names=stretch)
+        # Another seed for the trace: a random number the forward reads into Python (an augmentation's
+        # `torch.randint(...).item()`) then differs between the two traces, so a graph that stays the same shows
+        # that it does not use it (``retrace.unused_reads``).
+        request["export_seed"] = spec.seed + 1
     if diverge is not None:
         # One set (the traced one unless ``diverge["set"]`` says another), no eager timing, no
         # export: the graph is the original's.

@@ -202,7 +202,7 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
     args = tuple(sets[0][n] for n in names)
     for exporter in req.get("exporters", []):
         cp.stage(f"export ({exporter})")
-        torch.manual_seed(seed)
+        torch.manual_seed(req.get("export_seed", seed))
         path = Path(req["out_dir"]) / f"{req['role']}.{exporter}.onnx"
         cp.data["exports"][exporter] = asdict(export_model(
             model, args, path, exporter=exporter, input_names=names,
