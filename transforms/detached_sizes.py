@@ -51,7 +51,9 @@ x = x.view(batchsize, groups, num_channels // groups, height, width)
 ```
 And `X.data` read for its values: an operand of arithmetic or of a comparison (`x.data + grid`)
 or a positional argument of a `torch` function that makes a new tensor (`torch.exp(w.data)`; not
-one whose name ends in `_`, nor one given `out=`). YOLOv3 decoders as eriklindernoren's
+one whose name ends in `_`, nor one given `out=`), or the value bound to a plain name
+(`prior_data = priors.data`, RetinaFace's `_detect` in face_detection and in biubug6's
+Pytorch_Retinaface, whose priors are then decoded against every image's offsets). YOLOv3 decoders as eriklindernoren's
 PyTorch-YOLOv3 wrote them and many repositories copied: `pred_boxes[..., 0] = x.data + self.grid_x`,
 `pred_boxes[..., 2] = torch.exp(w.data) * self.anchor_w`.
 
@@ -79,7 +81,9 @@ numbers everywhere, and an object that is not a tensor gets its own `.data` as b
 values and exceptions); the helper is used only for its sizes, so no value, gradient or alias
 changes. For values, `x.detach()` holds the same values as `x.data`, without gradient, and is
 only read by an operation that makes a new tensor (an operand, a non-in-place `torch` function's
-argument), so the result, its dtype, device and gradient are the same; only the trace differs. In `migrate`: the export warns nowhere and the constant lands on the `view` that uses
+argument), so the result, its dtype, device and gradient are the same; only the trace differs. A name
+bound to it holds `x.data` itself outside a trace (the same object as before, so the same aliasing);
+while a trace records, `x.detach()`, which shares `x`'s storage as `.data` does. In `migrate`: the export warns nowhere and the constant lands on the `view` that uses
 the sizes, so `migrate` traces the original again at other sizes whenever the code holds a
 finding of this rule and ties what changed to it, then verifies the fix. TensorRT versions: all
 (the sizes are baked before TensorRT sees the graph).""",
@@ -139,6 +143,12 @@ finding of this rule and ties what changed to it, then verifies the fix. TensorR
                          f"export keeps the example's values as a constant, with no TracerWarning; `{VALUES_HELPER}` "
                          "reads them through `detach()` while tracing (`.data` otherwise)",
                    Fix({data: replacement}, helpers=(VALUES_HELPER,)))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``prior_data = priors.data`` (RetinaFace's ``_detect``, as biubug6's Pytorch_Retinaface and its copies
+        write it): a name bound to the values, which every later read takes as the example's constant."""
+        if len(node.targets) == 1 and type(node.targets[0].target) is cst.Name:
+            self._value(node.value)
 
     def visit_BinaryOperation(self, node: cst.BinaryOperation) -> None:
         self._value(node.left)

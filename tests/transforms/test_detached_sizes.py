@@ -282,3 +282,78 @@ def test_the_decoders_export_computes_the_inputs_values_only_after() -> None:
         want = before(x)
         assert np.allclose(got[0], want[0].numpy(), rtol=1e-6, atol=1e-6)
         assert np.array_equal(got[1], want[1].numpy())
+
+
+# --- a name bound to `.data` (RetinaFace's `prior_data = priors.data`) ------------------------------------------------
+
+#: biubug6/Pytorch_Retinaface's `detect.py` and face_detection 0.1.4's `RetinaNetDetector._detect` (zoo 65): priors
+#: computed for the image's size, `prior_data = priors.data`, then decoded against every image's offsets. Our own
+#: re-writing of the form, with the priors one per column of the input.
+PRIORS = """import torch
+from torch import nn
+
+
+def decode(loc, priors):
+    return priors[None] + loc * priors[None].abs()
+
+
+class Head(nn.Module):
+    def forward(self, x: torch.Tensor):
+        priors = torch.arange(x.shape[1], dtype=x.dtype) / x.shape[1]
+        prior_data = priors.data
+        return decode(x, prior_data), prior_data
+"""
+
+
+def test_a_name_bound_to_data_reads_through_the_values_helper() -> None:
+    after = rewrite(PRIORS, select=("TRT354",))
+    assert "        prior_data = _trt_traced_data(priors)\n" in after, after
+    assert rules_found(after, select=("TRT354",)) == []
+    for kept in ("        data = self.weight.data\n", "        a, b = x.data, y\n", "        x.data = y\n"):
+        assert rules_found(HEAD + kept + "        return x\n", select=("TRT354",)) == [], kept
+
+
+@pytest.fixture(scope="module")
+def priors(tmp_path_factory: pytest.TempPathFactory) -> tuple[type, type]:
+    folder = tmp_path_factory.mktemp("trt354bound")
+    return import_source(PRIORS, folder)["Head"], import_source(rewrite(PRIORS, select=("TRT354",)), folder)["Head"]
+
+
+PRIOR_EDGE = {"example": torch.randn(2, 5), "zeros": torch.zeros(1, 5), "negatives": -torch.rand(3, 9) * 40,
+              "inf-nan": torch.tensor([[float("inf"), -float("inf"), float("nan"), -0.0]]),
+              "empty-batch": torch.randn(0, 4), "one column": torch.randn(2, 1)}
+
+
+@pytest.mark.parametrize("label", list(PRIOR_EDGE))
+def test_the_bound_name_is_the_same_in_eager_mode(priors: tuple[type, type], label: str) -> None:
+    before, after = priors[0](), priors[1]()
+    x = PRIOR_EDGE[label]
+    for given in ([x], [x.clone().requires_grad_()]):
+        assert_same_run(run_once(before, given), run_once(after, given), context=label)
+
+
+def test_the_bound_name_under_the_other_toolchains(priors: tuple[type, type], tmp_path: Path) -> None:
+    assert_same_toolchain_outcomes(priors[0], priors[1], [torch.randn(2, 5)], tmp_path, original_may_fail=True)
+
+
+def test_the_priors_follow_the_input_in_the_export_only_after(priors: tuple[type, type]) -> None:
+    """The original's graph keeps the example's priors (5 of them): at 7 columns ONNX Runtime refuses it; the
+    rewritten graph computes them for every width and batch."""
+    before, after = priors[0](), priors[1]()
+    example = torch.randn(2, 5)
+
+    def session(model: nn.Module) -> ort.InferenceSession:
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                              dynamic_axes={"x": {0: "b", 1: "n"}})
+        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+    with pytest.raises(Exception):  # noqa: B017 - ONNX Runtime's broadcast error names no Python type
+        session(before).run(None, {"x": torch.randn(2, 7).numpy()})
+    rewritten = session(after)
+    for x in (example, torch.randn(3, 7), torch.zeros(1, 1), -torch.rand(2, 12) * 20):
+        got = rewritten.run(None, {"x": x.numpy()})
+        want = before(x)
+        assert np.allclose(got[0], want[0].numpy(), rtol=1e-6, atol=1e-6) and np.allclose(got[1], want[1].numpy())
