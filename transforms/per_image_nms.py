@@ -9,6 +9,7 @@ statements on the batch flattened into one list of candidates (:class:`Flattener
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 import libcst as cst
@@ -31,6 +32,9 @@ _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
 #: Functions that work on each box (row) alone: the flattened rows give each image's rows.
+#: Tensor factories whose result is the same for every image when their values are (:meth:`Flattener._made_alike`).
+_FACTORIES = ("torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.full", "torch.arange",
+              "torch.empty")
 _ROW_WISE = ("torchvision.ops.clip_boxes_to_image", "torchvision.ops.boxes.clip_boxes_to_image",
              "torchvision.ops.box_convert", "torchvision.ops.boxes.box_convert")
 _SMALL = ("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes")
@@ -830,7 +834,8 @@ class Flattener:
         if positions is not None:
             return positions
         if type(func) is cst.Attribute and not context.qualified_names(func) and (
-                func.attr.value in ("view", "reshape") and spelled_args in (["-1"], ["-1", "1"])
+                func.attr.value in ("view", "reshape") and (spelled_args in (["-1"], ["-1", "1"])
+                                                            or _rows_kept(node.args))
                 or func.attr.value in ("squeeze", "unsqueeze") and spelled_args in (["-1"], ["1"])):
             base, kind = self.expression(func.value)
             if kind.name != "rows":
@@ -917,7 +922,25 @@ class Flattener:
         mapped = self._of_rows(node, 1)
         if mapped is not None:
             return mapped[0], mapped[1][0]
+        made = self._made_alike(node)
+        if made is not None:
+            return made, STATIC
         return self._mapped(node)
+
+    def _made_alike(self, node: cst.Call) -> str | None:
+        """``torch.tensor([width, height], dtype=box.dtype)`` (face_detection's scale to pixels): a tensor factory
+        given values the same for every image and, by keyword, the dtype or device of rows: the same tensor for
+        every image (the flattened rows have that dtype and device too); None for any other call."""
+        if self.rule.context.refers_to(node.func, *_FACTORIES) is None:
+            return None
+        if any(a.star or a.keyword is None and self._dynamic(a) for a in node.args):
+            return None
+        try:
+            args = [code_of(a).strip().rstrip(",") if a.keyword is None else self._type_argument(a)
+                    for a in node.args]
+        except Decline:
+            return None
+        return f"{code_of(node.func).strip()}({', '.join(args)})"
 
     def _type_argument(self, arg: cst.Arg) -> str:
         """An argument of ``.to(...)`` and the like, flattened: the same for every image, or the dtype or device of
@@ -978,6 +1001,16 @@ class Flattener:
         self.copied = id(node)  # a new tensor (the assumption), in the loop and stacked alike: `boxes *= scale` on it
         return (f"{MAP_HELPER}({code_of(call).strip()} for {_ROW} in {ROWS_HELPER}({code_of(source).strip()}))"
                 f".flatten(0, 1)"), Kind("rows", _IMAGE)
+
+
+def _rows_kept(args: Sequence[cst.Arg]) -> bool:
+    """``reshape(-1, 5, 2)``, ``view(-1, 10)``: the first axis inferred, the others positive integer literals, so
+    every row's values are regrouped alike (face_detection's five landmarks ``landm.reshape(-1, 5, 2)``)."""
+    if len(args) < 2 or any(a.keyword is not None or a.star for a in args):
+        return False
+    first = args[0].value
+    return type(first) is cst.UnaryOperation and type(first.operator) is cst.Minus \
+        and int_value(first.expression) == 1 and all((int_value(a.value) or 0) > 0 for a in args[1:])
 
 
 def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
@@ -1140,7 +1173,9 @@ What it finds, in run-time code: a list filled by a loop over the batch's images
 axis (`torch.cat(rows)`), whose body is assignments that
 - read image `i` of batch tensors (`boxes[i]`, `scores[i]`, the enumerated `p`): its candidates, one a row;
 - keep row-wise work (`clip_boxes_to_image`, `box_convert`, operators with numbers, `.to(...)` also of the rows'
-  own dtype or device, `labels.to(boxes.dtype)`, `.cpu()`, the best
+  own dtype or device, `labels.to(boxes.dtype)`, `.cpu()`, a regrouping of each row, `landm.reshape(-1, 5, 2)`
+  (integer literals after `-1`), a tensor made of values the same for every image in the rows' dtype,
+  `torch.tensor([width, height], dtype=box.dtype)` (face_detection's scale to pixels), the best
   class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates', a softmax along one
   (`conf[i].softmax(-1)`, `F.softmax(x, dim=-1)`), an index after `...` (`x[..., 4]`), a read the same for
   every image unpacked (`height, width = orig_shape`));

@@ -1135,3 +1135,53 @@ def test_a_decode_helper_that_is_not_row_wise_is_not_called_on_the_flattened_row
 def test_a_conversion_to_the_rows_dtype_is_carried_over(conversion: str, taken: bool) -> None:
     code = _MULTI_LABEL.format(helper=_ROW_WISE_DECODE).replace("labels[keep, None].to(boxes.dtype)", conversion)
     assert ("_trt_tracing()" in rewrite(code, select=RULE, unsafe=True)) is taken
+
+
+# --- landmarks regrouped per row and a scale made with the rows' dtype (face_detection's RetinaFace, zoo 65) ---------
+
+_LANDMARKS = '''import torch
+import torchvision
+
+
+def f(boxes, landms, height: int, width: int):
+    rows = []
+    for i in range(boxes.shape[0]):
+        scores = boxes[i, :, -1]
+        keep = scores >= 0.3
+        box, score, landm = boxes[i, keep, :-1], scores[keep], landms[i, keep]
+        keep = torchvision.ops.nms(box, score, 0.4)
+        box, score, landm = box[keep], score[keep], landm[keep].reshape(-1, 5, 2)
+        box = box * torch.tensor([width, height, width, height], dtype=box.dtype)
+        landm = (landm * torch.tensor([width, height], dtype=box.dtype)).reshape(-1, 10)
+        rows.append(torch.cat([box, score[:, None], landm, torch.full_like(score[:, None], i)], 1))
+    return torch.cat(rows)
+'''
+
+
+def test_rows_regrouped_and_a_scale_in_the_rows_dtype_are_carried_over() -> None:
+    after = rewrite(_LANDMARKS, select=RULE, unsafe=True)
+    assert "landm[keep].reshape(-1, 5, 2)" in after.split("else:")[0], after
+    assert "box = box * torch.tensor([width, height, width, height], dtype=box.dtype)" in after.split("else:")[0]
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    namespace["_trt_tracing"] = lambda: True
+    before: dict = {}
+    exec(compile(_LANDMARKS, "before.py", "exec"), before)  # noqa: S102
+    generator = torch.Generator().manual_seed(3)
+    for batch in (1, 3):
+        corner = torch.rand(batch, 30, 2, generator=generator)
+        boxes = torch.cat([corner, corner + torch.rand(batch, 30, 2, generator=generator) * 0.3,
+                           torch.rand(batch, 30, 1, generator=generator)], -1)
+        if batch == 3:
+            boxes[1, :, -1] = 0.0  # an image with no candidate over the threshold
+        landms = torch.rand(batch, 30, 10, generator=generator)
+        for dtype in (torch.float32, torch.float64):
+            args = (boxes.to(dtype), landms.to(dtype), 96, 128)
+            assert torch.equal(namespace["f"](*args), before["f"](*args)), (batch, dtype)
+
+
+@pytest.mark.parametrize("regroup", ["reshape(-1, 5, -2)", "reshape(5, -1, 2)", "reshape(-1, n, 2)", "view(-1, 0)"])
+def test_a_regrouping_that_is_not_per_row_is_not_carried_over(regroup: str) -> None:
+    code = _LANDMARKS.replace("landm[keep].reshape(-1, 5, 2)", f"landm[keep].{regroup}").replace(
+        "def f(boxes, landms, height: int, width: int):", "def f(boxes, landms, height: int, width: int, n=5):")
+    _named_not_rewritten(code)
