@@ -1089,8 +1089,8 @@ def _row_wise(module: cst.Module, name: str) -> bool:
     body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
                                                    and type(s.body[0]) is cst.Expr
                                                    and type(s.body[0].value) is cst.SimpleString)]
-    if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
-        return False
+    if len(body) < 2 or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
+        return False  # (one statement, `return tensor.detach().cpu()`, makes no copy whose columns it sets)
     first, *columns, last = [s.body[0] for s in body]
     if type(first) is not cst.Assign or len(first.targets) != 1 or type(first.targets[0].target) is not cst.Name:
         return False

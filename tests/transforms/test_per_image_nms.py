@@ -1185,3 +1185,14 @@ def test_a_regrouping_that_is_not_per_row_is_not_carried_over(regroup: str) -> N
     code = _LANDMARKS.replace("landm[keep].reshape(-1, 5, 2)", f"landm[keep].{regroup}").replace(
         "def f(boxes, landms, height: int, width: int):", "def f(boxes, landms, height: int, width: int, n=5):")
     _named_not_rewritten(code)
+
+
+def test_a_one_statement_function_of_the_module_is_no_column_setter() -> None:
+    # pytorchyolo 1.8.0's `output[xi] = to_cpu(x[i])` with `def to_cpu(tensor): return tensor.detach().cpu()` (zoo 65):
+    # the column-setter check once unpacked its body as (copy, columns..., return) and failed on one statement
+    code = ("import torch\nimport torchvision\n\n\ndef to_cpu(tensor):\n    return tensor.detach().cpu()\n\n\n"
+            "def f(boxes, scores):\n    rows = []\n    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        rows.append(to_cpu(boxes[i][keep]))\n    return torch.cat(rows)\n")
+    findings = check_source(code.encode(), "snippet.py", Options(select=RULE))
+    assert [f.rule for f in findings] == ["TRT360"]
