@@ -245,8 +245,12 @@ DECODE_EDGE = {
 
 @pytest.mark.parametrize("label", list(DECODE_EDGE))
 def test_the_decoder_is_unchanged_eagerly(decode: tuple[type, type], label: str) -> None:
-    before, after = decode[0](), decode[1]()
-    x = DECODE_EDGE[label]
+    _assert_same_eagerly(decode, DECODE_EDGE[label], label)
+
+
+def _assert_same_eagerly(classes: tuple[type, type], x: torch.Tensor, label: str) -> None:
+    """The original and rewritten modules run alike on ``x``, as given and requiring grad."""
+    before, after = classes[0](), classes[1]()
     for given in ([x], [x.clone().requires_grad_()]):
         assert_same_run(run_once(before, given), run_once(after, given), context=label)
 
@@ -265,18 +269,10 @@ def test_the_decoders_export_computes_the_inputs_values_only_after() -> None:
     after = import_source(rewrite(DECODE, select=("TRT354",)), folder)["Decode"]()
     example = torch.randn(1, 4, 4)
 
-    def session(model: nn.Module) -> ort.InferenceSession:
-        buffer = io.BytesIO()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
-                              dynamic_axes={"x": {0: "b"}})
-        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-
     other = torch.randn(1, 4, 4) + 3
-    stale = session(before).run(None, {"x": other.numpy()})[0]
+    stale = _session(before, example, {0: "b"}).run(None, {"x": other.numpy()})[0]
     assert not np.allclose(stale, before(other)[0].numpy())
-    rewritten = session(after)
+    rewritten = _session(after, example, {0: "b"})
     for x in (example, other, torch.zeros(3, 4, 4), -torch.rand(2, 4, 4) * 20):
         got = rewritten.run(None, {"x": x.numpy()})
         want = before(x)
@@ -326,10 +322,7 @@ PRIOR_EDGE = {"example": torch.randn(2, 5), "zeros": torch.zeros(1, 5), "negativ
 
 @pytest.mark.parametrize("label", list(PRIOR_EDGE))
 def test_the_bound_name_is_the_same_in_eager_mode(priors: tuple[type, type], label: str) -> None:
-    before, after = priors[0](), priors[1]()
-    x = PRIOR_EDGE[label]
-    for given in ([x], [x.clone().requires_grad_()]):
-        assert_same_run(run_once(before, given), run_once(after, given), context=label)
+    _assert_same_eagerly(priors, PRIOR_EDGE[label], label)
 
 
 def test_the_bound_name_under_the_other_toolchains(priors: tuple[type, type], tmp_path: Path) -> None:
@@ -342,18 +335,20 @@ def test_the_priors_follow_the_input_in_the_export_only_after(priors: tuple[type
     before, after = priors[0](), priors[1]()
     example = torch.randn(2, 5)
 
-    def session(model: nn.Module) -> ort.InferenceSession:
-        buffer = io.BytesIO()
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
-                              dynamic_axes={"x": {0: "b", 1: "n"}})
-        return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
-
     with pytest.raises(Exception):  # noqa: B017 - ONNX Runtime's broadcast error names no Python type
-        session(before).run(None, {"x": torch.randn(2, 7).numpy()})
-    rewritten = session(after)
+        _session(before, example, {0: "b", 1: "n"}).run(None, {"x": torch.randn(2, 7).numpy()})
+    rewritten = _session(after, example, {0: "b", 1: "n"})
     for x in (example, torch.randn(3, 7), torch.zeros(1, 1), -torch.rand(2, 12) * 20):
         got = rewritten.run(None, {"x": x.numpy()})
         want = before(x)
         assert np.allclose(got[0], want[0].numpy(), rtol=1e-6, atol=1e-6) and np.allclose(got[1], want[1].numpy())
+
+
+def _session(model: nn.Module, example: torch.Tensor, axes: dict[int, str]) -> ort.InferenceSession:
+    """``model``'s TorchScript export at ``example`` (input ``x`` with ``axes`` dynamic), loaded in ONNX Runtime."""
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": axes})
+    return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])

@@ -522,23 +522,29 @@ def f(boxes, scores):
 """
 
 
+def _flattened_and_loop(after: str, code: str):
+    """``f`` of the rewritten ``after`` with its tracing branch taken in eager mode, and ``f`` of ``code`` (the loop)."""
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    namespace["_trt_tracing"] = lambda: True  # the flattened branch, run eagerly
+    before: dict = {}
+    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    return namespace["f"], before["f"]
+
+
 def test_a_function_of_the_module_that_sets_columns_of_every_row_is_carried_over() -> None:
     # YOLOv5/v7's `xywh2xyxy` (WongKinYiu/yolov7@a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:374-381),
     # a copy whose columns are set from the argument's columns: each row's result is its row's alone
     code = _ROW_FUNCTION.format(name="corners", read="boxes[i]")
     after = rewrite(code, select=RULE, unsafe=True)
     assert "        b = corners(boxes.flatten(0, 1))\n" in after
-    namespace: dict = {}
-    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
-    namespace["_trt_tracing"] = lambda: True
-    before: dict = {}
-    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    flattened, loop = _flattened_and_loop(after, code)
     generator = torch.Generator().manual_seed(4)
     for batch in (1, 3):
         corner = torch.rand(batch, 30, 2, generator=generator) * 40 - 5
         boxes = torch.cat([corner, torch.rand(batch, 30, 2, generator=generator) * 12], -1)
         scores = torch.rand(batch, 30, generator=generator)
-        assert torch.equal(namespace["f"](boxes, scores), before["f"](boxes, scores))
+        assert torch.equal(flattened(boxes, scores), loop(boxes, scores))
     # one that reads other rows (a mean over the image's boxes) of the image read at the index is mapped over the
     # batch by vmap: the mean of each image's own boxes
     mapped = rewrite(_ROW_FUNCTION.format(name="centred", read="boxes[i]"), select=RULE, unsafe=True)
@@ -1103,11 +1109,7 @@ def test_a_decode_helper_of_rows_and_a_2d_mask_s_pairs_are_carried_over() -> Non
             "        boxes, scores = decode(p)\n"
             "        inds, labels = torch.where(scores > 0.3)\n"
             "        boxes, scores = boxes[inds], scores[inds, labels]\n") in after, after
-    namespace: dict = {}
-    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
-    namespace["_trt_tracing"] = lambda: True  # the flattened branch, run eagerly
-    before: dict = {}
-    exec(compile(code, "before.py", "exec"), before)  # noqa: S102
+    flattened, loop = _flattened_and_loop(after, code)
     generator = torch.Generator().manual_seed(7)
     for batch in (1, 2, 4):
         logits = torch.rand(batch, 40, 8, generator=generator)
@@ -1115,7 +1117,7 @@ def test_a_decode_helper_of_rows_and_a_2d_mask_s_pairs_are_carried_over() -> Non
         logits[..., 2:4] *= 10
         if batch == 4:
             logits[2, :, 4] = 0.0  # an image with no candidate over the threshold
-        assert torch.equal(namespace["f"](logits), before["f"](logits)), batch
+        assert torch.equal(flattened(logits), loop(logits)), batch
 
 
 @pytest.mark.parametrize("helper", [
@@ -1162,11 +1164,7 @@ def test_rows_regrouped_and_a_scale_in_the_rows_dtype_are_carried_over() -> None
     after = rewrite(_LANDMARKS, select=RULE, unsafe=True)
     assert "landm[keep].reshape(-1, 5, 2)" in after.split("else:")[0], after
     assert "box = box * torch.tensor([width, height, width, height], dtype=box.dtype)" in after.split("else:")[0]
-    namespace: dict = {}
-    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
-    namespace["_trt_tracing"] = lambda: True
-    before: dict = {}
-    exec(compile(_LANDMARKS, "before.py", "exec"), before)  # noqa: S102
+    flattened, loop = _flattened_and_loop(after, _LANDMARKS)
     generator = torch.Generator().manual_seed(3)
     for batch in (1, 3):
         corner = torch.rand(batch, 30, 2, generator=generator)
@@ -1177,7 +1175,7 @@ def test_rows_regrouped_and_a_scale_in_the_rows_dtype_are_carried_over() -> None
         landms = torch.rand(batch, 30, 10, generator=generator)
         for dtype in (torch.float32, torch.float64):
             args = (boxes.to(dtype), landms.to(dtype), 96, 128)
-            assert torch.equal(namespace["f"](*args), before["f"](*args)), (batch, dtype)
+            assert torch.equal(flattened(*args), loop(*args)), (batch, dtype)
 
 
 @pytest.mark.parametrize("regroup", ["reshape(-1, 5, -2)", "reshape(5, -1, 2)", "reshape(-1, n, 2)", "view(-1, 0)"])
