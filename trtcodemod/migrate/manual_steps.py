@@ -88,6 +88,13 @@ SQUEEZE_STEP = ("name the axes the squeeze means (`x.flatten(1)`, or `x[:, :, 0,
 OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as `trtcodemod explain {rule}` "
            "describes, or keep this part out of the engine (a TensorRT plugin, or the step done before or after it)")
 #: An export that fails at a line no rule claims (guidance: "Tracing export").
+#: An export stopped on a Python complex number the trace kept as a constant (vocos' ``mag * (x + 1j * y)``).
+COMPLEX_CONSTANT_STEP = ("the TorchScript exporter stops on the Python complex number this line multiplies a tensor by "
+                         "(`1j * y`): no ONNX graph holds a complex value. Carry the real and imaginary parts as two "
+                         "real tensors instead (`re, im = mag * x, mag * y`) through what follows, and compute the "
+                         "inverse transform from them: `torch.complex(re, im)` given to `torch.fft.irfft` in the same "
+                         "function is rewritten by TRT709; across modules, pass the parts (guidance: Unsupported "
+                         "Operators)")
 EXPORT_STEP = ("the exporter stops at this line: rewrite it with operators the exporter supports (the error "
                "names the one it could not convert), try the other exporter (`--exporters dynamo`), or keep "
                "this step out of the graph (guidance: Tracing export)")
@@ -217,6 +224,8 @@ def manual_step(entry: dict[str, Any]) -> str | None:
     if kind == "export_failure":
         if _differentiates(entry.get("source")):
             return AUTOGRAD_STEP
+        if "Unknown number type: complex" in message:
+            return COMPLEX_CONSTANT_STEP
         return GRAD_CONSTANT_STEP if "Cannot insert a Tensor that requires grad as a constant" in message else EXPORT_STEP
     if kind == "unfaithful":
         if op == "(no float32 reference)":

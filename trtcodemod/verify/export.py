@@ -102,6 +102,8 @@ def export_model(
         except Exception as exc:  # the exporter's own failure is a result to report
             result.error = f"{type(exc).__name__}: {_first_lines(str(exc))}"
             where = _user_line_of(exc, user)
+            if where is None and _COMPLEX_CONSTANT in str(exc):
+                where = _complex_constant_site(model, args, user)
             if where is None and _unsupported_op(exc):
                 # The exporter fails converting the traced graph, after the user's frames are
                 # gone: run the model once more to find the user's call that reaches the op.
@@ -369,6 +371,34 @@ def _node_frames(exc: BaseException) -> list[tuple[str, int]]:
 
 
 _UNSUPPORTED = re.compile(r"operator '(?:aten|prim)::(?P<op>\w+)'")
+
+#: The TorchScript exporter's words for a Python complex number the trace kept as a constant (``x + 1j * y``).
+_COMPLEX_CONSTANT = "Unknown number type: complex"
+#: A traced graph node's source comment (``# /path/heads.py:67:0``).
+_NODE_SOURCE = re.compile(r"# (?P<file>[^\n#]+?):(?P<line>\d+):\d+\s*$")
+
+
+def _complex_constant_site(model: torch.nn.Module, args: tuple[Any, ...], user: UserFiles) -> tuple[str, int] | None:
+    """The user's line where the trace kept a Python complex number as a constant (vocos' ISTFT head, ``S = mag *
+    (x + 1j * y)``): the exporter fails on it in a graph pass after tracing, so no user frame is on the stack; a
+    trace of its own (one more forward) shows the constant's node and the line that made it."""
+    try:
+        with warnings.catch_warnings(), torch.no_grad():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(model, args, check_trace=False, strict=False)
+        nodes = list(traced.inlined_graph.nodes())
+    except Exception:  # noqa: BLE001 - no second trace, no line: the error stands as it is
+        return None
+    for node in nodes:
+        text = str(node).strip()
+        # The node's printed type (``%10 : ComplexDouble(...) = prim::Constant[value={(0,1)}]()``): its Value's type
+        # object says only ``Tensor`` in the inlined graph.
+        if node.kind() != "prim::Constant" or "Complex" not in text.split("=", 1)[0]:
+            continue
+        found = _NODE_SOURCE.search(text)
+        if found and user(found["file"]):
+            return os.path.realpath(found["file"]), int(found["line"])
+    return None
 
 
 #: The TorchScript exporter's alias analysis on an op it has no schema for with these argument types (egnn-pytorch's
