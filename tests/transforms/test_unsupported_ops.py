@@ -105,6 +105,22 @@ def test_an_inverse_real_transform_trt709_takes_is_not_named() -> None:
     assert lines == [8, 11]  # the quotient (the product is TRT709's), and `z` (not the tensor made from parts)
 
 
+def test_a_real_pairs_stft_trt709_takes_is_not_named() -> None:
+    """``torch.stft(x, ..., return_complex=False)`` with its own arguments (the input by position or as ``input=``)
+    is TRT709's, which rewrites it; one whose ``return_complex`` the code decides, or given unpacked arguments, stays
+    TRT706's (its STFT exports as ONNX STFT, which TensorRT 8.6 does not parse)."""
+    code = (
+        "import torch\n"
+        "def taken(x, w):\n"
+        "    a = torch.stft(x, 64, hop_length=16, window=w, return_complex=False)\n"
+        "    return a, torch.stft(input=x, n_fft=64, window=w, return_complex=False)\n"
+        "def named(x, w, flag, kw):\n"
+        "    return torch.stft(x, 64, window=w, return_complex=flag), torch.stft(x, 64, **kw)\n"
+    )
+    lines = [f.line for f in check_source(code.encode(), "snippet.py", Options(select=("TRT706",)))]
+    assert lines == [6, 6]
+
+
 def test_every_table_name_has_an_export_sample() -> None:
     names = {name for row in UNSUPPORTED_OPS for name in row.names}
     assert names == set(SAMPLES)
