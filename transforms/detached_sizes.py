@@ -83,7 +83,9 @@ changes. For values, `x.detach()` holds the same values as `x.data`, without gra
 only read by an operation that makes a new tensor (an operand, a non-in-place `torch` function's
 argument), so the result, its dtype, device and gradient are the same; only the trace differs. A name
 bound to it holds `x.data` itself outside a trace (the same object as before, so the same aliasing);
-while a trace records, `x.detach()`, which shares `x`'s storage as `.data` does. In `migrate`: the export warns nowhere and the constant lands on the `view` that uses
+while a trace records, `x.detach()`, which shares `x`'s storage as `.data` does, and also its version
+counter: a write through the name while tracing is recorded (with `.data` the graph loses it), and a
+backward through `x` after such a write would raise where `.data`'s would not (no exporter runs one). In `migrate`: the export warns nowhere and the constant lands on the `view` that uses
 the sizes, so `migrate` traces the original again at other sizes whenever the code holds a
 finding of this rule and ties what changed to it, then verifies the fix. TensorRT versions: all
 (the sizes are baked before TensorRT sees the graph).""",
