@@ -37,7 +37,7 @@ _ROUNDING_HELPERS = {"math.ceil": "_trt_size_ceil", "math.floor": "_trt_size_flo
 #: The local holding the test, evaluated once as the ``if`` did (reserved prefix: no user's name).
 CHOICE = "_trt_size_choice"
 #: What each kind of resize did to the tensor, for the messages.
-_DONE = {"pads": "padded", "crops": "cropped", "resizes": "resized", "expands": "broadcast"}
+_DONE = {"pads": "padded", "crops": "cropped", "trims": "trimmed", "resizes": "resized", "expands": "broadcast"}
 _COMPARISONS = (cst.Equal, cst.NotEqual, cst.LessThan, cst.LessThanEqual, cst.GreaterThan, cst.GreaterThanEqual)
 
 
@@ -58,9 +58,11 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
 - `x = F.pad(x, (...))` with the amounts written out (monai's `PatchEmbed`: pad to the next
   multiple of the patch only when the size is not one);
 - `x = x[:, :H, :W]` or `x = x[:, :H, :W].contiguous()`: a crop from the start of each axis
-  (Swin's "remove the padding" after the window attention); not a bound written negative
-  (EnCodec's `if pad > 0: frame = frame[..., :-pad]`): at `pad == 0` it takes nothing, not the
-  whole axis;
+  (Swin's "remove the padding" after the window attention);
+- `x = x[..., a:-e]`, a trim of either end or both, each index `:`, `...`, `a:`, `:-e` or `a:-e`
+  (no step, no end written positive): EnCodec's `if pad > 0: frame = frame[..., :-pad]`, Demucs'
+  `center_trim`, `if delta: tensor = tensor[..., delta // 2:-(delta - delta // 2)]`; the test also
+  a number's truth;
 - `x = F.interpolate(x, size=...)` (timm's MobileViT: resize to a multiple of the patch
   only when needed), the size also as the second positional argument, the test also comparing
   whole shapes or slices of them (holocron's U-Net decoder: `if downfeat.shape[-2:] !=
@@ -182,7 +184,12 @@ a row added where the upsampled flow is short) is chosen by the test instead,
 exporter casts the number to the bool's type), and ONNX Runtime refuses to load the pads' `Concat`
 of bool and int64 (measured with torch 2.13); the choice is an int64 `Where`. A number's truth is written `!= 0` there (`(pad_h != 0) |
 (pad_w != 0)`): `pad_h | pad_w` would be a bitwise or of integers, which the exporter has no
-ONNX op for at opset 17. A crop, a resize or a broadcast is kept as written. An early return
+ONNX op for at opset 17. A crop, a resize or a broadcast is kept as written. A trim's start and
+end amounts are multiplied by the condition as a pad's are, and an end written negative is counted
+from the start, `x[..., (delta // 2) * (delta != 0):x.size(-1) - (delta - delta // 2) * (delta !=
+0)]`: `:-0` takes nothing, so the traced `:-e` gave an empty tensor wherever `e` is 0 (measured:
+Demucs' trim exported at a length where `delta` is 1 returns shape `(1, 1, 0)` at 68 and 100, the
+lengths its strides take whole; the rewritten graph matches eager mode there). An early return
 becomes the return of the resize, every time, and the `return x` after the `if` (or its
 `else`) goes. A repeat's counts are chosen by the test, `_trt_size_choice = <test>`
 then `x = x.repeat(_trt_size_where(_trt_size_choice, n, 1), 1, ...)`: 1 where the test is false, and
@@ -274,7 +281,11 @@ fraction, 0.5, 1.5, 2.0, at sizes below 2**40): where a product rounds, the loop
 pad written into a filled tensor changes nothing in eager mode or scripted; its traced graph, where the
 test is false, holds a copy of the input where the original kept the input itself: it assumes the input
 has the filled tensor's dtype and device (a `torch.zeros` without `dtype=` is float32) and the corner's
-sizes (where it has others the write raises where the test holds too), and the write is done every time.""",
+sizes (where it has others the write raises where the test holds too), and the write is done every time.
+A trim assumes that where the test holds each end's amount `e` is between 1 and the axis's length (then
+`-e` and `size - e` are one end; `e` of 0 would take nothing there, `e` past the length nothing, where
+`size - e` counts back from the end), and where the test is false its amounts are whatever they are: they
+are multiplied by 0.""",
         fix=Safety.UNSAFE,
         assumption=("where the condition is false, the crop or resize is to the tensor's own size (a pad's amounts are "
                     "multiplied by the condition, a repeat's counts are 1 there, on a tensor with as many axes as "
@@ -283,7 +294,9 @@ sizes (where it has others the write raises where the test holds too), and the w
                     "a resize guards only work that leaves the tensor as it is where the test is false, and where a "
                     "shortcut's sizes match, the code after it computes what it returns, a `while` stepping a size "
                     "to a multiple meets only products of the size and the scale that are exact in floating point, "
-                    "and an input written into a filled tensor has its dtype and device and the corner's sizes"),
+                    "an input written into a filled tensor has its dtype and device and the corner's sizes, "
+                    "and a trim's end amount written negative is between 1 and the axis's length where the test "
+                    "holds"),
         examples=(
             Example(
                 "class Embed(nn.Module):\n"
@@ -479,8 +492,8 @@ sizes (where it has others the write raises where the test holds too), and the w
                                for a in numbers):
             return  # an amount now computed where the test is false must raise nothing there
         kind, new_value, scaled = self._resize(assignment.value, source, explicit, locals_)
-        if kind is None or kind == "pads" and _comparisons(explicit) is None:
-            return  # a pad's amounts are scaled by the test, which must then be comparisons only
+        if kind is None or kind in ("pads", "trims") and _comparisons(explicit) is None:
+            return  # a pad's or trim's amounts are scaled by the test, which must then be comparisons only
         also = "".join(f"; `{short_code(f.targets[0].target)}` is set every time, as the {kind[:-1]} is done"
                        for f in flags)
         if flag is not None:
@@ -566,7 +579,7 @@ sizes (where it has others the write raises where the test holds too), and the w
             return False
         explicit = self._explicit(test)
         kind, new_value, scaled = self._resize(returned.value, otherwise, explicit, locals_)  # type: ignore[arg-type]
-        if kind is None or kind == "pads" and _comparisons(explicit) is None:
+        if kind is None or kind in ("pads", "trims") and _comparisons(explicit) is None:
             return False
         also = f"; the flag `{short_code(node.test)}`, read only here, goes with it" if flag is not None else ""
         self.found(test, f"`if {short_code(test)}:` returns `{otherwise}` {_DONE[kind]} only when a size asks for "
@@ -653,15 +666,15 @@ sizes (where it has others the write raises where the test holds too), and the w
                 return False
             target = assign.targets[0].target.value
             kind, value, scaled = self._resize(assign.value, target, explicit, [])
-            if kind not in ("crops", "pads") or scaled is not None or target in targets:
+            if kind not in ("crops", "trims", "pads") or scaled is not None or target in targets:
                 return False
             targets.append(target)
             kinds.add(kind)
             rewritten[assign] = value
         if len(targets) < 2 or not self._sized(node, node.test, flags_too="pads" in kinds):
             return False
-        if "pads" in kinds and _comparisons(explicit) is None:
-            return False  # a pad's amounts are scaled by the test, which must then be comparisons only
+        if kinds & {"pads", "trims"} and _comparisons(explicit) is None:
+            return False  # a pad's or trim's amounts are scaled by the test, which must then be comparisons only
         comments = comments_inside(node)
         unconditional = [line.with_changes(body=[line.body[0].with_changes(value=rewritten[line.body[0]])])
                          for line in lines]  # type: ignore[attr-defined]
@@ -670,7 +683,8 @@ sizes (where it has others the write raises where the test holds too), and the w
         names = ", ".join(f"`{t}`" for t in targets)
         done = " and ".join(sorted(kinds))
         why = "a crop past a tensor's end is the tensor itself" if kinds == {"crops"} else \
-            "each pad's amounts are 0 where the condition is false, and a pad by 0 is the tensor itself"
+            "each pad's or trim's amounts are 0 where the condition is false, and a pad or trim by 0 is the tensor " \
+            "itself" if kinds & {"pads", "trims"} else ""
         helpers = tuple(sorted({h for v in rewritten.values() for h in _where_used(v, None)}))
         self.found(node.test, f"`if {short_code(node.test)}:` {done} {names} only when a size asks for it: a "
                    f"traced export keeps the branch the example took; do each every time ({why})",
@@ -1404,7 +1418,54 @@ sizes (where it has others the write raises where the test holds too), and the w
         if type(crop) is cst.Subscript and type(crop.value) is cst.Name and crop.value.value == target \
                 and _prefix_crop(crop):
             return "crops", value, None
+        if type(crop) is cst.Subscript and type(crop.value) is cst.Name and crop.value.value == target:
+            trimmed = self._trimmed(crop, test)
+            if trimmed is not None:
+                return "trims", value.deep_replace(crop, trimmed) if crop is not value else trimmed, None
         return None, value, None
+
+    def _trimmed(self, crop: cst.Subscript, test: cst.BaseExpression) -> cst.Subscript | None:
+        """``x[..., a:-e]`` (Demucs' ``center_trim``: ``if delta: tensor = tensor[..., delta // 2:-(delta - delta
+        // 2)]``; EnCodec's ``if pad > 0: frame = frame[..., :-pad]``) as a trim that is the whole axis where the
+        test is false: each start ``a`` and each end's amount ``e`` times the test, the end counted from the
+        start, ``x.size(axis) - e`` (``:-0`` would take nothing). Where the test holds, ``-e`` and ``size - e``
+        are one end when ``e`` is between 1 and the axis's length: the assumption of this form. None when the
+        subscript is not such a trim (a step, an index, an end written positive beside a start)."""
+        elements = list(crop.slice)
+        ellipsis = [k for k, e in enumerate(elements) if type(e.slice) is cst.Index
+                    and type(e.slice.value) is cst.Ellipsis]
+        if len(ellipsis) > 1:
+            return None
+        rewritten = []
+        trims = False
+        for k, element in enumerate(elements):
+            index = element.slice
+            if type(index) is cst.Index:
+                if type(index.value) is not cst.Ellipsis:
+                    return None
+                rewritten.append(element)
+                continue
+            if type(index) is not cst.Slice or index.step is not None:
+                return None
+            negative = type(index.upper) is cst.UnaryOperation and type(index.upper.operator) is cst.Minus
+            start = index.lower is not None and not _is_zero(index.lower)
+            if index.upper is not None and not negative:
+                return None  # an end counted from the start: the prefix crop's form, not mixed in here
+            if not (start or negative):
+                rewritten.append(element)
+                continue
+            if any(self.is_tensor(b) or self.is_value(b) for b in (index.lower, index.upper) if b is not None):
+                return None  # a bound read from tensor values is TRT715's
+            axis = k if not ellipsis or k < ellipsis[0] else k - len(elements)
+            lower = self._scaled_amount(index.lower, test) if start else index.lower
+            upper = index.upper
+            if negative:
+                size = cst.Call(cst.Attribute(crop.value, cst.Name("size")), [cst.Arg(_signed(axis))])
+                upper = cst.BinaryOperation(size, cst.Subtract(),
+                                            self._scaled_amount(index.upper.expression, test))  # type: ignore[union-attr]
+            rewritten.append(element.with_changes(slice=index.with_changes(lower=lower, upper=upper)))
+            trims = True
+        return crop.with_changes(slice=rewritten) if trims else None
 
 
 def _element_pairs(then: cst.BaseExpression, other: cst.BaseExpression
@@ -1781,6 +1842,11 @@ def _prefix_crop(subscript: cst.Subscript) -> bool:
             return False
         bounded = bounded or index.upper is not None
     return bounded
+
+
+def _signed(axis: int) -> cst.BaseExpression:
+    """``axis`` as code: ``2`` or ``-1``."""
+    return cst.Integer(str(axis)) if axis >= 0 else cst.UnaryOperation(cst.Minus(), cst.Integer(str(-axis)))
 
 
 def _is_zero(expr: cst.BaseExpression) -> bool:

@@ -207,11 +207,48 @@ def f(x: torch.Tensor):
         return F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)
     return x
 ''', '    return F.interpolate(x, size=(new_h, new_w), mode="bilinear", align_corners=False)\n'),
+    # EnCodec's decode (`if pad > 0: frame = frame[..., :-pad]`): `:-pad` counts from the end, so at
+    # pad == 0 it would take nothing; the end is counted from the start, the amount times the test.
+    "trim_written_negative": ('''
+def f(x: torch.Tensor):
+    pad = x.shape[-1] % 4
+    if pad > 0:
+        x = x[..., :-pad]
+    return x
+''', "    x = x[..., :x.size(-1) - (pad) * (pad > 0)]\n"),
+    # Demucs' `center_trim` (facebookresearch/demucs@e976d93ecc3865e5757426930257e200846a520a
+    # demucs/utils.py:55): a trim of both ends, guarded by the number's truth.
+    "trim_of_both_ends": ('''
+def f(x: torch.Tensor):
+    delta = x.size(-1) % 3
+    if delta:
+        x = x[..., delta // 2:-(delta - delta // 2)]
+    return x
+''', "    x = x[..., (delta // 2) * (delta != 0):x.size(-1) - (delta - delta // 2) * (delta != 0)]\n"),
+    # Two axes before the last, one amount a literal (chosen by the test: a traced Where). Each end's amount
+    # is at least 1 where the test holds (the form's assumption: `1:-0` would take nothing).
+    "trim_of_two_axes": ('''
+def f(x: torch.Tensor):
+    ph = x.shape[2] % 2
+    pw = x.shape[3] % 3
+    if ph > 0 and pw > 0:
+        x = x[:, :, 1:-ph, pw:]
+    return x
+''', "x = x[:, :, _trt_size_where((ph > 0) & (pw > 0), 1, 0):x.size(2) - (ph) * ((ph > 0) & (pw > 0)), "
+      "(pw) * ((ph > 0) & (pw > 0)):]"),
+    "trim_returned_early": ('''
+def f(x: torch.Tensor):
+    pad = x.shape[-1] % 4
+    if pad:
+        return x[..., :-pad]
+    return x
+''', "    return x[..., :x.size(-1) - (pad) * (pad != 0)]\n"),
 }
 
 #: Cases whose `if` returns early: the rewrite's `return` ends the function (the `return x` after it goes).
 RETURNS = {"pad_returned_early", "pad_returned_early_from_a_local", "pad_returned_early_behind_a_flag",
-           "early_return_comments_kept", "crop_returned_early_with_an_else", "resize_returned_early"}
+           "early_return_comments_kept", "crop_returned_early_with_an_else", "resize_returned_early",
+           "trim_returned_early"}
 
 #: Cases with more than one guarded pad.
 FINDINGS = {"pad_amounts_in_a_local": 2, "pad_one_row_when_short": 2}
@@ -289,20 +326,21 @@ def f(x: torch.Tensor, state):
         state.padded = True
     return x
 ''',
-    # `:-pad` counts from the end: at pad == 0 it takes nothing (EnCodec's decode), so the crop cannot
-    # run every time.
-    "a crop to a bound written negative": '''
+    # A trim of a start and an end computed from the same sizes, but read after the `if` under another name.
+    "a trim written negative, kept under another name": '''
+def f(x: torch.Tensor):
+    pad = x.shape[-1] % 4
+    y = x
+    if pad > 0:
+        y = x[..., :-pad]
+    return y
+''',
+    # A step: the trim's amounts are no longer one end each.
+    "a trim written negative with a step": '''
 def f(x: torch.Tensor):
     pad = x.shape[-1] % 4
     if pad > 0:
-        x = x[..., :-pad]
-    return x
-''',
-    "a crop to a negated sum": '''
-def f(x: torch.Tensor):
-    n = x.shape[-1] % 4
-    if n != 0:
-        x = x[:, :-(n + 0)]
+        x = x[..., :-pad:2]
     return x
 ''',
     "an elif chain": '''
@@ -361,13 +399,6 @@ def f(x: torch.Tensor):
     if w % 4 != 0:
         print(w)
         return F.pad(x, (0, 4 - w % 4))
-    return x
-''',
-    "an early return of a crop written negative": '''
-def f(x: torch.Tensor):
-    pad = x.shape[-1] % 4
-    if pad:
-        return x[..., :-pad]
     return x
 ''',
     "an early return in an elif chain": '''
@@ -2113,3 +2144,37 @@ def test_pad_to_count_exports_for_every_count(tmp_path: Path) -> None:
     few = torch.full((3, 6), 1.0)
     assert graphs["before"](few).shape == (3, 6)
     assert graphs["after"](few).shape == (5, 6)
+
+
+@pytest.mark.parametrize("name,wrong_before", [
+    ("trim_written_negative", (4, 8, 12)),  # traced at 7 (pad 3): the original keeps `:-pad`, empty where pad is 0
+    ("trim_of_both_ends", (6, 9, 12)),  # traced at 7 (delta 1): Demucs' trim, empty where delta is 0
+])
+def test_a_trim_written_negative_follows_every_width(tmp_path: Path, name: str,
+                                                      wrong_before: tuple[int, ...]) -> None:
+    """Exported at a width that takes the branch, the original's graph keeps ``:-e`` with ``e`` traced: where
+    ``e`` is 0 it takes nothing. The rewritten graph counts the end from the start and gives eager mode's
+    result at every width."""
+    import onnxruntime as ort
+
+    before = HEADER + CASES[name][0].lstrip("\n")
+    after = rewrite(before, unsafe=True, select=("TRT717",))
+    sessions = {}
+    for side, source in (("before", before), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (torch.randn(2, 3, 7),), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "b", 2: "w"}})
+        sessions[side] = (ort.InferenceSession(str(path)), f)
+    widths = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12)
+    matches = {}
+    for w in widths:
+        x = torch.randn(2, 3, w, generator=torch.Generator().manual_seed(w))
+        for side, (session, f) in sessions.items():
+            want = f(x).numpy()
+            [got] = session.run(None, {"x": x.numpy()})
+            matches[side, w] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
+    assert all(matches["after", w] for w in widths), matches
+    assert not any(matches["before", w] for w in wrong_before), matches

@@ -6,8 +6,9 @@ that int is a 0-d tensor, so ``isinstance(reference, torch.Tensor)`` is True and
 export. The rule adds ``not _trt_size_is_int(reference)`` beside the test (unsafe: a 0-d integer tensor passed
 while tracing is taken for a size), where the parameter is annotated ``Union[torch.Tensor, int]`` or the recorded
 run saw it hold both. ``migrate`` applies it (with TRT712 on ``valid_length``'s ``math.ceil``/``max``/``int``) and
-the model exports; the last test pins what stays wrong: ``if delta:`` keeps the example's branch, and the second
-trace (at 2n + 1, where ``delta`` is not 0 either) judges it a warning.
+the model exports; with TRT717 on the trim behind ``if delta:`` (its end counted from the start) the graph
+follows the lengths where ``delta`` is 0, which the second trace (at 2n + 1, where ``delta`` is not 0 either)
+cannot tell apart.
 """
 
 from __future__ import annotations
@@ -112,12 +113,13 @@ def test_migrate_makes_demucs_s_trim_export_and_the_graph_follows_the_length(tmp
     assert report["before"]["exported"] is False and report["exit_code"] == 0, report["remaining"]
 
 
-def test_the_written_rewrite_exports_and_pins_the_length_where_delta_is_zero(tmp_path: Path) -> None:
+def test_the_written_rewrite_exports_and_follows_the_length_where_delta_is_zero(tmp_path: Path) -> None:
     """The rewritten variant (written by migrate to a copy) exports; its graph equals eager mode at lengths where
     the input is padded (70, 64, 71, 33, a batch of 3), on zeros and negatives, and eager mode is unchanged. At
-    68 and 100 (lengths the strides take whole: ``delta`` is 0) the graph still keeps the traced example's crop
-    and gives an empty output: ``if delta:`` is baked, and the second trace cannot tell (pinned: what a user must
-    still fix by hand, as the report's remaining TRT713 warning says)."""
+    68 and 100 (lengths the strides take whole: ``delta`` is 0) the graph follows too: TRT717 turns ``if delta:
+    tensor = tensor[..., delta // 2:-(delta - delta // 2)]`` into a trim whose end counts from the start (the
+    traced ``:-0`` would take nothing), which the last stop's migrate left as a warning the second trace at
+    2n + 1 could not tell from a harmless one."""
     copy = tmp_path / VARIANT.name
     copy.write_bytes(VARIANT.read_bytes())
     module, original = built_variant(copy, "trt712_demucs_copy")
@@ -138,7 +140,11 @@ def test_the_written_rewrite_exports_and_pins_the_length_where_delta_is_zero(tmp
         assert got.shape == want.shape and np.allclose(got, want, atol=1e-5), label
     for length in (68, 100):
         whole = torch.randn(1, 1, length, generator=seeded(length))
+        with torch.no_grad():
+            want = original(whole).numpy()
         got = session.run(None, {input_names(original)[0]: whole.numpy()})[0]
-        assert got.shape == (1, 1, 0) and tuple(original(whole).shape) == (1, 1, length)
+        assert want.shape == (1, 1, length) and got.shape == want.shape and np.allclose(got, want, atol=1e-5)
+    trims = [fix for fix in report["applied"] if fix["rule"] == "TRT717"]
+    assert [fix["line"] for fix in trims] == [line_of(VARIANT, "    if delta:")], report["applied"]
     assert_eager_unchanged(original, rewritten, {**sets, "68": (torch.randn(1, 1, 68, generator=seeded(5)),),
                                                  "too short": (torch.randn(1, 1, 3),)})
