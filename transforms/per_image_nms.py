@@ -32,6 +32,8 @@ _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
 #: Functions that work on each box (row) alone: the flattened rows give each image's rows.
+#: Reductions of a row's values along an axis after the candidates' (:meth:`Flattener._row_reduction`).
+_ROW_REDUCTIONS = ("any", "all", "sum", "prod", "mean", "amax", "amin")
 #: Tensor factories whose result is the same for every image when their values are (:meth:`Flattener._made_alike`).
 _FACTORIES = ("torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "torch.full", "torch.arange",
               "torch.empty")
@@ -266,11 +268,19 @@ class Flattener:
         positions and columns of a mask of rows with columns (``inds, labels = torch.where(scores > t)``, yolort's
         multi-label pick); the results of a function of this file that works row by row (:meth:`_of_rows`)."""
         value = strip_parens(value)
-        if type(value) is not cst.Call or any(a.star for a in value.args):
+        transposed = type(value) is cst.Attribute and value.attr.value == "T"
+        if transposed:  # `i, j = (x[:, 5:] > t).nonzero(as_tuple=False).T` (YOLOv3/v5's multi-label pick)
+            found = self._nonzero(value.value)  # type: ignore[attr-defined]
+            if found is None or found[2] or len(targets) != 2:
+                raise Decline
+        if not transposed and (type(value) is not cst.Call or any(a.star for a in value.args)):
             raise Decline
-        found = self._nonzero(value)
-        if found is not None and found[2] and len(targets) == 2:
+        if not transposed:
+            found = self._nonzero(value)
+        if found is not None and (found[2] or transposed) and len(targets) == 2:
             text, kind = self._nonzero_text(found)
+            if transposed:
+                text = f"{_atom(text, value.value)}.T"  # type: ignore[attr-defined]
             # Row-major positions of the flattened mask: grouped by image as its rows are; each column read
             # beside its row's position is a value of that picked row.
             self._bind(targets[0], Kind("index", kind.image))
@@ -456,9 +466,10 @@ class Flattener:
         if at_image and rest and type(rest[0].slice) is cst.Index and self._dynamic(rest[0]) \
                 and not any(self._dynamic(e) for e in rest[1:]):
             return self._picked_at_image(node, rest)
-        if not at_image and type(first) is cst.Index and len(rest) == 1 and type(rest[0].slice) is cst.Index \
-                and self._dynamic(rest[0]):
-            return self._picked_columns(node, first.value, rest[0].slice.value)
+        if not at_image and type(first) is cst.Index and rest and type(rest[0].slice) is cst.Index \
+                and self._dynamic(rest[0]) and all(type(e.slice) is cst.Index and type(e.slice.value) is cst.Name
+                                                   and e.slice.value.value == "None" for e in rest[1:]):
+            return self._picked_columns(node, first.value, rest[0].slice.value, len(rest) - 1)
         if any(self._dynamic(e) for e in rest):
             raise Decline
         rest_text = "".join(", " + code_of(e.slice).strip() for e in rest)
@@ -503,9 +514,10 @@ class Flattener:
         raise Decline
 
     def _picked_columns(self, node: cst.Subscript, at: cst.BaseExpression,
-                        column: cst.BaseExpression) -> tuple[str, Kind]:
+                        column: cst.BaseExpression, new_axes: int = 0) -> tuple[str, Kind]:
         """``scores[inds, labels]`` (yolort's ``PostProcess``): positions of rows, each with a column read beside it
-        (a value of the picked row: ``torch.where``'s second axis): the same pairs on the flattened rows."""
+        (a value of the picked row: ``torch.where``'s second axis): the same pairs on the flattened rows. Also with
+        ``new_axes`` trailing ``None`` (YOLOv3/v5's ``x[i, j + 5, None]``: the picked values as a column)."""
         base, kind = self.expression(node.value)
         position, position_kind = self.expression(at)
         text, column_kind = self.expression(column)
@@ -514,7 +526,8 @@ class Flattener:
                 or column_kind.image != f"{kind.image}[{position}]":
             raise Decline
         self.copied = id(node)  # advanced indexing: a new tensor, in the loop and flattened alike
-        return f"{_atom(base, node.value)}[{position}, {text}]", Kind("rows", f"{kind.image}[{position}]")
+        return f"{_atom(base, node.value)}[{position}, {text}{', None' * new_axes}]", \
+            Kind("rows", f"{kind.image}[{position}]")
 
     def _of_rows(self, node: cst.Call, count: int) -> tuple[str, list[Kind]] | None:
         """``boxes, scores = _decode_pred_logits(pred_logits)`` (yolort): a function of this file, of one parameter
@@ -645,25 +658,58 @@ class Flattener:
         """``if``/``elif``/``else`` on settings the same for every image, every block carried over."""
         start = (dict(self.env), set(self.fresh))
         ends: list[tuple[dict[str, Kind], set[str]]] = []
-        text: list[str] = []
+        blocks: list[tuple[str, list[str]]] = []
         node: cst.If | cst.Else | None = statement
         keyword = "if"
         while node is not None:
             if type(node) is cst.If and self._dynamic(node.test):
                 raise Decline  # decided image by image
             self.env, self.fresh = dict(start[0]), set(start[1])
-            text.append(f"{keyword} {code_of(node.test).strip()}:" if type(node) is cst.If else "else:")
-            text += ["    " + line for line in "\n".join(self.block(node.body) or ["pass"]).splitlines()]
+            header = f"{keyword} {code_of(node.test).strip()}:" if type(node) is cst.If else "else:"
+            blocks.append((header, "\n".join(self.block(node.body) or ["pass"]).splitlines()))
             ends.append((self.env, self.fresh))
             if type(node) is cst.Else:
                 break
             node, keyword = node.orelse, "elif"
             if node is None:
                 ends.append(start)  # no `else`: the names keep what they were bound to before
-        if any(env != ends[0][0] for env, _ in ends):
+        merged = self._merged([env for env, _ in ends])
+        if merged is None:
             raise Decline  # a name of rows one way and of another kind (or unbound) the other
-        self.env, self.fresh = dict(ends[0][0]), set.intersection(*(fresh for _, fresh in ends))
+        env, images = merged
+        text = []
+        for (header, lines), (branch_env, _) in zip(blocks, ends):
+            text.append(header)
+            # Each way's images of a name whose rows are picked differently (YOLOv5's `if multi_label:`, a pick by
+            # (row, class) pairs, or `else:`, by each row's best class): kept in one name, set the same way.
+            lines = [*(line for line in lines if line != "pass"),
+                     *(f"{image} = {branch_env[name].image}" for name, image in images.items())] or ["pass"]
+            text += ["    " + line for line in lines]
+        if len(ends) > len(blocks) and images:  # no `else`: the names keep what they were bound to before
+            text += ["else:", *(f"    {image} = {start[0][name].image}" for name, image in images.items())]
+        self.env, self.fresh = env, set.intersection(*(fresh for _, fresh in ends))
         return "\n".join(text)
+
+    def _merged(self, envs: list[dict[str, Kind]]) -> tuple[dict[str, Kind], dict[str, str]] | None:
+        """The names' kinds after an ``if`` chain whose ways end with ``envs``, and a new name for the images of each
+        name that is rows (or positions) every way but of other images (None where a name is of another kind one
+        way, or bound one way only and read as rows before)."""
+        first = envs[0]
+        if all(env == first for env in envs):
+            return dict(first), {}
+        merged: dict[str, Kind] = {}
+        images: dict[str, str] = {}
+        for name in set().union(*envs):
+            kinds = [env.get(name) for env in envs]
+            if all(k == kinds[0] for k in kinds):
+                merged[name] = kinds[0]  # type: ignore[assignment]
+            elif all(k is not None and k.name == kinds[0].name and k.name in ("rows", "index") for k in kinds):
+                self.hoisted += 1
+                images[name] = f"{_IMAGE}_{self.hoisted}"
+                merged[name] = Kind(kinds[0].name, images[name], mask=all(k.mask for k in kinds))  # type: ignore[union-attr]
+            else:
+                merged[name] = Kind("stale")  # bound one way only, or of other kinds: not read after
+        return merged, images
 
     def block(self, block: cst.BaseSuite) -> list[str]:
         """The flattened statements of an ``if``'s block: one assignment a line, caps and static ``if``s."""
@@ -847,7 +893,10 @@ class Flattener:
             and func.attr.value in ("softmax", "log_softmax")
         if softmax or context.refers_to(func, *_SOFTMAX):
             return self._softmax(node, method=softmax)
-        if type(func) is cst.Name and len(node.args) == 1 and not keywords and _row_wise(context.module, func.value):
+        if type(func) is cst.Attribute and not context.qualified_names(func) and func.attr.value in _ROW_REDUCTIONS:
+            return self._row_reduction(node)
+        if type(func) is cst.Name and len(node.args) == 1 and not keywords \
+                and (_row_wise(context.module, func.value) or _elementwise_helper(context.module, func.value)):
             text, kind = self.expression(positional[0])
             if kind.name != "rows":
                 raise Decline
@@ -974,6 +1023,24 @@ class Flattener:
             return f"{_atom(text, subject)}.{node.func.attr.value}({axis})", Kind("rows", kind.image)
         return f"{code_of(node.func).strip()}({text}, {axis})", Kind("rows", kind.image)
 
+    def _row_reduction(self, node: cst.Call) -> tuple[str, Kind]:
+        """``(rows[:, 5:6] == torch.tensor(classes, device=rows.device)).any(1)`` (the YOLOv3/v5 class filter,
+        pytorchyolo's ``non_max_suppression``): a reduction along an axis after the candidates' (a literal other than
+        0, also ``dim=``; ``keepdim=`` a literal), each row's values alone: one value a row."""
+        args = list(node.args)
+        axis = args[0] if args and args[0].keyword is None else next(
+            (a for a in args if a.keyword is not None and a.keyword.value == "dim"), None)
+        rest = [a for a in args if a is not axis]
+        if axis is None or int_value(axis.value) in (None, 0) \
+                or any(a.keyword is None or a.keyword.value != "keepdim" or self._dynamic(a.value) for a in rest):
+            raise Decline  # every axis at once, or the candidates' axis
+        text, kind = self.expression(node.func.value)  # type: ignore[attr-defined]
+        if kind.name != "rows":
+            raise Decline
+        spelled = ", ".join(code_of(a).strip().rstrip(",") for a in args)
+        mask = kind.mask and node.func.attr.value in ("any", "all")  # type: ignore[attr-defined]
+        return f"{_atom(text, node.func.value)}.{node.func.attr.value}({spelled})", Kind("rows", kind.image, mask=mask)  # type: ignore[attr-defined]
+
     def _mapped(self, node: cst.Call) -> tuple[str, Kind]:
         """``decode(loc[i], priors, [0.1, 0.2])`` (RetinaFace's, in another file): a function, itself the same for
         every image, of one image of a batch tensor (``t[i]`` or the enumerated item) and values the same for
@@ -1069,6 +1136,32 @@ def _binds_at_module_level(statement: cst.BaseStatement, name: str) -> bool:
                 and code_of(node.name).strip().split(".")[0] == name:
             return True
     return False
+
+
+def _elementwise_helper(module: cst.Module, name: str) -> bool:
+    """Is ``name`` a function of the module, of one parameter, that only returns it through methods that work
+    element by element, given no argument (PyTorch-YOLOv3's ``to_cpu``: ``return tensor.detach().cpu()``)? Then
+    its result on the flattened rows is every image's result, in order."""
+    found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
+    bound = [s for s in module.body if type(s) is not cst.FunctionDef and _binds_at_module_level(s, name)]
+    if len(found) != 1 or bound or found[0].decorators or type(found[0].body) is not cst.IndentedBlock:
+        return False
+    params = found[0].params
+    if len(params.params) != 1 or params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or params.kwonly_params \
+            or params.star_kwarg or params.posonly_params or params.params[0].default:
+        return False
+    body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                                                   and type(s.body[0]) is cst.Expr
+                                                   and type(s.body[0].value) is cst.SimpleString)]
+    if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
+            or type(body[0].body[0]) is not cst.Return or body[0].body[0].value is None:
+        return False
+    value = strip_parens(body[0].body[0].value)
+    calls = 0
+    while type(value) is cst.Call and type(value.func) is cst.Attribute and not value.args \
+            and value.func.attr.value in _ELEMENTWISE_METHODS:
+        value, calls = strip_parens(value.func.value), calls + 1
+    return calls > 0 and type(value) is cst.Name and value.value == params.params[0].name.value
 
 
 def _row_wise(module: cst.Module, name: str) -> bool:

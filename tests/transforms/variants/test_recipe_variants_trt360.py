@@ -40,8 +40,9 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...], int]] = {
                            "i = _trt_cap_by_image(i, _trt_image[prediction.flatten(0, 1)[:, 4] > conf_thres]"
                            "[conf[:, 0] > conf_thres], max_det, _trt_count)", ("for xi, x in enumerate",), 5),
     "yolov7_nms_output_by_index": ("if i.shape[0] > max_det:",
-                                   "i = _trt_cap_by_image(i, _trt_image[xc.flatten(0, 1)][conf.view(-1) > conf_thres], "
-                                   "max_det, _trt_count)",
+                                   # `if multi_label:` / `else:` carried both ways, its rows' images kept in one
+                                   # name, then the class filter's (`if classes is not None:`)
+                                   "i = _trt_cap_by_image(i, _trt_image_4, max_det, _trt_count)",
                                    ("for xi, x in enumerate(prediction):", "for i, d in enumerate(out)])"), 4),
     "rtmdet_batched_nms_slice": (")[: self.max_num_detections]", ", _trt_image, self.max_num_detections, _trt_count)",
                                  ("for i in range(boxes.shape[0]):",), 4),
@@ -117,6 +118,7 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_p
 
 
 @pytest.mark.parametrize("name", [*TAKEN, "retinaface_process_predictions", "pytorch_yolov3_nms_new_shape",
+                                  "pytorchyolo_nms_multi_label",
                                   "face_detection_batched_landmarks", "yolov5_face_nms_landmarks",
                                   "wf_yolov4_nonzero_squeeze"])
 def test_migrate_applies_the_rewrite_at_first_contact(name: str, tmp_path: Path) -> None:
@@ -146,8 +148,14 @@ DECODING: dict[str, tuple[str, tuple[str, ...], tuple[str, ...]]] = {
     "yolov5_face_nms_landmarks": (
         "box = xywh2xyxy(x[:, :4])", ("for xi, x in enumerate(prediction):", "for i, d in enumerate(detections)])"),
         ()),
+    # pytorchyolo's `if multi_label:` (a size's test) picks rows by (box, class) pairs one way, by the best class the
+    # other: each way's images kept in one name, `x[i, j + 5, None]`, the class filter's `.any(1)`, `to_cpu`
+    "pytorchyolo_nms_multi_label": (
+        "    _trt_image_1 = _trt_image[prediction.flatten(0, 1)[..., 4] > conf_thres][i]",
+        ("for xi, x in enumerate(prediction):", "for i, d in enumerate(detections)])"), ("TRT349",)),
 }
 EMPTY_FILL.update({"retinaface_process_predictions": 40.0, "pytorch_yolov3_nms_new_shape": 40.0,
+                   "pytorchyolo_nms_multi_label": 40.0,
                    "yolov5_face_nms_landmarks": 40.0, "face_detection_batched_landmarks": 40.0})
 
 
