@@ -1194,3 +1194,62 @@ def test_a_one_statement_function_of_the_module_is_no_column_setter() -> None:
             "        rows.append(to_cpu(boxes[i][keep]))\n    return torch.cat(rows)\n")
     findings = check_source(code.encode(), "snippet.py", Options(select=RULE))
     assert [f.rule for f in findings] == ["TRT360"]
+
+
+def test_a_one_line_elementwise_helper_is_carried_over() -> None:
+    # pytorchyolo 1.8.0's `to_cpu` (utils/utils.py:42-43) on the rows NMS kept: the same method chain on every
+    # image's rows at once
+    code = ("import torch\nimport torchvision\n\n\ndef to_cpu(tensor):\n    return tensor.detach().cpu()\n\n\n"
+            "def f(boxes, scores):\n    rows = []\n    for i in range(boxes.shape[0]):\n"
+            "        keep = torchvision.ops.nms(boxes[i], scores[i], 0.5)\n"
+            "        rows.append(to_cpu(boxes[i][keep]))\n    return torch.cat(rows)\n")
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert "_trt_tracing()" in after and "to_cpu(boxes.flatten(0, 1)[" in after, after
+    flattened, loop = _flattened_and_loop(after, code)
+    generator = torch.Generator().manual_seed(5)
+    for batch in (1, 3):
+        corner = torch.rand(batch, 20, 2, generator=generator) * 20
+        boxes = torch.cat([corner, corner + torch.rand(batch, 20, 2, generator=generator) * 8], -1)
+        scores = torch.rand(batch, 20, generator=generator)
+        assert torch.equal(flattened(boxes, scores), loop(boxes, scores)), batch
+    # a helper that reads the image's other rows is no elementwise chain
+    assert "to_cpu(boxes.flatten(0, 1)[" not in rewrite(code.replace("tensor.detach().cpu()", "tensor[:2].detach()"),
+                                                         select=RULE, unsafe=True)
+
+
+_SETTING_PICKS = '''import torch
+import torchvision
+
+
+def f(pred, strict: bool, classes=None):
+    rows = []
+    for i in range(pred.shape[0]):
+        x = pred[i]
+        if strict:
+            x = x[x[:, 5:].amax(1) > 0.6]
+        if classes is not None:
+            x = x[(x[:, 4:5] == torch.tensor(classes)).any(1)]
+        keep = torchvision.ops.nms(x[:, :4], x[:, 5], 0.5)
+        rows.append(x[keep])
+    return torch.cat(rows)
+'''
+
+
+def test_a_setting_s_if_whose_ways_pick_rows_differently_keeps_their_images_in_one_name() -> None:
+    # pytorchyolo's `if multi_label:` / `else:` and `if classes is not None:` (zoo 65): each way's rows are of other
+    # images, kept in one name set each way (and by an `else:` the rewrite adds where the `if` had none)
+    after = rewrite(_SETTING_PICKS, select=RULE, unsafe=True)
+    tracing = after.split("    else:\n        for i in")[0]
+    assert "_trt_tracing()" in tracing and "strict" not in tracing.split("_trt_tracing()")[1].split("\n")[0], after
+    assert "        else:\n            _trt_image_2 = _trt_image\n" in tracing, tracing
+    flattened, loop = _flattened_and_loop(after, _SETTING_PICKS)
+    generator = torch.Generator().manual_seed(9)
+    for batch in (1, 3):
+        corner = torch.rand(batch, 24, 2, generator=generator) * 20
+        pred = torch.cat([corner, corner + torch.rand(batch, 24, 2, generator=generator) * 8,
+                          torch.randint(0, 3, (batch, 24, 1), generator=generator).float(),
+                          torch.rand(batch, 24, 2, generator=generator)], -1)
+        for strict in (False, True):
+            for classes in (None, [0, 2], [5]):
+                assert torch.equal(flattened(pred, strict, classes), loop(pred, strict, classes)), \
+                    (batch, strict, classes)
