@@ -18,11 +18,13 @@ from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import torch_operator_call
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, evident_in_scope
 
-HELPERS = {"median": "_trt_median", "kthvalue": "_trt_kthvalue", "quantile": "_trt_quantile"}
+HELPERS = {"median": "_trt_median", "nanmedian": "_trt_nanmedian", "kthvalue": "_trt_kthvalue",
+           "quantile": "_trt_quantile"}
 #: The helper's parameters after the tensor, as torch names them.
-_PARAMETERS = {"median": ("dim", "keepdim"), "kthvalue": ("k", "dim", "keepdim"), "quantile": ("q", "dim", "keepdim")}
+_PARAMETERS = {"median": ("dim", "keepdim"), "nanmedian": ("dim", "keepdim"), "kthvalue": ("k", "dim", "keepdim"),
+               "quantile": ("q", "dim", "keepdim")}
 #: Functions returning (values, indices): their values are taken from `[0]`, `.values` or an unpacking.
-_PAIRED = ("median", "kthvalue")
+_PAIRED = ("median", "nanmedian", "kthvalue")
 
 
 class OrderStatistic(Rule):
@@ -42,7 +44,9 @@ result indexed otherwise or kept, or unpacked into a name the function reads), o
 unpacked arguments, is reported without a fix. `values, _indices = torch.kthvalue(x, k)`, where
 the second name appears nowhere else in the function (an underscored name, or any name bound
 there and never read: `med, med_indexes = th.median(x, dim=2)`), is the values alone: it becomes
-`values = _trt_kthvalue(x, k)`. `torch.nanmedian` and `torch.mode` stay TRT706's.
+`values = _trt_kthvalue(x, k)`. `torch.nanmedian` the same way (neuralforecast's robust scalers:
+`x_median, _ = x_nan.nanmedian(dim=dim, keepdim=keepdim)` in `common/_scalers.py`, which every model's
+`robust` scaler runs): `_trt_nanmedian`. `torch.mode` stays TRT706's.
 `torch.quantile(x, q, dim, keepdim, interpolation=...)` (one tensor, no indices) is taken whole;
 its method form `x.quantile(...)` only where the code shows `x` is a tensor (a recorded run is not
 asked: the fix is safe, and may not rest on what the runs held) or the call passes `keepdim`: pandas and xarray objects have `.quantile(q)` too. With `out=` or
@@ -78,6 +82,12 @@ Fix safety: safe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `to
 the torch function itself (values, gradients, errors). The exported graph gives the same values;
 among equal zeros of both signs, which sign the value carries is the selection's (torch's
 quickselect, TopK's sort) and can differ, as NaN payloads can.
+
+`_trt_nanmedian` sorts the same way and counts each line's numbers (`count`, the NaN left out); the
+value is the sorted element at `(count - 1) // 2` (ONNX GatherElements), NaN where a line holds no
+number, as torch gives: the lower median of the numbers. An inf among them sorts beside the NaN
+placed as `+inf`, but the position stays inside the first `count` elements, so the value is inf
+exactly where the numbers' median is. Integer inputs hold no NaN and take the median's sort.
 
 `_trt_quantile` is `torch.quantile` itself except while the TorchScript exporter traces (the dynamo
 exporter gets torch's own decomposition). There it follows torch's `quantile_compute`: ranks
@@ -168,7 +178,7 @@ TensorRT versions: all (the export fails before TensorRT is involved).""",
         if name == "quantile":
             self._quantile(node, tensor, first)
             return
-        if name == "median" and len(node.args) == first:
+        if name in ("median", "nanmedian") and len(node.args) == first:
             if first == 0:
                 return  # `obj.median()`: pandas objects have the method too, and nothing says a tensor
             if tensor is not None:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import libcst as cst
 
-from trtcodemod.astutil import short_code
+from trtcodemod.astutil import code_of, short_code, walk
 from trtcodemod.names import dotted_name
 from trtcodemod.module_files import is_module_subclass
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
@@ -50,10 +50,13 @@ argument is visibly a new `nn.Module` instance: a call of a class that the file 
 the user's code) as a subclass of `nn.Module`, or of one of `torch.nn`'s layers (`nn.Linear(...)`), in a class's
 `__init__`, stored as `self.<name>` (`self.running_mean_std = torch.jit.script(RunningMeanStd(obs_shape))`), inside an
 `nn.ModuleList`/`nn.Sequential`/`nn.ModuleDict` built there (in a list, a tuple, a comprehension or a dict's values),
-or appended to `self.<name>`. rl-games 1.6.5 builds its observation and value normalisers this way
+or appended to `self.<name>`; also an attribute or a local name that this `__init__` binds to such a module and to
+nothing else but its script (SAM 2's `SAM2Transforms`: `self.transforms = nn.Sequential(Resize(...), Normalize(...))`,
+then `if not disable_torch_jit: self.transforms = torch.jit.script(self.transforms)`, which becomes
+`self.transforms = self.transforms`; `m = Net()` then `self.m = torch.jit.script(m)`). rl-games 1.6.5 builds its observation and value normalisers this way
 (`rl_games/algos_torch/models.py:47-52`) and calls them in forward (`norm_obs`: `with torch.no_grad(): return
 self.running_mean_std(observation)`). Not taken: a scripted function (TRT105's), a lambda, a module built elsewhere
-(`m = Net(); self.m = torch.jit.script(m)`), a call of a factory function, a script of the whole model outside a
+(a parameter, a name bound to anything else too), a call of a factory function, a script of the whole model outside a
 module's `__init__`, `torch.jit.script` with more arguments (`example_inputs=`); and a file that reads the
 attribute's TorchScript API (`self.<name>.code`, `.graph`, `.save(...)`) is reported without a fix.
 
@@ -239,7 +242,22 @@ TensorRT versions: all (nothing of the graph changes but that it exists).""",
         if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
             return None
         argument = node.args[0].value
-        return argument if self._module_instance(argument) else None
+        return argument if self._module_instance(argument) or self._built_here(argument) is not None else None
+
+    def _built_here(self, argument: cst.BaseExpression) -> cst.BaseExpression | None:
+        """``self.transforms`` (or a local name) that this ``__init__`` binds to a new module and to nothing else but
+        its script (SAM 2's ``SAM2Transforms``: ``self.transforms = nn.Sequential(Resize(...), Normalize(...))``, then
+        ``if not disable_torch_jit: self.transforms = torch.jit.script(self.transforms)``)."""
+        function = self.context.function
+        if self._in_init() is None or function is None or type(argument) not in (cst.Name, cst.Attribute):
+            return None
+        spelled = code_of(argument).strip()
+        values = [n.value for n in walk(function) if type(n) is cst.Assign and len(n.targets) == 1
+                  and code_of(n.targets[0].target).strip() == spelled]
+        built = [v for v in values if self._module_instance(v)]
+        scripts = [v for v in values if type(v) is cst.Call and self.context.refers_to(v.func, *_SCRIPT) is not None
+                   and len(v.args) == 1 and code_of(v.args[0].value).strip() == spelled]
+        return built[0] if len(built) == 1 and len(built) + len(scripts) == len(values) else None
 
     def _scripts_in_container(self, node: cst.BaseExpression) -> list[cst.Call]:
         """The module scripts among the modules an ``nn.ModuleList``/``Sequential``/``ModuleDict`` call is given."""
@@ -313,12 +331,15 @@ TensorRT versions: all (nothing of the graph changes but that it exists).""",
         for script in scripts:
             module = script.args[0].value
             built = short_code(module)
+            construction = self._built_here(module)
+            # The class it builds, named: the export error names the scripted module's class, not this line.
+            made = f" (built as `{short_code(construction)}`)" if construction is not None else ""
             if api is not None:
                 self.report(script, f"`self.{name}` holds `torch.jit.script({built})`, which the TorchScript "
                             "exporter stops at where forward calls it and `torch.export` cannot trace; the file "
                             f"reads its TorchScript API (`.{api}`), so it is left scripted")
                 continue
-            self.report(script, f"`self.{name}` holds `torch.jit.script({built})`: the TorchScript exporter stops "
+            self.report(script, f"`self.{name}` holds `torch.jit.script({built})`{made}: the TorchScript exporter stops "
                         "where forward calls it (\"not part of the active trace\") and `torch.export` cannot trace "
                         f"a ScriptModule; `{built}` unscripted exports with both",
                         Fix({script: module}, safety=Safety.UNSAFE))

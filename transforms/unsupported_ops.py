@@ -76,8 +76,8 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
     # torch.inverse, torch.linalg.inv and torch.linalg.solve are TRT338's (the adjugate of 2x2 to 4x4 matrices).
     UnsupportedOp(("torch.linalg.pinv", "torch.slogdet", "torch.linalg.slogdet"), None, _NO_EXPORT),
     UnsupportedOp(("torch.erfinv", "torch.special.erfinv"), None, _NO_EXPORT),
-    # torch.median and torch.kthvalue are TRT319's (their values from a sort while exporting).
-    UnsupportedOp(("torch.nanmedian", "torch.mode"), None, _NO_EXPORT),
+    # torch.median, torch.nanmedian and torch.kthvalue are TRT319's (their values from a sort while exporting).
+    UnsupportedOp(("torch.mode",), None, _NO_EXPORT),
     # torch.diag is TRT320's (built by indexing while exporting).
     UnsupportedOp(("torch.renorm", "torch.unique_consecutive"), None, _NO_EXPORT),
 )
@@ -105,7 +105,7 @@ so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
 `torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
 `torch.bernoulli`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.logcumsumexp`, `torch.bincount`,
-`torch.linalg.pinv`, `torch.erfinv`, `torch.nanmedian`, `torch.mode`, ...).
+`torch.linalg.pinv`, `torch.erfinv`, `torch.mode`, ...).
 For older targets also `F.grid_sample` and `torch.tril`/`torch.triu` (parsed from
 TensorRT 8.5). Functions are reported in run-time code; module classes where they are
 built (usually `__init__`).
@@ -113,19 +113,18 @@ built (usually `__init__`).
 Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/Reshape),
 `torch.bucketize` (comparisons and a ReduceSum), `torch.cumsum`, `torch.einsum`,
 `torch.roll`, `torch.cdist`; nor what another rule rewrites: `torch.searchsorted` (TRT318),
-`torch.median` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320), `torch.histc`
+`torch.median`, `torch.nanmedian` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320), `torch.histc`
 (TRT321), `torch.cumprod`, `torch.diff`, `torch.take_along_dim` and the other functions with
 no TorchScript symbolic that TRT337 composes, `torch.inverse` / `torch.linalg.inv` /
 `torch.linalg.solve` (TRT338, 2x2 to 4x4 matrices), `F.max_unpool*` and `nn.MaxUnpool*` (TRT340). Tensor methods (`x.logcumsumexp(1)`,
-`x.nanmedian()`) cannot be resolved by name and are not matched.
+`x.mode()`) cannot be resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so
 no engine can be built (or the layer falls back to a plugin you have to write).
 
 What to do: compute it outside the network (pre/post-processing), precompute it when its
 inputs are constant (an inverse of a fixed matrix in `__init__`), rewrite it with supported
-ops (`logcumsumexp` as `log(cumsum(exp(x - max)))` plus the max; `nanmedian` with `sort` and a
-count of the NaN), or provide a TensorRT plugin.
+ops (`logcumsumexp` as `log(cumsum(exp(x - max)))` plus the max), or provide a TensorRT plugin.
 
 Fix safety: none (detect only).""",
         fix=Safety.NONE,

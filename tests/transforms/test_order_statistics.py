@@ -21,7 +21,7 @@ import pytest
 import torch
 from support import export_dynamo, export_torchscript, import_file, migrate_json, ort_session, rewrite, rules_found, same_up_to_zero_sign
 
-from trtcodemod.helpers.selection import _trt_kthvalue, _trt_median, _trt_quantile, _trt_sorted_quantile
+from trtcodemod.helpers.selection import _trt_kthvalue, _trt_median, _trt_nanmedian, _trt_quantile, _trt_sorted_quantile
 
 NAN, INF = float("nan"), float("inf")
 
@@ -175,6 +175,75 @@ def test_eager_scripted_traced_compiled_exported_is_torchs_function() -> None:
     y.grad = None
     (torch.median(y, 1)[0].sum() + torch.kthvalue(y, 2, 0)[0].sum() + torch.median(y)).backward()
     assert torch.equal(ours, y.grad)
+
+
+# --- torch.nanmedian: the lower median of the numbers, NaN left out (neuralforecast's robust scalers) ---------------
+
+def test_the_nanmedian_rewrite() -> None:
+    # neuralforecast 3.3.0 common/_scalers.py:100 (Nixtla/neuralforecast, `nan_median`): the values unpacked, the
+    # indices bound to `_` and never read
+    code = ("import torch\n\ndef nan_median(x: torch.Tensor, mask: torch.Tensor, dim: int = -1, keepdim: bool = True):\n"
+            "    x_nan = x.masked_fill(mask < 1, float('nan'))\n"
+            "    x_median, _ = x_nan.nanmedian(dim=dim, keepdim=keepdim)\n"
+            "    return torch.nan_to_num(x_median, nan=0.0)\n\n\n"
+            "def whole(x: torch.Tensor):\n    return torch.nanmedian(x), torch.nanmedian(x, 1).values\n")
+    new = rewrite(code)
+    assert "    x_median = _trt_nanmedian(x_nan, dim=dim, keepdim=keepdim)\n" in new, new
+    assert "    return _trt_nanmedian(x), _trt_nanmedian(x, 1)\n" in new, new
+    assert rules_found(new, select=("TRT319", "TRT706")) == []
+    assert "TRT706" not in rules_found(code, select=("TRT706",))
+
+
+class NanSelect(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+        return _trt_nanmedian(x, 1), _trt_nanmedian(x, -1, True), _trt_nanmedian(x)
+
+
+def _nan_expected(x: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    return torch.nanmedian(x, 1)[0], torch.nanmedian(x, -1, True)[0], torch.nanmedian(x)
+
+
+NAN_CASES = {**CASES,
+             "all-nan-row": torch.tensor([[NAN, NAN, NAN], [1.0, NAN, 3.0], [NAN, 2.0, NAN]]),
+             "nan-and-infinities": torch.tensor([[INF, NAN, INF, -1.0], [NAN, -INF, INF, NAN], [INF, INF, NAN, 0.0]]),
+             "zeros": torch.zeros(2, 5), "all-nan": torch.full((2, 3), NAN)}
+
+
+@pytest.mark.parametrize("case", NAN_CASES)
+def test_the_nanmedian_graph_gives_torchs_values(case: str) -> None:
+    session = _nan_session()
+    x = NAN_CASES[case]
+    outputs = session.run(None, {session.get_inputs()[0].name: x.numpy()})
+    for got, want in zip(outputs, _nan_expected(x)):
+        assert same_up_to_zero_sign(torch.from_numpy(got), want), (case, got, want)
+    for got, want in zip(NanSelect()(x), _nan_expected(x)):  # eager mode: torch's own function
+        assert torch.equal(got.view(torch.int32), want.view(torch.int32))
+
+
+_NAN_SESSION: list[ort.InferenceSession] = []
+
+
+def _nan_session() -> ort.InferenceSession:
+    if not _NAN_SESSION:
+        model = export_torchscript(NanSelect(), (torch.randn(3, 6),), {"x": {0: "batch", 1: "n"}})
+        ops = {node.op_type for node in onnx.load_from_string(model).graph.node}
+        assert "TopK" in ops and "If" not in ops and not any("Median" in op for op in ops), ops
+        _NAN_SESSION.append(ort_session(model))
+    return _NAN_SESSION[0]
+
+
+def test_nanmedian_of_integers_and_under_the_other_toolchains() -> None:
+    x = torch.tensor([[3.0, NAN, 1.0, 2.0], [NAN, NAN, NAN, NAN], [1.0, 2.0, 3.0, 4.0]])
+    want = _nan_expected(x)
+    for model in (torch.jit.script(NanSelect()), torch.fx.symbolic_trace(NanSelect()),
+                  torch.compile(NanSelect(), fullgraph=True, backend="eager"),
+                  torch.export.export(NanSelect(), (x,)).module()):
+        for got, expected in zip(model(x), want):
+            assert got.dtype == expected.dtype and torch.equal(got.view(torch.int32), expected.view(torch.int32))
+    ints = torch.randint(-5, 5, (2, 7))
+    session = ort_session(export_torchscript(NanSelect(), (ints,), {"x": {0: "batch", 1: "n"}}))
+    for got, want in zip(session.run(None, {"x": ints.numpy()}), _nan_expected(ints)):
+        assert torch.equal(torch.from_numpy(got), want)
 
 
 def test_what_torch_refuses_keeps_its_error_while_exporting() -> None:

@@ -55,6 +55,15 @@ HEAD = "import torch\nfrom torch import nn\n\nclass RMS(nn.Module):\n    def for
             "        self.named = nn.ModuleDict({'a': torch.jit.script(RMS())})\n"
             "        self.more = nn.ModuleList()\n        self.more.append(torch.jit.script(RMS()))\n",
      "torch.jit.script(RMS())", "RMS()"),
+    # SAM 2's `SAM2Transforms` (facebookresearch/sam2@2b90b9f5ceec907a1c18123530e92e794ad901a4
+    # sam2/utils/transforms.py:35-40): the module built on the attribute, then scripted in place under a setting.
+    (HEAD + "class Net(nn.Module):\n    def __init__(self, jit: bool = True):\n        super().__init__()\n"
+            "        self.transforms = nn.Sequential(RMS(), nn.ReLU())\n        if jit:\n"
+            "            self.transforms = torch.jit.script(self.transforms)\n",
+     "torch.jit.script(self.transforms)", "self.transforms"),
+    (HEAD + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n        m = RMS()\n"
+            "        self.h = torch.jit.script(m)\n",
+     "torch.jit.script(m)", "m"),
     (HEAD + "class Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
             "        self.seqband = torch.jit.script(nn.Sequential(*[RMS() for _ in range(3)]))\n",
      "torch.jit.script(nn.Sequential(*[RMS() for _ in range(3)]))", "nn.Sequential(*[RMS() for _ in range(3)])"),
@@ -68,10 +77,12 @@ def test_rewrite_text(code: str, before: str, after: str) -> None:
 
 
 @pytest.mark.parametrize("code", [
-    # A scripted function (TRT105's), a lambda, a module built elsewhere, a factory's result, `example_inputs=`.
-    HEAD + "def fn(x):\n    return x\n\nclass Net(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
+    # A scripted function (TRT105's), a lambda, a module built elsewhere (a parameter; a name bound twice here), a
+    # factory's result, `example_inputs=`.
+    HEAD + "def fn(x):\n    return x\n\nclass Net(nn.Module):\n    def __init__(self, given):\n        super().__init__()\n"
            "        self.f = torch.jit.script(fn)\n        self.g = torch.jit.script(lambda x: x)\n"
-           "        m = RMS()\n        self.h = torch.jit.script(m)\n        self.i = torch.jit.script(make_rms())\n"
+           "        self.e = torch.jit.script(given)\n        m = RMS()\n        m = given\n"
+           "        self.h = torch.jit.script(m)\n        self.i = torch.jit.script(make_rms())\n"
            "        self.j = torch.jit.script(RMS(), example_inputs=[(torch.ones(1),)])\n",
     # The whole model, scripted outside any module's __init__; a script in another method.
     HEAD + "class Net(nn.Module):\n    def forward(self, x):\n        return x\n\n"
@@ -311,3 +322,23 @@ def test_the_failure_at_the_call_matches_the_construction_of_the_module_it_calls
     elsewhere = Problem("export_failure", str(path), lines.index("class Wrapper(nn.Module):") + 1, "(export)",
                         "TRT386", ERROR, "error", "torchscript")
     assert not matches(elsewhere, by_line[obs_build])
+
+
+def test_a_call_from_another_file_matches_by_the_class_the_error_names(tmp_path: Path) -> None:
+    # SAM 2's `SAM2Transforms` (sam2/utils/transforms.py:35-40): `nn.Sequential(...)` on the attribute, then scripted
+    # in place; the user's wrapper calls `predictor._transforms.transforms(x)` in its own file, where the run observes
+    # no construction (a ScriptModule's call is not seen): the error's class, `Sequential`, links the two.
+    path = tmp_path / "transforms.py"
+    path.write_text("import torch\nfrom torch import nn\n\n\nclass Transforms(nn.Module):\n"
+                    "    def __init__(self, jit: bool = True):\n        super().__init__()\n"
+                    "        self.transforms = nn.Sequential(nn.Identity(), nn.ReLU())\n        if jit:\n"
+                    "            self.transforms = torch.jit.script(self.transforms)\n")
+    [finding] = check_source(path.read_bytes(), str(path), Options(select=SELECT, unsafe=True, scope="all"))
+    assert "(built as `nn.Sequential(nn.Identity(), nn.ReLU())`)" in finding.message
+    wrapper = str(tmp_path / "wrapper.py")
+    error = ("RuntimeError: Tried to trace <__torch__.torch.nn.modules.container.Sequential object at 0x55f953d34860> "
+             "but it is not part of the active trace.")
+    assert matches(Problem("export_failure", wrapper, 7, "(export)", "TRT386", error, "error", "torchscript"), finding)
+    other = error.replace("container.Sequential", "linear.Linear")
+    assert not matches(Problem("export_failure", wrapper, 7, "(export)", "TRT386", other, "error", "torchscript"),
+                       finding)

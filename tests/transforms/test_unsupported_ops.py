@@ -44,7 +44,6 @@ SAMPLES = {
     "torch.linalg.slogdet": (lambda x: torch.linalg.slogdet(x)[1], lambda: (torch.randn(2, 3, 3),)),
     "torch.erfinv": (torch.erfinv, lambda: (torch.rand(5),)),
     "torch.special.erfinv": (torch.special.erfinv, lambda: (torch.rand(5),)),
-    "torch.nanmedian": (torch.nanmedian, lambda: (torch.randn(2, 5),)),
     "torch.mode": (lambda x: torch.mode(x, 1)[0], lambda: (torch.randn(2, 5),)),
     "torch.renorm": (lambda x: torch.renorm(x, 2, 0, 1.0), lambda: (torch.randn(3, 4),)),
     "torch.unique_consecutive": (torch.unique_consecutive, lambda: (torch.tensor([0, 1, 1, 3]),)),

@@ -30,6 +30,41 @@ def _trt_median(input, dim: int | None = None, keepdim: bool = False):
     return torch.median(input, dim, keepdim)[0]
 
 
+def _trt_nanmedian(input, dim: int | None = None, keepdim: bool = False):
+    """``torch.nanmedian(input)``, or ``torch.nanmedian(input, dim, keepdim).values``; while exporting,
+    the lower middle of the numbers a sort puts first (NaN left out; NaN where there is none)."""
+    if torch.jit.is_scripting():
+        if dim is None:
+            return torch.nanmedian(input)
+        return torch.nanmedian(input, dim, keepdim)[0]
+    if _trt_onnx_exporting() and _trt_selectable(input, dim, None):
+        if not input.is_floating_point():
+            return _trt_sorted_element(input, None, dim, keepdim)  # no NaN: the median
+        return _trt_sorted_nan_median(input, dim, keepdim)
+    if dim is None:
+        return torch.nanmedian(input)
+    return torch.nanmedian(input, dim, keepdim)[0]
+
+
+@torch.jit.unused
+def _trt_sorted_nan_median(input, dim: int | None, keepdim: bool):
+    """The lower median of the numbers along ``dim`` (``None``: of all elements), NaN left out: a sort with NaN
+    as +inf, at position ``(count - 1) // 2`` of each line's ``count`` numbers; NaN where a line has none. An inf
+    among the numbers sorts with the NaN, but the position stays among the first ``count``, where it is inf
+    exactly when the numbers' median is."""
+    keys = input.reshape(-1) if dim is None else input
+    axis = 0 if dim is None else dim % input.dim()
+    nan = torch.isnan(keys)
+    keys = torch.where(nan, torch.full((), float("inf"), dtype=keys.dtype, device=keys.device), keys)
+    count = keys.shape[axis] - nan.sum(axis, keepdim=True)
+    position = torch.clamp((count - 1) // 2, min=0)
+    picked = keys.sort(axis)[0].gather(axis, position)
+    picked = torch.where(count == 0, torch.full((), float("nan"), dtype=picked.dtype, device=picked.device), picked)
+    if dim is None:
+        return picked.reshape(())
+    return picked if keepdim else picked.select(axis, 0)
+
+
 def _trt_kthvalue(input, k: int, dim: int = -1, keepdim: bool = False):
     """``torch.kthvalue(input, k, dim, keepdim).values``; while exporting, element ``k - 1`` of a
     sort."""

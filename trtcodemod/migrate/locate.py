@@ -560,7 +560,33 @@ def export_failures(report: VerifyReport, side: str, facts: Facts | None,
         rules = _rules_named(error) or _rules_of_torch_frames(texts[1:])
         for rule in rules or [None]:
             out.append(Problem("export_failure", path, line, "(export)", rule, error[:300], "error", exporter))
+        cause = _shape_lost_at(error, path, user_files)
+        if cause is not None and cause != (path, line):
+            # The operator stopped on a value whose shape an `If` made upstream lost: that line is the cause.
+            out.append(Problem("export_failure", cause[0], cause[1], "(export)", None, error[:300], "error", exporter))
     return out
+
+
+#: The value an export error is caused by, made by an ``If`` at a line (``%v : ... = onnx::If(...) ... # file:line:col``).
+_IF_MADE_AT = re.compile(r"= onnx::If\(.*?# (\S+?):(\d+):\d+", re.S)
+
+
+def _shape_lost_at(error: str, path: str | None, user_files: set[str]) -> tuple[str, int] | None:
+    """Where an ``If`` made the value whose shape an operator needed ("batch_norm for unknown channel size" after a
+    ``squeeze`` of a dynamic axis: funasr's CAM++): a user's file, or on a rewritten copy the file the failure is
+    placed in (the graph names the copy's path, the failure the user's)."""
+    from trtcodemod.trt.check import SHAPE_LOSS
+
+    made = _IF_MADE_AT.search(error)
+    if made is None or not SHAPE_LOSS.search(error):
+        return None
+    where = norm(made.group(1))
+    if where in user_files:
+        return where, int(made.group(2))
+    tail = os.sep.join(path.split(os.sep)[-2:]) if path is not None else None
+    if tail and where.endswith(os.sep + tail):  # the copy's file of the same package folder and name
+        return path, int(made.group(2))
+    return None
 
 
 #: How a problem's message says where the input a node is refused for (its type) was made.

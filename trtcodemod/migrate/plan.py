@@ -377,6 +377,21 @@ def _at(problem: Problem, finding: Any) -> bool:
                for first, last in construction_lines(problem.path, problem.line))
 
 
+#: The TorchScript exporter's error at a call of a ScriptModule, naming its class (``__torch__.<module>.<Class>``).
+_NOT_IN_TRACE = re.compile(r"Tried to trace <__torch__\.([\w.]+) object")
+
+
+def _scripted_class_named(problem: Problem, finding: Any) -> bool:
+    """Does the export error name the class of the module ``finding`` scripts? A call of it from another file (SAM 2's
+    ``self.predictor._transforms.transforms(x)`` in the user's wrapper) records no construction line: the
+    ScriptModule's own call is not observed; the class, in the error and in the finding's message, links the two."""
+    named = _NOT_IN_TRACE.search(problem.message or "")
+    if named is None:
+        return False
+    cls = named.group(1).rsplit(".", 1)[-1]
+    return re.search(rf"\b{re.escape(cls)}\(", getattr(finding, "message", "") or "") is not None
+
+
 def matches(problem: Problem, finding: Any) -> bool:
     """Does fixing ``finding`` address ``problem``?"""
     if finding.rule in EMPTY_SLICE_RULES:
@@ -466,7 +481,7 @@ def matches(problem: Problem, finding: Any) -> bool:
         if finding.rule in ALSO_FIXED_BY.get(problem.rule, ()) and _at(problem, finding):
             return True
         if finding.rule in CALLED_AT_FAILURE_RULES:
-            return problem.rule == finding.rule and _at(problem, finding)
+            return problem.rule == finding.rule and (_at(problem, finding) or _scripted_class_named(problem, finding))
         # The error names the op: a module built in __init__ fails where forward calls it,
         # so the rule, not the line, says which finding fixes it.
         return problem.rule == finding.rule
