@@ -448,3 +448,39 @@ def test_a_slightly_wrong_graph_is_still_unfaithful_where_eager_mode_judges_smal
     outside = np.abs(graph - eager) > ATOL + RTOL * np.abs(eager)
     assert not judged_normwise(eager, graph, eager.astype(np.float64), ATOL, RTOL, outside)
     assert not judged_normwise(eager, graph, exact, ATOL, RTOL, np.ones(eager.shape, bool))  # nowhere agrees
+
+
+# --- integer outputs rounded from floats (an image as uint8) ------------------------------------------------------------
+
+def _image(seed: int = 0, size: int = 60000) -> tuple[np.ndarray, np.ndarray]:
+    """(eager float32's uint8 image, the float64 run's): the same pre-rounding values, eager's nudged at a few halves."""
+    rng = np.random.default_rng(seed)
+    values = rng.uniform(0, 255, size)
+    values[:6] = np.floor(values[:6]) + 0.5  # on a rounding boundary: float32 rounding decides the side
+    exact = np.round(values).astype(np.uint8)
+    expected = exact.copy()
+    expected[:2] -= 1  # eager float32 landed below the half at two of them
+    return expected, exact
+
+
+def test_an_integer_output_flipped_by_one_at_a_few_rounding_boundaries_passes() -> None:
+    expected, exact = _image()
+    actual = expected.copy()
+    actual[:5] = exact[:5] - np.array([0, 0, 1, 1, 1], dtype=np.uint8)  # the graph: another side at five halves
+    result = compare_array("image", expected, actual, 1e-4, 1e-4, exact)
+    assert result.passed and result.exact_admitted == 5, result  # two where eager rounded off, three more
+    assert not compare_array("image", expected, actual, 1e-4, 1e-4, None).passed  # no float64 run: no verdict widened
+
+
+@pytest.mark.parametrize("change", ["two", "many", "bool"])
+def test_integer_differences_that_are_no_rounding_flips_still_fail(change: str) -> None:
+    expected, exact = _image()
+    actual = expected.copy()
+    if change == "two":
+        actual[3] = exact[3] + 2  # off by two: no rounding of the same value
+    elif change == "many":
+        actual[10:100] += 1  # ninety elements: far past the flips eager float32 shows
+    else:
+        expected, exact, actual = expected > 128, exact > 128, (expected > 128).copy()
+        actual[:3] = ~actual[:3]
+    assert not compare_array("image", expected, actual, 1e-4, 1e-4, exact).passed

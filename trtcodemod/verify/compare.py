@@ -30,6 +30,12 @@ the scale of its terms, not of its result, so the graph passes when it and eager
 the tolerance of float64 as a norm-wise relative error (largest and root mean square) and every
 element is within the per-element allowance scaled by how much more the graph rounds than eager
 mode where the two agree. ``float64_judged`` says so.
+
+An integer output rounded from floats (an image scaled to 0..255, rounded and cast to uint8) has no
+float64 values to weigh, only the float64 run's integers: an element the graph puts one above or below
+eager mode's passes where it is within one of the float64 run's too and the graph misses that run at no
+more elements than eager float32 does, plus a small share of the output (:func:`_rounding_flips`): the
+value sat on a rounding half, and the sums' order chose the side.
 """
 
 from __future__ import annotations
@@ -301,6 +307,27 @@ def _eager_misses(expected: np.ndarray, exact: np.ndarray, atol: float, rtol: fl
     return int(np.count_nonzero(usable & (np.abs(e - x) > atol + rtol * np.abs(x))))
 
 
+#: The share of an integer output's elements that rounding may flip by one beyond what eager float32 flips against
+#: its float64 run (:func:`_rounding_flips`). SwinIR x4 with uint8 output (zoo 67, random weights, 2x3x144x176): the
+#: TorchScript graph differed from eager mode at 5 of 152064 elements, each by 1.
+FLIP_SHARE = 1e-4
+
+
+def _rounding_flips(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray | None, outside: np.ndarray) -> bool:
+    """Are the graph's misses of an integer output (not bool) rounding flips? Every element outside the tolerance
+    differs from eager mode's by one and from the float64 run's by at most one, and the graph misses the float64 run
+    at no more elements than eager float32 does plus :data:`FLIP_SHARE` of the output: a value computed in floats
+    and rounded lands on the other side of a half where the sums run in another order. A class index or a count off
+    by one at many elements, or by more than one anywhere, is no such flip."""
+    if exact is None or not np.issubdtype(expected.dtype, np.integer) or np.shape(exact) != expected.shape \
+            or not np.issubdtype(np.asarray(exact).dtype, np.integer):
+        return False
+    e, a, x = (np.asarray(v).astype(np.int64) for v in (expected, actual, exact))
+    if np.abs(a - e)[outside].max() > 1 or np.abs(a - x)[outside].max() > 1:
+        return False
+    return int(np.count_nonzero(a != x)) <= int(np.count_nonzero(e != x)) + max(1, int(FLIP_SHARE * e.size))
+
+
 def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float,
                   exact: np.ndarray | None = None) -> OutputComparison:
     """Compare one output; ``exact``: the float64 run's, for the elements outside the tolerance."""
@@ -357,6 +384,13 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         shares = rms_shares(expected, actual, exact)
     else:
         shares = (None, None)
+    if outside.any() and not referenced and _rounding_flips(expected, actual, exact, outside):
+        # An integer output rounded from floats (an image scaled to 0..255, rounded and cast to uint8): the graph's
+        # float rounding flips an element at a rounding boundary to the next integer, as eager float32's own
+        # rounding does against the float64 run, and by no more elements.
+        admitted = int(np.count_nonzero(outside))
+        own_misses = int(np.count_nonzero(np.asarray(exact) != expected))
+        outside[:] = False
     judged = False
     if outside.any() and referenced and (
             (2 * own_misses > e.size and judged_by_exact(expected, actual, exact, atol))
