@@ -13,9 +13,10 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import argument, bound_names, is_true, walk
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._attribute_config import class_writes
-from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
+from trtcodemod.transforms._runtime_scope import RuntimeScope, RuntimeScopeRule
 
 HELPER = "_trt_interpolate"
 MODULE_HELPER = "_TrtUpsample"
@@ -91,6 +92,7 @@ def _rebound(function: cst.FunctionDef, name: str) -> bool:
 
 class BicubicResize(RuntimeScopeRule):
     scope = "anywhere"
+    requires = (RuntimeScope, ObservedFacts)
     needs_text = spelled(*_FUNCTIONS, *_MODULES)
     info = RuleInfo(
         id="TRT727",
@@ -100,9 +102,13 @@ class BicubicResize(RuntimeScopeRule):
         doc="""\
 What it finds: `F.interpolate(..., mode="bicubic")` (any import alias of
 `torch.nn.functional.interpolate`) in run-time code, and `nn.Upsample(..., mode="bicubic")`
-where the module is built, with the mode written as the literal string `"bicubic"`. Not
-reported: `antialias=True` (TRT725's: no exporter gives TensorRT that resize), a mode held
-in a variable, the deprecated `F.upsample(..., mode="bicubic")`, and projects' own
+where the module is built, with the mode written as the literal string `"bicubic"`; inside
+`migrate` (or with `--facts`), also `F.interpolate(..., mode=mode)` with the mode held in a name or
+an attribute where the recorded graph has a cubic Resize made at the call (EfficientViT-SAM's
+`resize(x, size, mode="bicubic")` helper in `efficientsam/models/utils/network.py`, whose
+`F.interpolate(x, size=size, mode=mode, ...)` also runs bilinear: the helper resizes by matrices only
+where the mode it is given is bicubic). Not reported: `antialias=True` (TRT725's: no exporter gives
+TensorRT that resize), a mode held in a variable that no recorded graph showed cubic, the deprecated `F.upsample(..., mode="bicubic")`, and projects' own
 `interpolate` wrappers.
 
 Why it hurts: both exporters (torch 2.13) emit an ONNX `Resize` with `mode="cubic"`, and
@@ -165,8 +171,12 @@ Clip, Min, Equal, Cast, Mul, Add and MatMul, parsed since TensorRT 8.4.""",
 
     def visit_Call(self, node: cst.Call) -> None:
         if self.context.refers_to(node.func, *_FUNCTIONS):
-            if not _is_bicubic(argument(node, 3, "mode")) or antialiased(node, self._scopes):
+            mode = argument(node, 3, "mode")
+            if antialiased(node, self._scopes):
                 return  # antialiased: TRT725's
+            if not _is_bicubic(mode) and not (mode is not None and type(mode.value) is not cst.SimpleString
+                                              and self.provider(ObservedFacts).located(node, self.info.id)):
+                return
             fix = Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.UNSAFE, helpers=(HELPER,))
             self.found(node, "`F.interpolate(..., mode=\"bicubic\")` exports as a cubic Resize, which TensorRT "
                        "cannot parse; compute the bicubic weights as matrices while exporting (equal up to "

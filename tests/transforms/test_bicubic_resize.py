@@ -7,6 +7,7 @@ measured about 2e-6 and 3e-15).
 
 from __future__ import annotations
 
+from pathlib import Path
 
 import onnx
 import onnxruntime as ort
@@ -15,6 +16,7 @@ import torch
 import torch.nn.functional as F
 
 from support import assert_same, export_formulation, export_nchw, load, rewrite, rules_found, strip_helpers
+from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.helpers.interpolate import _trt_bicubic_onnx, _trt_interpolate, _TrtUpsample
 from trtcodemod.registry import rule_by_id
 from trtcodemod.trt.check import check_graph
@@ -237,3 +239,31 @@ def test_fx_export_and_compile_record_interpolate_itself_and_the_module_scripts(
     from trtcodemod.helpers import trt_interpolate
 
     assert trt_interpolate is _trt_interpolate
+
+
+def test_a_mode_held_in_a_name_is_taken_where_the_graph_showed_a_cubic_resize_there(tmp_path: Path) -> None:
+    """EfficientViT-SAM's ``resize`` helper (efficientsam 1.0.0 ``models/utils/network.py:42-58``): ``mode`` is a
+    parameter, bicubic by default; the code alone cannot say the call is bicubic, the recorded graph can (a cubic
+    Resize located at the call). The helper resizes by matrices only where the mode it is given is bicubic, so its
+    bilinear calls stay ``F.interpolate`` in the graph too."""
+    from trtcodemod.evidence.facts import Facts
+
+    code = ("import torch.nn.functional as F\n\n\ndef resize(x, size=None, mode: str = 'bicubic'):\n"
+            "    if mode in {'bilinear', 'bicubic'}:\n"
+            "        return F.interpolate(x, size=size, mode=mode, align_corners=False)\n"
+            "    return F.interpolate(x, size=size, mode=mode)\n")
+    path = tmp_path / "network.py"
+    path.write_text(code)
+    alone = check_source(path.read_bytes(), str(path), Options(select=("TRT727",), scope="all"))
+    assert alone == []
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, 8))})
+    facts.note_located([(str(path), 6, "TRT727"), (str(path), 7, "TRT401")])
+    options = Options(select=("TRT727",), scope="all", facts=facts, unsafe=True)
+    assert [f.line for f in check_source(path.read_bytes(), str(path), options)] == [6]
+    after = fix_source(path.read_bytes(), str(path), options).source.decode()
+    assert "        return _trt_interpolate(x, size=size, mode=mode, align_corners=False)\n" in after
+    assert "    return F.interpolate(x, size=size, mode=mode)\n" in after
+    x = torch.randn(1, 2, 5, 7)
+    for mode in ("bicubic", "bilinear"):
+        assert torch.equal(_trt_interpolate(x, size=(9, 4), mode=mode, align_corners=False),
+                           torch.nn.functional.interpolate(x, size=(9, 4), mode=mode, align_corners=False))
