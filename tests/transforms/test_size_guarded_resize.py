@@ -2146,6 +2146,23 @@ def test_pad_to_count_exports_for_every_count(tmp_path: Path) -> None:
     assert graphs["after"](few).shape == (5, 6)
 
 
+def _exported_sides(before: str, after: str, example: torch.Tensor, axes: dict[int, str], tmp_path: Path) -> dict:
+    """``f`` of each source exported with the TorchScript exporter at ``example`` (input ``x``, ``axes`` dynamic):
+    side -> (its ONNX Runtime session, ``f``)."""
+    import onnxruntime as ort
+
+    sessions = {}
+    for side, source in (("before", before), ("after", after)):
+        f = import_source(source, tmp_path)["f"]
+        path = tmp_path / f"{side}.onnx"
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(_Wrap(f), (example,), str(path), dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": axes})
+        sessions[side] = (ort.InferenceSession(str(path)), f)
+    return sessions
+
+
 @pytest.mark.parametrize("name,wrong_before", [
     ("trim_written_negative", (4, 8, 12)),  # traced at 7 (pad 3): the original keeps `:-pad`, empty where pad is 0
     ("trim_of_both_ends", (6, 9, 12)),  # traced at 7 (delta 1): Demucs' trim, empty where delta is 0
@@ -2155,19 +2172,9 @@ def test_a_trim_written_negative_follows_every_width(tmp_path: Path, name: str,
     """Exported at a width that takes the branch, the original's graph keeps ``:-e`` with ``e`` traced: where
     ``e`` is 0 it takes nothing. The rewritten graph counts the end from the start and gives eager mode's
     result at every width."""
-    import onnxruntime as ort
-
     before = HEADER + CASES[name][0].lstrip("\n")
     after = rewrite(before, unsafe=True, select=("TRT717",))
-    sessions = {}
-    for side, source in (("before", before), ("after", after)):
-        f = import_source(source, tmp_path)["f"]
-        path = tmp_path / f"{side}.onnx"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(_Wrap(f), (torch.randn(2, 3, 7),), str(path), dynamo=False, input_names=["x"],
-                              dynamic_axes={"x": {0: "b", 2: "w"}})
-        sessions[side] = (ort.InferenceSession(str(path)), f)
+    sessions = _exported_sides(before, after, torch.randn(2, 3, 7), {0: "b", 2: "w"}, tmp_path)
     widths = (1, 2, 3, 4, 5, 6, 7, 8, 9, 12)
     matches = {}
     for w in widths:
