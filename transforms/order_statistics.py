@@ -1,4 +1,4 @@
-"""``torch.median`` / ``torch.kthvalue`` / ``torch.quantile`` (TRT319): no ONNX symbolic; their values
+"""``torch.median`` / ``torch.nanmedian`` / ``torch.kthvalue`` / ``torch.quantile`` (TRT319): no ONNX symbolic; their values
 from a sort.
 
 The rewrite calls an inserted helper (``trtcodemod/helpers/selection.py``) that is the torch
@@ -33,8 +33,8 @@ class OrderStatistic(Rule):
     info = RuleInfo(
         id="TRT319",
         name="sorted-median",
-        summary="`torch.median`/`torch.kthvalue`/`torch.quantile` do not export (no ONNX symbolic); take the value "
-                "from a sort",
+        summary="`torch.median`/`torch.nanmedian`/`torch.kthvalue`/`torch.quantile` do not export (no ONNX "
+                "symbolic); take the value from a sort",
         doc="""\
 What it finds: `torch.median(x)`, and the values of `torch.median(x, dim, keepdim)` and
 `torch.kthvalue(x, k, dim, keepdim)` (`[0]` or `.values` of the call), also as methods

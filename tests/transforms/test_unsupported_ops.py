@@ -120,6 +120,14 @@ def test_a_real_pairs_stft_trt709_takes_is_not_named() -> None:
     assert lines == [6, 6]
 
 
+def test_nanmedian_is_trt319_s_and_mode_stays_named() -> None:
+    """``torch.nanmedian`` (a sort with a count of the numbers while exporting) is TRT319's now; ``torch.mode``
+    has no such rewrite and stays TRT706's."""
+    code = "import torch\n\ndef f(x):\n    return torch.nanmedian(x), torch.mode(x, 1)\n"
+    assert [f.message.split("`")[1] for f in check_source(code.encode(), "snippet.py", Options(select=("TRT706",)))] \
+        == ["torch.mode"]
+
+
 def test_every_table_name_has_an_export_sample() -> None:
     names = {name for row in UNSUPPORTED_OPS for name in row.names}
     assert names == set(SAMPLES)
