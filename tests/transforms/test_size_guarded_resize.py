@@ -747,23 +747,10 @@ def test_choice_keeps_the_traced_window(tmp_path: Path, name: str, select: tuple
                                         wrong_before: tuple[int, ...]) -> None:
     """Exported at height 8, the original keeps the example's choice (the window 4, the even
     height's pad); the rewritten graph takes each height's own, as eager mode does."""
-    import warnings
-
-    import onnxruntime as ort
-
     code, _ = CHOICES[name]
     before = HEADER + code.lstrip("\n")
     after = rewrite(before, unsafe=True, select=select)
-    sessions = {}
-    for side, source in (("before", before), ("after", after)):
-        f = import_source(source, tmp_path)["f"]
-
-        path = tmp_path / f"{side}.onnx"
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            torch.onnx.export(_Wrap(f), (torch.randn(1, 2, 8, 3),), str(path), dynamo=False, input_names=["x"],
-                              dynamic_axes={"x": {2: "h"}})
-        sessions[side] = (ort.InferenceSession(str(path)), f)
+    sessions = _exported_sides(before, after, torch.randn(1, 2, 8, 3), {2: "h"}, tmp_path)
     matches = {}
     for h in (1, 3, 4, 5, 8, 9):
         x = torch.randn(1, 2, h, 3, generator=torch.Generator().manual_seed(h))
