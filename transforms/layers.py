@@ -385,6 +385,7 @@ Fix safety: none (detect only).""",
 
 # --- TRT725 ----------------------------------------------------------------------------
 
+RESIZE_HELPER = "_TrtResize"
 _TV_RESIZE_CLASSES = ("torchvision.transforms.Resize", "torchvision.transforms.v2.Resize")
 _TV_RESIZE_FUNCTIONS = ("torchvision.transforms.functional.resize", "torchvision.transforms.v2.functional.resize")
 
@@ -430,8 +431,15 @@ is not supported", bicubic likewise); the dynamo exporter emits `Resize` with
 version of its ONNX parser. The seed guidance's older worries about bilinear and nearest
 `nn.Upsampling*` modules no longer apply: they export as the same Resize as `F.interpolate`.
 
-The rewrite (`F.interpolate` only): `F.interpolate(...)` → `_trt_interpolate(...)`, TRT727's
-helper, the same arguments. Outside `torch.onnx.export` it is `F.interpolate` itself. While
+The rewrite: `F.interpolate(...)` → `_trt_interpolate(...)`, TRT727's helper, the same
+arguments; torchvision's `Resize(...)` built in a module (SAM 2's `SAM2Transforms`, an
+`nn.Sequential` of `Resize` and `Normalize`) → `_TrtResize(Resize(...))`, an inserted module that
+holds the transform (it has no parameters: the state dict is the same) and calls it, except
+while exporting a 3-D or 4-D floating image to a size of two numbers, bilinear or bicubic, where
+it makes the `_trt_interpolate` call that torchvision's tensor path makes (`align_corners=False`,
+the transform's antialias flag; a scripted `_TrtResize` calls the transform). A size of one
+number (the shorter edge), `max_size`, integer images and `transforms.functional.resize` keep
+torchvision's call. Outside `torch.onnx.export` `_trt_interpolate` is `F.interpolate` itself. While
 exporting, an antialiased bilinear or bicubic resize of a 4-D floating tensor becomes
 `Wh @ x @ Ww^T`, with PyTorch's antialiased weights built from the sizes (Pillow's scheme,
 which PyTorch follows: the filter widened by the shrink factor, the taps inside the image,
@@ -449,10 +457,10 @@ compute each row. `trtcodemod migrate` tries the rewrite where the export fails 
 antialiased kernel or the graph has an antialiased Resize, and keeps it only when the
 verification finds the rewritten model equivalent.
 
-What to do by hand, for torchvision's `Resize` (no rewrite): pass `antialias=False` (values
-change when downscaling; blur first with a fixed depthwise convolution, or pool with
-`F.avg_pool2d` for integer factors), or resize in preprocessing, outside the engine. Applies
-to every TensorRT version.""",
+What to do by hand where no rewrite applies (`transforms.functional.resize`, a size of one
+number): pass `antialias=False` (values change when downscaling; blur first with a fixed
+depthwise convolution, or pool with `F.avg_pool2d` for integer factors), or resize in
+preprocessing, outside the engine. Applies to every TensorRT version.""",
         fix=Safety.UNSAFE,
         assumption=(
             "the input is finite (one inf or NaN spreads over the whole output), and the exported values may differ by "
@@ -466,7 +474,13 @@ to every TensorRT version.""",
                 "class Preprocess(nn.Module):\n"
                 "    def __init__(self):\n"
                 "        super().__init__()\n"
-                "        self.resize = T.Resize((224, 224))\n"
+                "        self.resize = T.Resize((224, 224))\n",
+                "from torchvision import transforms as T\n"
+                "class Preprocess(nn.Module):\n"
+                "    def __init__(self):\n"
+                "        super().__init__()\n"
+                "        self.resize = _TrtResize(T.Resize((224, 224)))\n",
+                unsafe=True,
             ),
         ),
         references=(
@@ -478,6 +492,10 @@ to every TensorRT version.""",
     )
 
     def visit_Call(self, node: cst.Call) -> None:
+        if type(node.func) is cst.Name and node.func.value == RESIZE_HELPER:
+            # already held by our module: the transform inside is not found again
+            self._held = getattr(self, "_held", set()) | {id(arg.value) for arg in node.args}
+            return
         if self.context.refers_to(node.func, "torch.nn.functional.interpolate"):
             how = antialiased(node, self._scopes) or self._met_true(node)
             if how is None:
@@ -495,7 +513,7 @@ to every TensorRT version.""",
                        "rounding for finite inputs)", fix, scope="runtime")
             return
         tv = self.context.refers_to(node.func, *_TV_RESIZE_CLASSES, *_TV_RESIZE_FUNCTIONS)
-        if tv is None:
+        if tv is None or id(node) in getattr(self, "_held", ()):
             return
         where = self.current_method()
         if where is None or not where[0].is_module:
@@ -508,10 +526,18 @@ to every TensorRT version.""",
         if interpolation is not None and _nearest(interpolation.value):
             return
         what = "`Resize`" if is_class else "`resize`"
+        fix = None
+        size = argument(node, 0, "size")
+        if is_class and not (size is None or type(size.value) is cst.Integer
+                             or type(size.value) in (cst.List, cst.Tuple) and len(size.value.elements) == 1):
+            fix = Fix({node: cst.Call(func=cst.Name(RESIZE_HELPER), args=[cst.Arg(node)])}, safety=Safety.UNSAFE,
+                      helpers=(RESIZE_HELPER,))
         self.found(node, f"torchvision {what} inside a module antialiases tensors by default: the TorchScript "
                    "exporter cannot export it and the dynamo exporter emits a Resize with antialias=1, which "
-                   "TensorRT does not support; pass antialias=False (values change when downscaling) or resize "
-                   "in preprocessing")
+                   "TensorRT does not support; " + (
+                       "hold it in a module that resizes a floating image to a fixed size by antialiased weight "
+                       "matrices while exporting (equal up to rounding for finite inputs)" if fix else
+                       "pass antialias=False (values change when downscaling) or resize in preprocessing"), fix)
 
 
     def _met_true(self, node: cst.Call) -> str | None:

@@ -537,6 +537,94 @@ def test_antialias_not_reported(code: str) -> None:
     assert found(code, "TRT725") == []
 
 
+# --- TRT725 on torchvision's `Resize` built in a module: held by `_TrtResize` -------------------------------
+
+_SAM2_TRANSFORMS = (
+    "from torchvision.transforms import Normalize, Resize\n"
+    "class SAM2Transforms(nn.Module):\n"
+    "    def __init__(self, resolution):\n"
+    "        super().__init__()\n"
+    "        self.transforms = nn.Sequential(\n"
+    "            Resize((resolution, resolution)),\n"
+    "            Normalize([0.485, 0.456, 0.406], [0.229, 0.224, 0.225]),\n"
+    "        )\n"
+    "        self.small = Resize(256)\n"
+    "        self.named = Resize(size=self.size, interpolation=self.mode)\n")
+
+
+def test_resize_of_two_numbers_is_held_by_trt_resize_and_one_number_is_only_named() -> None:
+    after = strip_helpers(rewrite(_SAM2_TRANSFORMS, unsafe=True, select=("TRT725",)))
+    assert "            _TrtResize(Resize((resolution, resolution))),\n" in after, after
+    assert "        self.named = _TrtResize(Resize(size=self.size, interpolation=self.mode))\n" in after
+    assert "        self.small = Resize(256)\n" in after  # the shorter edge: the helper would call it as it is
+    full = rewrite(_SAM2_TRANSFORMS, unsafe=True, select=("TRT725",))
+    assert "class _TrtResize(torch.nn.Module):" in full and "def _trt_tv_resize_eager(" in full
+    assert rules_found(full, select=("TRT725",)) == ["TRT725"]  # Resize(256), named, not rewritten
+    assert rewrite(full, unsafe=True, select=("TRT725",)) == full
+    assert rewrite(_SAM2_TRANSFORMS, unsafe=False, select=("TRT725",)) == _SAM2_TRANSFORMS
+
+
+class _TensorResize(nn.Module):
+    """The attributes of torchvision's ``Resize`` and the call its tensor path makes on a floating image
+    (``torchvision/transforms/_functional_tensor.py`` ``resize``: ``interpolate(img, size=size,
+    mode=interpolation, align_corners=False, antialias=antialias)``). torchvision itself is not installed in
+    the test environment (its PyPI wheel links CUDA torch); the zoo runs the real one (benchmarks/real_zoo67.py)."""
+
+    def __init__(self, size, interpolation="bilinear", antialias=True) -> None:
+        super().__init__()
+        self.size, self.interpolation, self.antialias, self.max_size = size, interpolation, antialias, None
+
+    def forward(self, img):
+        batched = img if img.dim() == 4 else img.unsqueeze(0)
+        out = F.interpolate(batched, size=list(self.size), mode=self.interpolation, align_corners=False,
+                            antialias=bool(self.antialias))
+        return out if img.dim() == 4 else out.squeeze(0)
+
+
+@pytest.fixture(scope="module")
+def held_resizes():
+    """A bilinear and a bicubic antialiased resize held by ``_TrtResize``, each exported once with a dynamic
+    batch, height and width."""
+    from trtcodemod.helpers.interpolate import _TrtResize
+    made = {}
+    for mode, size in (("bilinear", (24, 24)), ("bicubic", (20, 13))):
+        model = nn.Sequential(_TrtResize(_TensorResize(size, mode)), nn.Identity()).eval()
+        f = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(2, 3, 40, 36),), f, dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}})
+        graph = onnx.load_from_string(f.getvalue())
+        made[mode] = (model, graph, ort.InferenceSession(f.getvalue()))
+    return made
+
+
+@pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
+def test_held_resize_exports_without_a_resize_and_follows_every_size(held_resizes, mode) -> None:
+    model, graph, session = held_resizes[mode]
+    assert "Resize" not in {n.op_type for n in graph.graph.node}
+    gen = torch.Generator().manual_seed(3)
+    inputs = [torch.randn(2, 3, 40, 36, generator=gen), torch.randn(1, 3, 97, 31, generator=gen),
+              torch.randn(3, 3, 24, 24, generator=gen), torch.randn(1, 3, 8, 200, generator=gen),
+              torch.zeros(1, 3, 30, 30), -torch.rand(2, 3, 50, 17, generator=gen) * 1e3]
+    for x in inputs:
+        want = model[0].resize(x)
+        [got] = session.run(None, {"x": x.numpy()})
+        assert got.shape == tuple(want.shape), (x.shape, got.shape)
+        assert float((torch.from_numpy(got) - want).abs().max()) <= 1e-5 * max(1.0, float(want.abs().max())), x.shape
+
+
+def test_held_resize_is_the_transform_outside_an_export_and_when_scripted() -> None:
+    from trtcodemod.helpers.interpolate import _TrtResize
+    transform = _TensorResize((24, 24))
+    held = _TrtResize(transform)
+    x = torch.tensor([[[[float("inf"), float("nan"), -1.0, 0.0]]]]).expand(1, 3, 4, 4).contiguous()
+    for img in (torch.randn(2, 3, 40, 36), torch.randn(3, 40, 36), x, torch.empty(0, 3, 5, 5)):
+        assert_same(held(img), transform(img))
+    assert torch.equal(torch.jit.script(held)(torch.ones(1, 3, 9, 9)), transform(torch.ones(1, 3, 9, 9)))
+    assert held.state_dict().keys() == transform.state_dict().keys()
+
+
 class _AntialiasResize(nn.Module):
     def __init__(self, antialias: bool) -> None:
         super().__init__()

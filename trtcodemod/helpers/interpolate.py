@@ -318,3 +318,38 @@ class _TrtUpsample(torch.nn.Upsample):
     def _get_name(self):
         # nn.Upsample's own name in a repr; a project's subclass of it (derived from this one) keeps its own
         return "Upsample" if type(self).__name__.startswith("_Trt") else type(self).__name__
+
+
+def _trt_tv_resize_eager(transform, img):
+    """torchvision's ``Resize`` ``transform`` on ``img``; while exporting to ONNX, a 3-D or 4-D floating image
+    resized to a fixed ``(height, width)`` with bilinear or bicubic interpolation is ``_trt_interpolate``'s call
+    that torchvision's tensor path makes (``align_corners=False``, its antialias flag, ``None`` meaning off),
+    so an antialiased resize becomes weight matrices. Anything else (PIL images, integer images, a size of one
+    number, ``max_size``, nearest modes) is the transform's own call."""
+    size = getattr(transform, "size", None)
+    mode = getattr(getattr(transform, "interpolation", None), "value", getattr(transform, "interpolation", None))
+    if not (_trt_onnx_exporting() and isinstance(img, torch.Tensor) and img.dim() in (3, 4)
+            and img.is_floating_point() and isinstance(size, (tuple, list)) and len(size) == 2
+            and all(type(s) is int for s in size) and getattr(transform, "max_size", None) is None
+            and mode in ("bilinear", "bicubic")):
+        return transform(img)
+    batched = img if img.dim() == 4 else img.unsqueeze(0)
+    out = _trt_interpolate(batched, size=[size[0], size[1]], mode=mode, align_corners=False,
+                           antialias=bool(getattr(transform, "antialias", True)))
+    return out if img.dim() == 4 else out.squeeze(0)
+
+
+class _TrtResize(torch.nn.Module):
+    """A torchvision ``Resize`` held as ``resize`` (no parameters, so the state dict is the same): its own
+    call, except while exporting to ONNX, where a floating image resized to a fixed size is interpolated by
+    ``_trt_interpolate`` (antialiased weights as matrices, which TensorRT parses)."""
+
+    def __init__(self, resize):
+        super().__init__()
+        self.resize = resize
+
+    def forward(self, img):
+        if torch.jit.is_scripting():
+            # TorchScript compiles only this branch: the transform's own (scriptable) call.
+            return self.resize(img)
+        return _trt_tv_resize_eager(self.resize, img)
