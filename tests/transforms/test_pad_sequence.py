@@ -232,3 +232,87 @@ def test_migrate_takes_speechbrains_upsample_end_to_end() -> None:
     assert ("TRT378", line_of(variant, "torch.nn.utils.rnn.pad_sequence(")) in applied, applied
     assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
+# --- more real code: NVIDIA's FastSpeech and transformers' SeamlessM4T v2 ------------------------------------------
+
+#: variant -> (the call the rule writes from the code alone, input sets other than the example's: sizes as
+#: ``inputs(generator, batch, tokens)`` takes them, and edge values).
+REAL = {
+    "nvidia_fastspeech_length_regulator": "output = _trt_pad_sequence(output, True, 0.0)",
+    "transformers_seamless_m4t_v2_hard_upsample": "hidden_states = _trt_pad_sequence(hidden_states, True, 0.0)",
+}
+
+
+def _real_sets(module) -> dict[str, tuple]:
+    """The example, other numbers of tokens (one, many), zeros, negatives, and inputs whose predicted durations are
+    all 0 (every item empty: the padded tensor has no rows). No NaN or infinity: the durations are predicted from the
+    same features, and a NaN count cast to an integer is undefined in torch itself."""
+    from variant_models import seeded
+
+    example = module.inputs(seeded(0))
+    weight = module.build().state_dict()
+    weight = next(v for k, v in weight.items() if k.endswith("uration_predictor.weight") or k == "duration.weight")
+    empty = (-4.0 * torch.sign(weight[0]).expand(2, 7, -1).clone(),)
+    return {"example": example, "one token": module.inputs(seeded(1), 2, 1), "many tokens": module.inputs(seeded(2), 2, 23),
+            "zeros": (torch.zeros_like(example[0]),), "negatives": (-example[0].abs() - 0.5,), "all empty": empty}
+
+
+@pytest.fixture(scope="module", params=sorted(REAL))
+def real(request, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """A variant, its rewrite from the code alone (TRT376 and TRT378, as migrate applies them), both models with the
+    same weights, and the rewritten model's TorchScript export with the variant's dynamic axes."""
+    from variant_models import built_variant, export_variant
+
+    name = request.param
+    folder = tmp_path_factory.mktemp(name)
+    path = VARIANTS / f"{name}.py"
+    module, original = built_variant(path, f"trt378_real_{name}")
+    text = rewrite(path.read_text(), select=("TRT376", "TRT378"))
+    (folder / f"{name}_rewritten.py").write_text(text)
+    _, rewritten = built_variant(folder / f"{name}_rewritten.py", f"trt378_real_rewritten_{name}")
+    rewritten.load_state_dict(original.state_dict())
+    sets = _real_sets(module)
+    session, traced = export_variant(rewritten, sets["example"], module.DYNAMIC, folder / "after.onnx", folder)
+    return dict(name=name, path=path, module=module, original=original, rewritten=rewritten, text=text, sets=sets,
+                session=session, graph=onnx.load(str(folder / "after.onnx")), folder=folder)
+
+
+def test_real_code_rewrite_text(real: dict) -> None:
+    only = rewrite(real["path"].read_text(), select=("TRT378",))
+    assert REAL[real["name"]] in only and REAL[real["name"]] in real["text"], only
+    assert real["module"].CALL not in [line.strip() for line in only.splitlines()], only  # the call's line is gone
+    assert rules_found(only, select=("TRT378",)) == []
+
+
+def test_real_code_eager_is_unchanged(real: dict) -> None:
+    from variant_models import assert_eager_unchanged
+
+    assert real["original"](*real["sets"]["all empty"]).shape[1] == 0  # the edge is reached
+    assert_eager_unchanged(real["original"], real["rewritten"], real["sets"])
+
+
+def test_real_code_original_export_stops_and_the_rewrite_follows_the_tokens(real: dict) -> None:
+    from trtcodemod.verify.export import export_model
+    from variant_models import assert_graph_within, input_names
+
+    module, original = real["module"], real["original"]
+    before = export_model(original, real["sets"]["example"], real["folder"] / "before.onnx",
+                          exporter="torchscript", input_names=input_names(original), output_names=["out"],
+                          dynamic_axes=module.DYNAMIC, opset=17)
+    assert before.error is not None and "pad_sequence" in before.error, before.error
+    for label, inputs in real["sets"].items():
+        assert_graph_within(real["session"], original, inputs, 1e-6, label)
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_migrate_takes_the_real_code_end_to_end(name: str) -> None:
+    variant = VARIANTS / f"{name}.py"
+    module = load_variant(variant, f"trt378_migrate_{name}")
+    report = migrate_json(variant, axes_json(module))
+    assert report["before"]["exported"] is False, report["before"]
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    [line] = [i for i, text in enumerate(variant.read_text().splitlines(), 1) if text.strip() == module.CALL]
+    assert ("TRT378", line) in applied, applied
+    assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]

@@ -259,3 +259,78 @@ def test_migrate_takes_toucans_length_regulator_end_to_end() -> None:
     assert applied == [("TRT376", line_of(variant, "return torch.repeat_interleave(x, d, dim=0)"))], applied
     assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
+# --- more real code, taken from the code alone: fairseq's unit HiFi-GAN, NVIDIA's FastSpeech ----------------------
+
+#: variant -> (the rules applied for its export, the call TRT376 writes from the code alone).
+CODE_ALONE = {
+    "fairseq_code_hifigan": (("TRT376",), "x = _trt_repeat_counts(x, dur_out.view(-1), 2)"),
+    "nvidia_fastspeech_get_output": (("TRT376", "TRT378"), "output.append(_trt_repeat_counts(input[i], repeats, 0))"),
+}
+
+
+def _code_alone_sets(name: str, module) -> dict[str, tuple]:
+    """The example, one and many tokens, and edge values: fairseq's units are integers (the smallest and largest
+    unit; every count is at least 1 there); NVIDIA's features are floats (zeros, negatives, and features that make
+    every count 0, so each item is empty). No NaN: the counts are predicted from the same values."""
+    from variant_models import seeded
+
+    example = module.inputs(seeded(0))
+    if name == "fairseq_code_hifigan":
+        return {"example": example, "one unit": module.inputs(seeded(1), 1), "many units": module.inputs(seeded(2), 31),
+                "unit 0": (torch.zeros(1, 5, dtype=torch.long),), "unit 15": (torch.full((1, 4), 15),)}
+    weight = module.build().regulator.duration_predictor.weight[0].detach()
+    return {"example": example, "one token": module.inputs(seeded(1), 2, 1), "many tokens": module.inputs(seeded(2), 2, 19),
+            "zeros": (torch.zeros_like(example[0]),), "negatives": (-example[0].abs() - 0.5,),
+            "all empty": (-4.0 * torch.sign(weight).expand(2, 6, -1).clone(),)}
+
+
+@pytest.fixture(scope="module", params=sorted(CODE_ALONE))
+def code_alone(request, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    from variant_models import built_variant, export_variant
+
+    name = request.param
+    folder = tmp_path_factory.mktemp(name)
+    path = VARIANTS / f"{name}.py"
+    module, original = built_variant(path, f"trt376_real_{name}")
+    text = rewrite(path.read_text(), select=CODE_ALONE[name][0])
+    (folder / f"{name}_rewritten.py").write_text(text)
+    _, rewritten = built_variant(folder / f"{name}_rewritten.py", f"trt376_real_rewritten_{name}")
+    rewritten.load_state_dict(original.state_dict())
+    sets = _code_alone_sets(name, module)
+    session, _ = export_variant(rewritten, sets["example"], module.DYNAMIC, folder / "after.onnx", folder)
+    return dict(name=name, path=path, module=module, original=original, rewritten=rewritten, sets=sets,
+                session=session, ops={node.op_type for node in onnx.load(str(folder / "after.onnx")).graph.node})
+
+
+def test_code_alone_rewrite_text(code_alone: dict) -> None:
+    only = rewrite(code_alone["path"].read_text(), select=("TRT376",))
+    assert CODE_ALONE[code_alone["name"]][1] in only, only
+    assert only.count("_trt_repeat_counts(") == 1 + 1  # the call and the definition
+    assert rules_found(only, select=("TRT376",)) == []
+
+
+def test_code_alone_eager_is_unchanged(code_alone: dict) -> None:
+    from variant_models import assert_eager_unchanged
+
+    assert_eager_unchanged(code_alone["original"], code_alone["rewritten"], code_alone["sets"])
+
+
+def test_code_alone_graph_has_no_sequences_and_follows_the_tokens(code_alone: dict) -> None:
+    from variant_models import assert_graph_within
+
+    assert not code_alone["ops"] & SEQUENCE_OPS, code_alone["ops"]
+    for label, inputs in code_alone["sets"].items():
+        assert_graph_within(code_alone["session"], code_alone["original"], inputs, 1e-6, label)
+
+
+@pytest.mark.parametrize("name", sorted(CODE_ALONE))
+def test_migrate_takes_the_code_alone_variants_end_to_end(name: str) -> None:
+    variant = VARIANTS / f"{name}.py"
+    module = load_variant(variant, f"trt376_migrate_{name}")
+    report = migrate_json(variant, axes_json(module))
+    [line] = [i for i, text in enumerate(variant.read_text().splitlines(), 1) if text.strip() == module.CALL]
+    assert ("TRT376", line) in {(fix["rule"], fix["line"]) for fix in report["applied"]}, report["applied"]
+    assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
