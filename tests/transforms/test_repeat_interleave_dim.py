@@ -230,3 +230,81 @@ def test_migrate_applies_the_rule_where_a_reshape_is_refused_lines_away() -> Non
     applied = [(fix["rule"], fix["line"]) for fix in report["applied"]]
     assert applied == [("TRT373", line)], (applied, report["remaining"])
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
+# Real-code variants beyond snac (tests/recipe_variants/trt373/): timm's DINOv3 rope (a plain receiver, the axis by
+# keyword) and LTX-Video's 3-D rope (a computed receiver, `freqs.cos().repeat_interleave(2, dim=-1)`). Each is
+# rewritten from its code alone, the same program in eager mode on edge values, its original graph computes other
+# values or is refused, the rewritten one equals eager mode at other sizes, and migrate applies TRT373 at the line.
+REAL = VARIANT.parent
+#: variant -> (the text the rule writes, other sizes as its ``inputs`` takes them).
+REAL_FORMS: dict[str, tuple[str, list[tuple[int, ...]]]] = {
+    "timm_dinov3_rope": ("        angles = angles.repeat_interleave(2, dim=_trt_export_dim(angles, -1))\n",
+                         [(7, 3, 1), (1, 9, 3), (2, 2, 4)]),
+    "ltx_video_rope": ("        cos_freq = _trt_repeat_interleave(freqs.cos(), 2, -1)\n"
+                       "        sin_freq = _trt_repeat_interleave(freqs.sin(), 2, -1)\n",
+                       [(1, 1), (3, 11), (1, 40)]),
+}
+
+
+@pytest.fixture(scope="module", params=sorted(REAL_FORMS))
+def real(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    from variant_models import export_variant, rewritten_variant, seeded
+
+    name = request.param
+    folder = tmp_path_factory.mktemp(f"trt373_{name}")
+    variant = rewritten_variant(REAL / f"{name}.py", "TRT373", folder)
+    module = variant["module"]
+    example = module.inputs(seeded(0))
+    variant["example"] = example
+    variant["before"], _ = export_variant(variant["original"], example, module.DYNAMIC, folder / "before.onnx", folder)
+    variant["after"], _ = export_variant(variant["rewritten"], example, module.DYNAMIC, folder / "after.onnx", folder)
+    variant["sizes"] = {f"sizes {s}": module.inputs(seeded(sum(s) + 1), *s) for s in REAL_FORMS[name][1]}
+    return variant
+
+
+def _edge_sets(variant: dict) -> dict[str, tuple]:
+    """The example, zeros, negatives and inf/NaN in the float input the model reads first."""
+    example = variant["example"]
+    first = example[0]
+    special = first.clone().flatten()
+    special[:4] = torch.tensor([float("inf"), float("nan"), -float("inf"), -0.0])
+    return {"example": example, "zeros": (torch.zeros_like(first), *example[1:]),
+            "negatives": (-first.abs() - 1, *example[1:]), "inf-nan": (special.reshape(first.shape), *example[1:]),
+            **variant["sizes"]}
+
+
+def test_real_forms_are_rewritten_from_the_code_alone(real: dict) -> None:
+    want, _ = REAL_FORMS[real["name"]]
+    assert want in real["source"], real["source"]
+    assert real["safe_only"] == real["source"]  # a safe rule: the same text without --unsafe
+    assert real["source"].replace(want, "") != real["path"].read_text()
+    assert rules_found(real["source"], select=("TRT373",)) == []
+
+
+def test_real_forms_keep_eager_mode(real: dict) -> None:
+    from variant_models import assert_eager_unchanged
+
+    assert_eager_unchanged(real["original"], real["rewritten"], _edge_sets(real))
+
+
+def test_real_forms_original_graph_differs_and_the_rewritten_one_follows_every_size(real: dict) -> None:
+    from variant_models import assert_graph_within, graph_matches
+
+    assert not graph_matches(real["before"], real["original"], real["example"], equal_nan=True)
+    for label, inputs in {"example": real["example"], **real["sizes"]}.items():
+        assert_graph_within(real["after"], real["original"], inputs, 1e-5, label)
+    zeros = _edge_sets(real)["zeros"]
+    assert_graph_within(real["after"], real["original"], zeros, 1e-5, "zeros")
+
+
+@pytest.mark.parametrize("name", sorted(REAL_FORMS))
+def test_migrate_applies_the_rule_on_real_forms(name: str) -> None:
+    path = REAL / f"{name}.py"
+    module = load_variant(path, f"trt373_migrate_{name}")
+    report = migrate_json(path, axes_json(module))
+    assert report["before"]["faithful"] is False, report["before"]
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == module.CALL]
+    assert ("TRT373", line) in applied, (report["applied"], report["remaining"])
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
