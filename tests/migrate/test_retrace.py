@@ -282,6 +282,70 @@ def test_a_trace_only_constant_is_judged_only_where_no_value_is_read(tmp_path: P
     assert TRACE_ONLY_NOTE not in settled[(2, CONSTANT[:20])].message
 
 
+def test_a_constant_at_a_line_whose_only_reads_are_checks_is_judged_by_the_second_trace(tmp_path: Path) -> None:
+    """gluonts' `StudentT(...)` line: torch's distribution code validates the arguments (a read in a check
+    that raises, located at the user's line) and copies `Chi2`'s 0.5 into a tensor there. The constant is
+    judged like a size-derived one; a line that also reads a value for the graph is not."""
+    from trtcodemod.migrate.locate import GUARD_NOTE
+    from trtcodemod.migrate.retrace import check_only_reads
+
+    path = str((tmp_path / "m.py").resolve())
+    facts = _facts(path, [("value_read", 3, {"method": "__bool__"}), ("value_read", 4, {"method": "__bool__"}),
+                          ("value_read", 5, {"method": "item"})], {3, 4, 5})
+    check = GUARD_NOTE + " (the check is in the code this line calls, at torch/distributions/distribution.py:76)"
+
+    def read(line: int, note: str) -> Problem:
+        return Problem("baked", path, line, "(baked value)", None, "Python reads a tensor's value here" + note,
+                       "warning" if note else "error")
+
+    def converted(line: int, note: str) -> Problem:
+        return Problem("baked", path, line, "(traced constant)", None, "Converting a tensor to a Python boolean"
+                       + note, "warning" if note else "error", "torchscript")
+
+    problems = [read(3, check), converted(3, check), _constant(path, 3),
+                read(4, check), converted(4, ""), _constant(path, 4),  # a read the graph uses: not a check only
+                read(5, ""), _constant(path, 5)]
+    assert check_only_reads(problems) == {(path, 3)}
+    assert size_derived(problems, facts) == {(path, 3)}
+    # without the observed read, the exporter's check warnings alone say nothing of what eager read there
+    assert check_only_reads([converted(3, check), _constant(path, 3)]) == set()
+
+
+STUDENT_T = '''import torch
+import torch.nn.functional as F
+
+
+class Forecast(torch.nn.Module):
+    def forward(self, x: torch.Tensor):
+        df, scale = 2.0 + F.softplus(x), F.softplus(x) + 0.1
+        distribution = torch.distributions.StudentT(df, x, scale)
+        return distribution.mean, distribution.stddev
+
+
+def build():
+    return Forecast()
+
+
+def inputs(g: torch.Generator):
+    return (torch.randn(2, 12, generator=g),)
+'''
+
+
+def test_a_distribution_built_from_outputs_migrates_with_its_checks_and_constants_as_warnings(tmp_path: Path) -> None:
+    """torch's StudentT validates its arguments and builds Chi2(0.5 * df) from the number 0.5: both are
+    located at the user's line; the second trace finds the same graph at other sizes."""
+    path = tmp_path / "forecast.py"
+    path.write_text(STUDENT_T)
+    r = migrate(path, "--dynamic-axes", '{"x": {"0": "batch", "1": "horizon"}}')
+    line = f"{path.resolve()}:8"
+    at_line = [e for e in r["remaining"] if e["source"] == line]
+    assert any(CONSTANT in e["message"] for e in at_line), r["remaining"]
+    assert all(e["severity"] == "warning" for e in r["remaining"]), r["remaining"]
+    constant = next(e for e in at_line if CONSTANT in e["message"])
+    assert "does not depend on the dynamic axes" in constant["message"]
+    assert r["exit_code"] == 0 and r["before"]["faithful"] is True
+
+
 def test_a_torch_tensor_constant_that_stays_an_error_names_the_manual_step(tmp_path: Path) -> None:
     path = str((tmp_path / "m.py").resolve())
     verdict = Retrace({(path, 3)}, False, "the graph traced at x[2] (height) 8 and 17 differs")

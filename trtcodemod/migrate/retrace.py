@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable
 
 from trtcodemod.evidence.facts import Facts, norm
-from .locate import CONSTRUCTED, STEADY, Problem
+from .locate import CHECK_CALL_NOTE, CONSTRUCTED, GUARD_NOTE, STEADY, WARN_GUARD_NOTE, Problem
 
 #: The op of a bake located from the exporter's TracerWarning (``locate.baked_values``).
 TRACED = "(traced constant)"
@@ -199,15 +199,35 @@ def _same(a: Problem, b: Problem) -> bool:
 
 def size_derived(problems: list[Problem], facts: Facts) -> set[tuple[str, int]]:
     """Lines of TorchScript bakes where the observer ran the line and saw no tensor value read,
-    and no observed size there changed between the input sets (a dynamic axis feeds it)."""
+    and no observed size there changed between the input sets (a dynamic axis feeds it). A
+    constructor's constant also counts at a line whose every read stands in a check that only raises
+    (:func:`check_only_reads`): gluonts' ``StudentT(...)`` line, where torch's distribution code both
+    validates its arguments and copies the number 0.5 of ``Chi2`` into a tensor."""
     reads = {(e["path"], e["line"]) for e in facts.value_reads()}
+    checks = check_only_reads(problems)
     varying = {(e["path"], e["line"]) for e in facts.events if e["kind"] == "squeeze"
                and len({tuple(x.get("sizes", [])) for x in facts.events if x["kind"] == "squeeze"
                         and (x["path"], x["line"]) == (e["path"], e["line"])}) > 1}
     return {(p.path, p.line) for p in problems
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.exporter == EXPORTER
             and p.path and p.line and facts.ran(p.path, p.line)
-            and (p.path, p.line) not in reads and (p.path, p.line) not in varying}
+            and ((p.path, p.line) not in reads or (CONSTANT in p.message and (p.path, p.line) in checks))
+            and (p.path, p.line) not in varying}
+
+
+def check_only_reads(problems: list[Problem]) -> set[tuple[str, int]]:
+    """Lines where the observer saw a tensor's value read and every read located there (observed, or
+    the exporter's "Converting a tensor" warning) stands in a check that only raises or warns: what is
+    read there decides whether eager mode raises, never a number the graph computes with."""
+    notes = (GUARD_NOTE, WARN_GUARD_NOTE, CHECK_CALL_NOTE)
+    reads: dict[tuple[str, int], list[bool]] = {}
+    observed: set[tuple[str, int]] = set()
+    for p in problems:
+        if p.kind == "baked" and p.path and p.line and (p.op == OBSERVED_READ or CONVERTED in p.message):
+            reads.setdefault((p.path, p.line), []).append(any(note in p.message for note in notes))
+            if p.op == OBSERVED_READ:
+                observed.add((p.path, p.line))
+    return {line for line, guarded in reads.items() if line in observed and all(guarded)}
 
 
 def trace_only(problems: list[Problem], facts: Facts) -> set[tuple[str, int]]:
