@@ -130,6 +130,7 @@ RULE_MODULES: tuple[str, ...] = (
     "integer_bitwise",
     "scripted_submodule",
     "broadcast_write",
+    "compiled_call",
 )
 
 

@@ -402,6 +402,8 @@ def matches(problem: Problem, finding: Any) -> bool:
             and _at(problem, finding)
     if finding.rule in STATE_DICT_RULES:
         return problem.kind == "export_failure" and NO_DETACH in (problem.message or "")
+    if finding.rule in COMPILED_RULES:
+        return problem.kind == "export_failure" and _DYNAMO_OPTIMIZED in (problem.message or "")
     if finding.rule in SHARED_CONSTANT_RULES:
         # Its rewrite changes only the axis constant of the call while exporting; the nodes the in-place write broke
         # lie wherever the graph used the same value, so any refused node or first differing line may be its.
@@ -563,6 +565,11 @@ SHARED_CONSTANT_RULES = frozenset({"TRT373"})
 #: so its ``AttributeError: '<type>' object has no attribute 'detach'`` names no line of the model (neuraloperator's
 #: ``BaseModel.state_dict``); matched to that failure wherever it is, and run by the export, not the forward.
 STATE_DICT_RULES = frozenset({"TRT377"})
+#: Rules whose finding makes a compiled function (TRT392's `torch.compile`): the TorchScript exporter stops where the
+#: model calls it, in any file, with torch's words below; the compile may have run at import (a decorator) or once,
+#: on the first call (AudioSeal's moshi `torch_compile_lazy`), not in every observed forward.
+COMPILED_RULES = frozenset({"TRT392"})
+_DYNAMO_OPTIMIZED = "dynamo-optimized function"
 
 #: Rules matched only to a node ONNX Runtime refuses: TRT371's negative axis in a ``Transpose`` permutation, at its
 #: line or, where ONNX Runtime names a permutation it refuses, anywhere in the same file: ONNX Runtime's optimizer
@@ -665,7 +672,8 @@ def decide(finding: Any, problems: Iterable[Problem], facts: Facts, unsafe: bool
 
     hits = [p for p in problems if matches(p, finding)]
     hits += [p for p in also if not any(p is h for h in hits)]
-    if finding.rule not in STATE_DICT_RULES and not facts.ran(finding.path, finding.line, finding.end_line):
+    if finding.rule not in STATE_DICT_RULES | COMPILED_RULES and not facts.ran(finding.path, finding.line,
+                                                                                finding.end_line):
         # The eager run never reached it; a node of the exported graph made at its lines, or the
         # export failing there, says the export did (code behind `torch.jit.is_tracing()` or
         # `torch.onnx.is_in_onnx_export()`: kornia's, torchvision's and smp's export-only branches):
