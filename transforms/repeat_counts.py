@@ -39,9 +39,11 @@ position or keyword) where `repeats` is a tensor: the code shows it (a cast such
 tensor, a torch function's result, a local name assigned one of those), or, with a recorded run (`migrate`,
 `check --facts`), the graph check located a sequence node at the call's lines. speechbrain 1.1.2's unit HiFi-GAN
 writes `x = torch.repeat_interleave(x, dur_out.view(-1), dim=2)` (`lobes/models/HifiGAN.py:878`); FastSpeech 2's
-`upsample` repeats each item's features by its durations (`lobes/models/FastSpeech2.py:848`). Not taken: a count
-that is an integer literal, a call without an axis (the flattened form), a call with `output_size=` or unpacked
-arguments, and a receiver that calls something (evaluated once either way, but left to the reader).
+`upsample` repeats each item's features by its durations (`lobes/models/FastSpeech2.py:848`). A call without an
+axis (or `dim=None`) repeats the flattened input, and becomes the helper's call on `x.flatten()` along axis 0
+(Kokoro's `torch.repeat_interleave(torch.arange(n), pred_dur)`, frame-to-token indices). Not taken: a count that is
+an integer literal, `torch.repeat_interleave(repeats)` alone, a call with `output_size=` or unpacked arguments, and a
+receiver that calls something (evaluated once either way, but left to the reader).
 
 Why it hurts: the TorchScript exporter's `repeat_interleave` symbolic, for a tensor of counts whose values are not
 constant, splits the input along the axis into an ONNX sequence and builds the output in a loop (SplitToSequence,
@@ -56,8 +58,8 @@ input's rank, it first runs torch's own call on the example (its result feeds no
 nodes) and then computes: `ends[j]`, the sum of the counts up to `j` (a triangle of ones times the counts, summed in
 int64: TensorRT's CumSum takes floats only), and for each output position `p < repeats.sum()` the element
 `index[p] = #{j : ends[j] <= p}`; the output is `x.index_select(d, index)`. Zeros among the counts skip their
-element, counts that are all 0 give an empty axis, one element repeats alone, a negative axis is passed to
-`index_select` as it is.
+element, counts that are all 0 give an empty axis, one element repeats alone, a single count repeats every element
+(torch broadcasts it; the helper expands it over the axis), a negative axis is passed to `index_select` as it is.
 
 Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export` run torch's call
 (values, dtype, shape, gradients and exceptions the original's); anything but a 1-D integer tensor of counts (an
@@ -97,18 +99,23 @@ TensorRT versions: all (Range, LessOrEqual, ReduceSum, Gather and Cast are parse
         _, tensor, first = found
         repeats = argument(node, first, "repeats")
         dim = argument(node, first + 1, "dim")
-        if tensor is None or repeats is None or dim is None:
-            return  # the flattened form (no axis), or `torch.repeat_interleave(repeats)`
+        if tensor is None or repeats is None:
+            return  # `torch.repeat_interleave(repeats)`
         keywords = {arg.keyword.value for arg in node.args if arg.keyword is not None}
         if keywords - {"input", "repeats", "dim"} or len(node.args) > first + 2:
             return  # `output_size=`: torch then trusts the caller's total
-        if int_value(repeats.value) is not None or type(dim.value) is cst.Name and dim.value.value == "None":
+        if int_value(repeats.value) is not None:
             return
         if type(tensor.value) is cst.Call and first == 0:
             return  # a receiver that calls something: left to the reader
         if not (self._evidence.evident(repeats.value) or self._observed.located(node, RULE)):
             return
-        call = helper_call(HELPER, as_argument(tensor.value), as_argument(repeats.value), as_argument(dim.value))
+        if dim is None or type(dim.value) is cst.Name and dim.value.value == "None":
+            # No axis: torch repeats the flattened input (Kokoro's `torch.repeat_interleave(torch.arange(n), d)`).
+            flat = cst.Call(func=cst.Attribute(value=as_argument(tensor.value), attr=cst.Name("flatten")))
+            call = helper_call(HELPER, flat, as_argument(repeats.value), cst.Integer("0"))
+        else:
+            call = helper_call(HELPER, as_argument(tensor.value), as_argument(repeats.value), as_argument(dim.value))
         self.report(node, "`repeat_interleave` by a tensor of counts exports as a loop over ONNX sequences "
                     "(SplitToSequence, ConcatFromSequence...), which TensorRT does not parse; `_trt_repeat_counts` "
                     "gathers the same rows by an index computed from the counts while exporting",

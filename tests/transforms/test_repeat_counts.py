@@ -47,6 +47,11 @@ SEQUENCE_OPS = {"SplitToSequence", "SequenceEmpty", "SequenceAt", "SequenceInser
      "        return _trt_repeat_counts(x[0], dur_out.long(), -1)\n"),
     ("        return x.repeat_interleave(torch.round(dur_out).long(), 1)\n",
      "        return _trt_repeat_counts(x, torch.round(dur_out).long(), 1)\n"),
+    # no axis: torch repeats the flattened input (Kokoro's frame-to-token indices)
+    ("        return torch.repeat_interleave(torch.arange(x.shape[0]), dur_out.long())\n",
+     "        return _trt_repeat_counts(torch.arange(x.shape[0]).flatten(), dur_out.long(), 0)\n"),
+    ("        return x.repeat_interleave(dur_out.long(), dim=None)\n",
+     "        return _trt_repeat_counts(x.flatten(), dur_out.long(), 0)\n"),
 ])
 def test_rewrite_text(body: str, want: str) -> None:
     after = rewrite(HEAD + body, select=("TRT376",))
@@ -58,8 +63,6 @@ def test_rewrite_text(body: str, want: str) -> None:
 @pytest.mark.parametrize("body", [
     "        return x.repeat_interleave(2, dim=1)\n",  # an int: torch's symbolic writes a Tile-like graph
     "        return torch.repeat_interleave(x, 3, 0)\n",
-    "        return x.repeat_interleave(dur_out.long())\n",  # flattened: no axis
-    "        return x.repeat_interleave(dur_out.long(), dim=None)\n",
     "        return torch.repeat_interleave(dur_out.long())\n",  # the one-tensor form
     "        return x.repeat_interleave(dur_out.long(), dim=0, output_size=8)\n",
     "        return x.repeat_interleave(*dur_out)\n",
@@ -205,6 +208,49 @@ def test_the_rewritten_graph_has_fixed_ops_and_equals_eager_mode(dim: int) -> No
         assert np.array_equal(got, want.numpy(), equal_nan=True), counts
 
 
+class Flat(nn.Module):
+    """Kokoro's form: token indices repeated by their predicted frame counts, no axis (the flattened input)."""
+
+    def __init__(self, rewritten: bool) -> None:
+        super().__init__()
+        self.rewritten = rewritten
+
+    def forward(self, x, durations):
+        tokens = torch.arange(x.shape[-1]) * 10 + x[0, 0].round().long()
+        if self.rewritten:
+            return _trt_repeat_counts(tokens.flatten(), durations.view(-1), 0)
+        return torch.repeat_interleave(tokens, durations.view(-1))
+
+
+@pytest.mark.parametrize("model", [Regulator(_trt_repeat_counts, 1), Flat(True)], ids=["one-count", "no-axis"])
+def test_one_count_broadcast_and_the_flattened_form_equal_eager_mode(model: nn.Module) -> None:
+    """torch repeats every element by a count tensor of one element; the helper spreads it over the axis (before,
+    its graph repeated the first element only). Without an axis, the flattened input along 0."""
+    flat = isinstance(model, Flat)
+    reference = Flat(False) if flat else Regulator(_torch_repeat, 1)
+    example = torch.tensor([[2, 0, 1, 3]]) if flat else torch.tensor([[3]])
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.randn(1, 3, 4), example), buffer, dynamo=False, opset_version=17,
+                          input_names=["x", "durations"],
+                          dynamic_axes={"x": {1: "rows", 2: "tokens"}, "durations": {1: "tokens"}} if flat
+                          else {"x": {1: "rows", 2: "tokens"}})
+    assert not _ops(buffer.getvalue()) & SEQUENCE_OPS
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    generator = torch.Generator().manual_seed(4)
+    shapes = [(4, [2, 0, 1, 3]), (7, [1, 1, 0, 0, 5, 2, 1]), (2, [0, 0]), (1, [6])] if flat else \
+        [(4, [3]), (9, [3]), (2, [3]), (6, [0]), (5, [1])]
+    for tokens, counts in shapes:
+        x = torch.randn(1, 5, tokens, generator=generator) * 4
+        if not flat:
+            x[0, 1, 0] = float("inf")
+        durations = torch.tensor([counts])
+        want = reference(x, durations)
+        got = session.run(None, {"x": x.numpy(), "durations": durations.numpy()})[0]
+        assert got.shape == tuple(want.shape) and np.array_equal(got, want.numpy(), equal_nan=True), (tokens, counts)
+
+
 def test_the_export_stops_where_torch_does() -> None:
     """The example's errors are torch's: negative counts stop the export, as they stop the original's."""
     for model in (Regulator(_torch_repeat, 2), Regulator(_trt_repeat_counts, 2)):
@@ -280,6 +326,7 @@ def _code_alone_sets(name: str, module) -> dict[str, tuple]:
     if name == "fairseq_code_hifigan":
         return {"example": example, "one unit": module.inputs(seeded(1), 1), "many units": module.inputs(seeded(2), 31),
                 "unit 0": (torch.zeros(1, 5, dtype=torch.long),), "unit 15": (torch.full((1, 4), 15),)}
+
     weight = module.build().regulator.duration_predictor.weight[0].detach()
     return {"example": example, "one token": module.inputs(seeded(1), 2, 1), "many tokens": module.inputs(seeded(2), 2, 19),
             "zeros": (torch.zeros_like(example[0]),), "negatives": (-example[0].abs() - 0.5,),
@@ -334,3 +381,42 @@ def test_migrate_takes_the_code_alone_variants_end_to_end(name: str) -> None:
     assert ("TRT376", line) in {(fix["rule"], fix["line"]) for fix in report["applied"]}, report["applied"]
     assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
+# --- Kokoro: the flattened form (no axis), whose counts come from a `squeeze()` TRT403 keeps dynamic ----------------
+
+KOKORO = VARIANTS / "kokoro_alignment.py"
+
+
+def test_kokoro_rewrite_text_and_eager_mode() -> None:
+    """From the code alone: the call on the flattened token indices along axis 0. Eager mode is unchanged on
+    Kokoro's batch of one, two and many tokens and the smallest and largest token id (one token would squeeze the
+    counts to a 0-d tensor, which torch takes and the helper leaves to torch)."""
+    from variant_models import assert_eager_unchanged, built_variant, seeded
+
+    only = rewrite(KOKORO.read_text(), select=("TRT376",))
+    assert ("        indices = _trt_repeat_counts(torch.arange(input_ids.shape[1], device=input_ids.device).flatten(), "
+            "pred_dur, 0)\n") in only, only
+    assert rules_found(only, select=("TRT376",)) == []
+    module, original = built_variant(KOKORO, "trt376_kokoro")
+    folder = Path(__import__("tempfile").mkdtemp())
+    (folder / "kokoro_rewritten.py").write_text(only)
+    _, rewritten = built_variant(folder / "kokoro_rewritten.py", "trt376_kokoro_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    sets = {"example": module.inputs(seeded(0)), "two tokens": module.inputs(seeded(1), 2),
+            "one token": module.inputs(seeded(3), 1), "many tokens": module.inputs(seeded(2), 40),
+            "token 0": (torch.zeros(1, 5, dtype=torch.long),), "token 31": (torch.full((1, 9), 31),)}
+    assert_eager_unchanged(original, rewritten, sets)
+
+
+def test_migrate_takes_kokoro_with_trt403_and_ends_equivalent() -> None:
+    """The counts are `...long().squeeze()` of a batch of one: the TorchScript exporter writes that squeeze for the
+    traced number of tokens; migrate keeps it dynamic with TRT403 (observed) and takes the call with TRT376."""
+    module = load_variant(KOKORO, "trt376_migrate_kokoro")
+    report = migrate_json(KOKORO, axes_json(module))
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    [call] = [i for i, text in enumerate(KOKORO.read_text().splitlines(), 1) if text.strip() == module.CALL]
+    assert ("TRT376", call) in applied, report["applied"]
+    assert ("TRT403", line_of(KOKORO, "pred_dur = torch.round(duration).clamp(min=1).long().squeeze()")) in applied
+    assert report["before"]["faithful"] is False and report["after"]["faithful"] is True, report["after"]
+    assert report["after"]["trt_errors"] == 0 and report["exit_code"] == 0 and report["equivalent"] is True

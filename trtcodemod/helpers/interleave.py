@@ -75,7 +75,8 @@ def _trt_repeat_counts_eager(tensor, repeats, dim):
             and repeats.dtype in (torch.int64, torch.int32, torch.int16, torch.int8, torch.uint8)):
         return torch.repeat_interleave(tensor, repeats, dim=dim)
     torch.repeat_interleave(tensor, repeats, dim=dim)  # the example's errors; the graph keeps nothing of it
-    counts = repeats.to(torch.int64)
+    # One count repeats every element (torch broadcasts a count tensor of one element): spread it over the axis.
+    counts = repeats.to(torch.int64).expand(tensor.shape[dim])
     items = torch.arange(counts.shape[0], device=counts.device)
     ends = (counts[None, :] * (items[None, :] <= items[:, None]).to(torch.int64)).sum(1)
     positions = torch.arange(counts.sum(), device=counts.device)
