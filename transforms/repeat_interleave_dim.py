@@ -36,9 +36,12 @@ where its line ran and the exported graph fails to run or computes other values 
 `x.repeat_interleave(repeats, dim=d)` and `torch.repeat_interleave(x, repeats, dim=d)` (the axis by keyword or by
 position) where `d` is a negative integer literal or a name, attribute or other expression that may hold a
 negative axis, and `x` is a plain read (a name, an attribute, a subscript by literals) that can be evaluated
-again. snac 1.2.1's vector quantizer writes `z_q = z_q.repeat_interleave(self.stride, dim=-1)` (`snac/vq.py`).
-A literal axis of 0 or more, a call without an axis (the flattened form) and a receiver that calls something
-(`self.proj(x).repeat_interleave(2, dim=-1)`, which the helper would evaluate twice) are not taken.
+again. snac 1.2.1's vector quantizer writes `z_q = z_q.repeat_interleave(self.stride, dim=-1)` (`snac/vq.py`);
+timm's DINOv3 rotary embedding `angles = angles.repeat_interleave(2, dim=-1)` (`timm/layers/pos_embed_sincos.py`).
+A receiver that calls something, in the method form with two arguments (LTX-Video's 3-D rotary embedding,
+`freqs.cos().repeat_interleave(2, dim=-1)`), becomes one call of `_trt_repeat_interleave(receiver, repeats, axis)`,
+which reads the receiver once. A literal axis of 0 or more, a call without an axis (the flattened form), the
+function form of a computed input and a call with `output_size=` are not taken.
 
 Why it hurts: the TorchScript exporter's `repeat_interleave` symbolic (opset 9 and 13, torch 2.13) takes a
 negative axis as the `Constant` node's own tensor and adds the input's rank to it in place (`dim += rank`). The
