@@ -35,6 +35,8 @@ _REFERENCES = (
 )
 
 HELPER = "_trt_mask_index"
+#: A mask after sliced axes (``t[:, mask, :]``): the same selection on the masked axes.
+AXES_HELPER = "_trt_mask_axes"
 
 NONE, WEAK, STRONG = 0, 1, 2
 
@@ -216,6 +218,32 @@ def _sole_index(node: cst.Subscript) -> cst.Index | None:
     return None
 
 
+def _full_slice(element: cst.SubscriptElement) -> bool:
+    """``:`` alone (no bounds, no step)."""
+    part = element.slice
+    return type(part) is cst.Slice and part.lower is None and part.upper is None and part.step is None
+
+
+def _middle_mask(node: cst.Subscript) -> tuple[int, cst.BaseExpression] | None:
+    """``(k, m)`` for ``t[:, ..., :, m, :, ...]``: ``k >= 1`` full slices, one plain expression ``m`` (a name, an
+    attribute or a call; no literal, tuple, list or star), then only full slices."""
+    elements = list(node.slice)
+    start = 0
+    while start < len(elements) and _full_slice(elements[start]):
+        start += 1
+    if start == 0 or start >= len(elements) or not all(_full_slice(e) for e in elements[start + 1:]):
+        return None
+    part = elements[start].slice
+    if type(part) is not cst.Index or part.star is not None:
+        return None
+    value = strip_parens(part.value)
+    if type(value) not in (cst.Name, cst.Attribute, cst.Call, cst.Comparison, cst.UnaryOperation, cst.BinaryOperation):
+        return None
+    if type(value) is cst.Name and value.value in ("None", "True", "False", "Ellipsis"):
+        return None
+    return start, value
+
+
 def _described(node: cst.BaseExpression) -> str:
     text = cst.Module(body=[]).code_for_node(node)
     return text if len(text) <= 40 else text[:37] + "..."
@@ -305,7 +333,9 @@ the places to rework.""",
             return
         index = _sole_index(node)
         if index is None:
-            self._report_mixed(node)
+            middle = _middle_mask(node)
+            if middle is None or not self._report_middle(node, *middle):
+                self._report_mixed(node)
             return
         level = self.evidence(index.value)
         # With facts: an index the recorded run saw to be a 1-D bool tensor at every call (an
@@ -336,6 +366,32 @@ the places to rework.""",
                        "exports as NonZero on a bool tensor + GatherND (fix needs --unsafe)")
             safety = Safety.UNSAFE
         self.report(node, message, Fix({node: replacement}, safety=safety, helpers=(HELPER,)))
+
+    def _report_middle(self, node: cst.Subscript, start: int, mask: cst.BaseExpression) -> bool:
+        """``t[:, mask, :]``: a mask after ``start`` full slices, taken where the code shows a boolean mask or the
+        recorded run saw a bool tensor index it there at every call (SPIGA's 2-D ``self.diagonal_mask``)."""
+        level = self.evidence(mask)
+        kinds = self._observed.indexed(node)
+        pattern = re.compile(r"tuple\((basic,){%d}bool:\d+(,basic)*\)" % start)
+        seen = bool(kinds) and all(pattern.fullmatch(kind) for kind, _rank in kinds)
+        if level != STRONG and not seen:
+            return False
+        comma = cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+        replacement = cst.Call(func=cst.Name(AXES_HELPER), args=[
+            cst.Arg(value=strip_parens(node.value), comma=comma), cst.Arg(value=cst.Integer(str(start)), comma=comma),
+            cst.Arg(value=strip_parens(mask))], lpar=node.lpar, rpar=node.rpar)
+        why = "the recorded run saw a bool tensor index it there" if seen and level != STRONG else "a boolean mask"
+        # Seen: the recorded forwards ran this subscript in Python (not scripted) with a bool index at every call,
+        # which is what the fix assumes.
+        words = (f"observed: a bool tensor indexed the tensor after {start} sliced axis(es) at every recorded "
+                 "call, run in Python (not scripted)") if seen else None
+        self.report(node, f"`{_described(mask)}` after {start} sliced axis(es), {why}: the TorchScript exporter "
+                          "writes a mask of two or more axes there with a Squeeze ONNX Runtime refuses, and any "
+                          "bool mask as NonZero on a bool tensor + GatherND; select the mask's integer positions on "
+                          "its axes flattened while exporting",
+                    Fix({node: replacement}, safety=Safety.UNSAFE, helpers=(AXES_HELPER,),
+                        proof=(lambda _seen, said=words: said) if words else None))
+        return True
 
     def _report_mixed(self, node: cst.Subscript) -> None:
         for element in node.slice:

@@ -11,8 +11,10 @@ import onnx
 import onnxruntime as ort
 import pytest
 import torch
+from torch import nn
 
-from support import assert_same, load, onnx_ops, rewrite, rules_found
+from support import assert_same, load, migrate_json, onnx_ops, rewrite, rules_found
+from trtcodemod.helpers.indexing import _trt_mask_axes
 
 
 MODEL = """
@@ -282,10 +284,101 @@ def test_mask_with_other_indices_is_reported_not_rewritten() -> None:
     import torch
 
     def f(boxes, scores):
-        return boxes[scores > 0.05, :4], boxes[:, scores > 0]
+        return boxes[scores > 0.05, :4], boxes[0, scores > 0], boxes[:, scores > 0, 1:]
     """
-    assert rules_found(code) == ["TRT201", "TRT201"]
+    assert rules_found(code) == ["TRT201", "TRT201", "TRT201"]
     assert rewrite(code, unsafe=True) == textwrap.dedent(code)
+
+
+def test_a_mask_after_full_slices_is_selected_on_its_axes() -> None:
+    code = """
+    import torch
+
+    def f(boxes, scores, grid):
+        return boxes[:, scores > 0], boxes[:, :, torch.isfinite(scores), :], boxes[:, grid]
+    """
+    after = rewrite(code, unsafe=True, select=("TRT201",))
+    assert "return _trt_mask_axes(boxes, 1, scores > 0), _trt_mask_axes(boxes, 2, torch.isfinite(scores)), " \
+           "boxes[:, grid]\n" in after, after
+    assert "def _trt_mask_axes(" in after
+    assert rewrite(code, unsafe=False, select=("TRT201",)) == textwrap.dedent(code)  # unsafe: scripting fails
+
+
+class _Distances(nn.Module):
+    """SPIGA's landmark distances without the diagonal (spiga 0.0.6, spiga/models/spiga.py:158-164): a 2-D bool
+    mask after the batch axis, ``dist[:, self.diagonal_mask, :]``."""
+
+    def __init__(self, rewritten: bool, points: int = 5) -> None:
+        super().__init__()
+        mask = (torch.ones(points, points) - torch.eye(points)).type(torch.bool)
+        self.diagonal_mask = nn.parameter.Parameter(mask, requires_grad=False)
+        self.rewritten = rewritten
+
+    def forward(self, pts):
+        batch, points, _ = pts.shape
+        a = pts.unsqueeze(-2).repeat(1, 1, points, 1)
+        dist = a - a.transpose(1, 2)
+        picked = _trt_mask_axes(dist, 1, self.diagonal_mask) if self.rewritten else dist[:, self.diagonal_mask, :]
+        return picked.reshape(batch, points, -1)
+
+
+def _distances_graph(rewritten: bool) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(_Distances(rewritten), (torch.randn(2, 5, 2),), buffer, dynamo=False, input_names=["pts"],
+                          dynamic_axes={"pts": {0: "batch"}})
+    return buffer.getvalue()
+
+
+def test_a_2d_mask_after_the_batch_axis_loads_and_equals_eager_mode() -> None:
+    with pytest.raises(Exception, match="Squeeze"):
+        ort.InferenceSession(_distances_graph(False))  # the exporter's own form: ONNX Runtime refuses it
+    session = ort.InferenceSession(_distances_graph(True))
+    reference = _Distances(False)
+    g = torch.Generator().manual_seed(7)
+    edge = torch.tensor([[[float("inf"), 1.0], [float("nan"), -0.0], [0.0, 0.0], [-3.0, 2.0], [1e30, -1e30]]])
+    for pts in (torch.randn(1, 5, 2, generator=g), torch.randn(4, 5, 2, generator=g), torch.zeros(3, 5, 2), edge):
+        [got] = session.run(None, {"pts": pts.numpy()})
+        np.testing.assert_array_equal(got, reference(pts).numpy())
+
+
+@pytest.mark.parametrize("start", [1, 2])
+def test_mask_axes_is_the_subscript_outside_an_export(start: int) -> None:
+    g = torch.Generator().manual_seed(start)
+    values = torch.randn(3, 4, 5, 2, generator=g, requires_grad=True)
+    values.data[0, 0, 0, 0] = float("nan")
+    for mask in (torch.rand(*values.shape[start:start + 2], generator=g) > 0.5,
+                 torch.zeros(values.shape[start:start + 2], dtype=torch.bool),
+                 torch.ones(values.shape[start], dtype=torch.bool), torch.tensor([0, 2])):
+        index = (slice(None),) * start + (mask,)
+        assert_same(values[index], _trt_mask_axes(values, start, mask))
+    with pytest.raises(IndexError):
+        _trt_mask_axes(values, start, torch.ones(9, 9, dtype=torch.bool))  # torch's own error
+
+
+def test_migrate_takes_a_2d_mask_the_run_saw(tmp_path) -> None:
+    """No code evidence (an attribute): the recorded run saw a 2-D bool tensor index the tensor there."""
+    path = tmp_path / "spiga_distances.py"
+    path.write_text(
+        "import torch\nfrom torch import nn\n\n\n"
+        "class Distances(nn.Module):\n"
+        "    def __init__(self, points=5):\n"
+        "        super().__init__()\n"
+        "        mask = (torch.ones(points, points) - torch.eye(points)).type(torch.bool)\n"
+        "        self.diagonal_mask = nn.parameter.Parameter(mask, requires_grad=False)\n\n"
+        "    def forward(self, pts):\n"
+        "        batch, points, _ = pts.shape\n"
+        "        a = pts.unsqueeze(-2).repeat(1, 1, points, 1)\n"
+        "        dist = a - a.transpose(1, 2)\n"
+        "        return dist[:, self.diagonal_mask, :].reshape(batch, points, -1)\n\n\n"
+        "def build():\n    return Distances()\n\n\n"
+        "def inputs(g):\n    return (torch.randn(2, 5, 2, generator=g),)\n")
+    assert rules_found(path.read_text(), select=("TRT201",)) == []
+    report = migrate_json(path, '{"pts": {"0": "batch"}}')
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT201", 15)], report["applied"]
+    assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
+    assert report["exit_code"] == 0 and report["equivalent"] is True
 
 
 def test_star_index_and_helper_bodies_are_left_alone() -> None:

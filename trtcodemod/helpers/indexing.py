@@ -38,6 +38,22 @@ def _trt_mask_index(values, mask):
     return values[mask]
 
 
+@torch.jit.unused
+def _trt_mask_axes(values, start: int, mask):
+    """``values[:, ..., :, mask]``, ``start`` full slices before the mask (full slices after it change nothing).
+    While exporting to ONNX, a tensor indexed there by a bool tensor selects on the masked axes flattened into
+    one, at the row-major positions of the mask's True entries (``_trt_mask_index``'s selection, moved to axis
+    ``start``): the TorchScript exporter writes a bool mask of two or more axes after a sliced axis with a
+    Squeeze that ONNX Runtime refuses to load (SPIGA's ``dist[:, self.diagonal_mask, :]``)."""
+    index = (slice(None),) * start + (mask,)
+    if (_trt_onnx_exporting() and isinstance(values, torch.Tensor) and isinstance(mask, torch.Tensor)
+            and mask.dtype == torch.bool and mask.dim() >= 1 and values.dim() >= start + mask.dim()):
+        values[index]  # torch's errors on the example (a mask that does not fit its axes); its nodes feed nothing
+        positions = torch.nonzero(mask.flatten().to(torch.float32)).reshape(-1)
+        return torch.index_select(values.flatten(start, start + mask.dim() - 1), start, positions)
+    return values[index]
+
+
 def _trt_index_list(indices):
     # type: (List[int]) -> List[int]
     """``indices`` itself, a list of positions on one axis; while exporting, the slice that names the same
