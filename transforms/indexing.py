@@ -267,8 +267,14 @@ Inside `migrate` or with `--facts`, the indexed value or the mask's operand seen
 tensor in the recorded run counts as a tensor, and an index seen to be a 1-D bool tensor on
 every call is a mask whatever its name (`boxes[keep]` in a helper): reported with the fix as
 unsafe, whose assumption that observation proves, so it applies without `--unsafe` there.
-Assignments through a mask are TRT202. A mask used together with other indices
-(`t[mask, :4]`, `t[:, mask]`) is reported without a fix.
+Assignments through a mask are TRT202. A mask after full slices and before nothing but full
+slices (`t[:, mask]`, `dist[:, self.diagonal_mask, :]`) becomes `_trt_mask_axes(t, k, mask)`, `k`
+the number of slices before it: unsafe (a scripted caller cannot compile the helper), taken by
+`migrate` where the recorded run saw a bool tensor index there at every call (SPIGA 0.0.6's
+landmark distances, `spiga/models/spiga.py:163`, a 2-D mask after the batch axis, which the
+TorchScript exporter writes with a Squeeze ONNX Runtime refuses to load). While exporting it
+selects on the masked axes flattened into one, as below; elsewhere it is the subscript itself. A
+mask used with other indices (`t[mask, :4]`, `t[0, mask]`) is reported without a fix.
 
 Why it hurts: boolean indexing exports as `NonZero` + `Transpose` + `GatherND`. NonZero's
 output size depends on the data; TensorRT has no NonZero before 8.5, so the selection
