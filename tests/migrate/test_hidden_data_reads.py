@@ -64,3 +64,34 @@ def test_a_value_read_from_the_data_gets_the_step_of_a_number_and_of_a_count() -
     assert step is not None and step.startswith(DATA_STEP) and SIZE_STEP in step
     eager = manual_step({**entry, "op": "(baked value)", "message": "Python reads a tensor's value here (__float__)"})
     assert eager is not None and eager.startswith(DATA_STEP)
+
+
+DISTRIBUTION = '''
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, x):
+        y = torch.tensordot(x, torch.ones(4, 5), dims=([2], [1])).movedim(-1, 2)
+        t = torch.distributions.StudentT(2.0 + F.softplus(y), y, F.softplus(y) + 0.1)
+        return t.mean + t.stddev
+
+
+def build():
+    return M().eval()
+'''
+
+
+def test_a_constant_at_a_line_whose_only_reads_are_a_librarys_checks_is_no_data_read(tmp_path: Path) -> None:
+    """gluonts' `StudentT(...)` line (zoo 70): torch validates the arguments there (reads in a check that only
+    raises) and copies `Chi2`'s number 0.5 into a tensor. With the rewritten side judged (TRT371's fix), the
+    constant is not a value read from the data: exit 0."""
+    path = tmp_path / "model.py"
+    path.write_text(DISTRIBUTION)
+    report, exit_code = migrate_small(path)
+    assert [a["rule"] for a in report["applied"]] == ["TRT371"]
+    assert report["after"]["faithful"] is True
+    assert not any(DATA_READ_NOTE in r["message"] for r in report["remaining"]), report["remaining"]
+    assert exit_code == 0, report["remaining"]
