@@ -48,7 +48,9 @@ def _trt_mask_axes(values, start: int, mask):
     index = (slice(None),) * start + (mask,)
     if (_trt_onnx_exporting() and isinstance(values, torch.Tensor) and isinstance(mask, torch.Tensor)
             and mask.dtype == torch.bool and mask.dim() >= 1 and values.dim() >= start + mask.dim()):
-        values[index]  # torch's errors on the example (a mask that does not fit its axes); its nodes feed nothing
+        # (No call of the subscript for its errors here: tracing it converts a tensor to a bool, a bake the
+        # verification would report at the helper. A mask that does not fit is checked by eager mode only, as the
+        # original's exported graph checks nothing either.)
         positions = torch.nonzero(mask.flatten().to(torch.float32)).reshape(-1)
         return torch.index_select(values.flatten(start, start + mask.dim() - 1), start, positions)
     return values[index]
