@@ -599,6 +599,26 @@ def held_resizes():
     return made
 
 
+@pytest.mark.parametrize("antialias", [None, "warn", False])
+def test_held_resize_without_antialias_exports_torchs_plain_resize(antialias) -> None:
+    """torchvision 0.15-0.16's default "warn", and None, leave tensors unantialiased: no weight matrices."""
+    from trtcodemod.helpers.interpolate import _TrtResize
+    transform = _TensorResize((24, 24), "bilinear", antialias)
+    transform.forward = lambda img: F.interpolate(img, size=[24, 24], mode="bilinear", align_corners=False)
+    model = nn.Sequential(_TrtResize(transform)).eval()
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (torch.randn(1, 3, 40, 36),), buffer, dynamo=False, input_names=["x"],
+                          dynamic_axes={"x": {2: "h", 3: "w"}})
+    assert "Resize" in {n.op_type for n in onnx.load_from_string(buffer.getvalue()).graph.node}
+    session = ort.InferenceSession(buffer.getvalue())
+    x = torch.randn(1, 3, 50, 70)
+    [got] = session.run(None, {"x": x.numpy()})
+    # ONNX Runtime's linear Resize itself rounds otherwise than torch's kernel (a few 1e-5)
+    torch.testing.assert_close(torch.from_numpy(got), transform(x), rtol=1e-4, atol=1e-4)
+
+
 @pytest.mark.parametrize("mode", ["bilinear", "bicubic"])
 def test_held_resize_exports_without_a_resize_and_follows_every_size(held_resizes, mode) -> None:
     model, graph, session = held_resizes[mode]

@@ -323,7 +323,7 @@ class _TrtUpsample(torch.nn.Upsample):
 def _trt_tv_resize_eager(transform, img):
     """torchvision's ``Resize`` ``transform`` on ``img``; while exporting to ONNX, a 3-D or 4-D floating image
     resized to a fixed ``(height, width)`` with bilinear or bicubic interpolation is ``_trt_interpolate``'s call
-    that torchvision's tensor path makes (``align_corners=False``, its antialias flag, ``None`` meaning off),
+    that torchvision's tensor path makes (``align_corners=False``, its antialias flag, ``None`` and ``"warn"`` off),
     so an antialiased resize becomes weight matrices. Anything else (PIL images, integer images, a size of one
     number, ``max_size``, nearest modes) is the transform's own call."""
     size = getattr(transform, "size", None)
@@ -334,8 +334,9 @@ def _trt_tv_resize_eager(transform, img):
             and mode in ("bilinear", "bicubic")):
         return transform(img)
     batched = img if img.dim() == 4 else img.unsqueeze(0)
+    # True only: torchvision 0.15-0.16's default "warn" (and None) kept tensors unantialiased.
     out = _trt_interpolate(batched, size=[size[0], size[1]], mode=mode, align_corners=False,
-                           antialias=bool(getattr(transform, "antialias", True)))
+                           antialias=getattr(transform, "antialias", True) is True)
     return out if img.dim() == 4 else out.squeeze(0)
 
 
