@@ -234,14 +234,42 @@ def test_migrate_takes_speechbrains_upsample_end_to_end() -> None:
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
 
 
-# --- more real code: NVIDIA's FastSpeech and transformers' SeamlessM4T v2 ------------------------------------------
+# --- more real code: NVIDIA's FastSpeech, transformers' SeamlessM4T v2, as-ideas' ForwardTacotron (keywords in the
+# order padding_value, batch_first) and FunASR's EEND-OLA (two calls, integer padding values, one call chained) ------
 
-#: variant -> (the call the rule writes from the code alone, input sets other than the example's: sizes as
-#: ``inputs(generator, batch, tokens)`` takes them, and edge values).
+#: variant -> the call(s) the rule writes from the code alone (the first is the variant's ``CALL``).
 REAL = {
+    "forwardtacotron_length_regulator": "x_expanded = _trt_pad_sequence(x_expanded, True, 0.)",
+    "funasr_eend_ola_forward_encoder": ("xs = _trt_pad_sequence(xs, True, -1)",
+                                        "xs_mask = _trt_pad_sequence(xs_mask, True, 0).unsqueeze(-2)"),
     "nvidia_fastspeech_length_regulator": "output = _trt_pad_sequence(output, True, 0.0)",
     "transformers_seamless_m4t_v2_hard_upsample": "hidden_states = _trt_pad_sequence(hidden_states, True, 0.0)",
 }
+
+
+def _calls(name: str) -> tuple[str, ...]:
+    return REAL[name] if isinstance(REAL[name], tuple) else (REAL[name],)
+
+
+def _utterance_sets(module) -> dict[str, tuple]:
+    """FunASR's EEND-OLA takes the utterances' features themselves: the example, one frame against many, equal
+    lengths, zeros, negatives, one utterance empty and both empty (torch's own ``view(-1, ...)`` of no elements
+    raises there, in both programs: eager mode only). Features are finite (filterbanks)."""
+    from variant_models import seeded
+
+    example = module.inputs(seeded(0))
+    return {"example": example, "one and many frames": module.inputs(seeded(1), 1, 17),
+            "equal lengths": module.inputs(seeded(2), 4, 4), "long": module.inputs(seeded(3), 40, 2),
+            "zeros": tuple(torch.zeros_like(x) for x in example), "negatives": tuple(-x.abs() - 0.5 for x in example),
+            "all empty": module.inputs(seeded(4), 0, 0), "one empty": module.inputs(seeded(5), 0, 5)}
+
+
+def _reaches_the_empty_edge(name: str, model: nn.Module, sets: dict[str, tuple]) -> bool:
+    if name == "funasr_eend_ola_forward_encoder":
+        with pytest.raises(RuntimeError, match="0 elements"):
+            model(*sets["all empty"])
+        return model(*sets["one empty"])[0].shape[0] == 0 and model(*sets["one empty"])[1].shape[0] == 5
+    return model(*sets["all empty"]).shape[1] == 0
 
 
 def _real_sets(module) -> dict[str, tuple]:
@@ -272,15 +300,18 @@ def real(request, tmp_path_factory: pytest.TempPathFactory) -> dict:
     (folder / f"{name}_rewritten.py").write_text(text)
     _, rewritten = built_variant(folder / f"{name}_rewritten.py", f"trt378_real_rewritten_{name}")
     rewritten.load_state_dict(original.state_dict())
-    sets = _real_sets(module)
+    sets = _utterance_sets(module) if name == "funasr_eend_ola_forward_encoder" else _real_sets(module)
+    graph_sets = {label: inputs for label, inputs in sets.items()
+                  if not (name == "funasr_eend_ola_forward_encoder" and label == "all empty")}
     session, traced = export_variant(rewritten, sets["example"], module.DYNAMIC, folder / "after.onnx", folder)
     return dict(name=name, path=path, module=module, original=original, rewritten=rewritten, text=text, sets=sets,
-                session=session, graph=onnx.load(str(folder / "after.onnx")), folder=folder)
+                graph_sets=graph_sets, session=session, graph=onnx.load(str(folder / "after.onnx")), folder=folder)
 
 
 def test_real_code_rewrite_text(real: dict) -> None:
     only = rewrite(real["path"].read_text(), select=("TRT378",))
-    assert REAL[real["name"]] in only and REAL[real["name"]] in real["text"], only
+    for call in _calls(real["name"]):
+        assert call in only and call in real["text"], only
     assert real["module"].CALL not in [line.strip() for line in only.splitlines()], only  # the call's line is gone
     assert rules_found(only, select=("TRT378",)) == []
 
@@ -288,7 +319,7 @@ def test_real_code_rewrite_text(real: dict) -> None:
 def test_real_code_eager_is_unchanged(real: dict) -> None:
     from variant_models import assert_eager_unchanged
 
-    assert real["original"](*real["sets"]["all empty"]).shape[1] == 0  # the edge is reached
+    assert _reaches_the_empty_edge(real["name"], real["original"], real["sets"])  # the edge is reached
     assert_eager_unchanged(real["original"], real["rewritten"], real["sets"])
 
 
@@ -301,7 +332,7 @@ def test_real_code_original_export_stops_and_the_rewrite_follows_the_tokens(real
                           exporter="torchscript", input_names=input_names(original), output_names=["out"],
                           dynamic_axes=module.DYNAMIC, opset=17)
     assert before.error is not None and "pad_sequence" in before.error, before.error
-    for label, inputs in real["sets"].items():
+    for label, inputs in real["graph_sets"].items():
         assert_graph_within(real["session"], original, inputs, 1e-6, label)
 
 
@@ -314,5 +345,7 @@ def test_migrate_takes_the_real_code_end_to_end(name: str) -> None:
     applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
     [line] = [i for i, text in enumerate(variant.read_text().splitlines(), 1) if text.strip() == module.CALL]
     assert ("TRT378", line) in applied, applied
+    if name == "funasr_eend_ola_forward_encoder":  # the second call, over three lines
+        assert ("TRT378", line_of(variant, "xs_mask = torch.nn.utils.rnn.pad_sequence(")) in applied, applied
     assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
