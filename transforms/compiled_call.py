@@ -12,8 +12,10 @@ from __future__ import annotations
 
 import libcst as cst
 
+from trtcodemod.astutil import argument
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import in_inserted_helper
+from trtcodemod.transforms.flex_attention import FLEX
 
 RULE = "TRT392"
 HELPER = "_trt_compile"
@@ -34,7 +36,9 @@ What it finds: a call of `torch.compile` (however the file imports `torch`), wit
 function may be made once at import, in `__init__` or lazily on the first call (AudioSeal 0.2.0's bundled moshi
 code, `audioseal/libs/moshi/utils/compile.py:35-55`: `fun_compiled = torch.compile(fun)` on the first call of the
 encoder's and decoder's `forward`, then `fun_compiled(*args, **kwargs)` on every call). Not taken: a call with
-`*args`/`**kwargs`, `torch._dynamo.optimize(...)`, and calls inside an inserted helper.
+`*args`/`**kwargs`, `torch._dynamo.optimize(...)`, calls inside an inserted helper, and a compiled
+`flex_attention` (`torch.compile(flex_attention, ...)`, torchtitan's wrapper): flex attention compiles itself while
+traced and stops the export with the same words, so running it uncompiled fixes nothing; TRT315 replaces its calls.
 
 Why it hurts: measured with torch 2.13, `torch.jit.trace`, and so the TorchScript ONNX exporter, refuses to trace
 a dynamo-optimized function: "Detected that you are using FX to torch.jit.trace a dynamo-optimized function. This
@@ -93,6 +97,9 @@ TensorRT versions: all (the export stops before TensorRT sees a graph).""",
             return
         if any(a.star for a in node.args):
             return
+        compiled = argument(node, 0, "model")
+        if compiled is not None and self.context.refers_to(compiled.value, FLEX):
+            return  # a compiled `flex_attention` compiles itself again while traced: TRT315 replaces its calls
         self.report(node, "`torch.compile(...)`: the TorchScript exporter refuses to trace the compiled function "
                           "(\"dynamo-optimized function\"); `_trt_compile` runs the original function while traced",
                     Fix({node.func: cst.Name(HELPER)}, helpers=(HELPER,)))
