@@ -399,10 +399,10 @@ def assert_safe_rewrite_exports(path: Path, rule: str, folder: Path, fragments: 
         assert_graph_within(after, original, inputs, tolerance, label)
 
 
-def assert_migrate_applies(path: Path, rule: str, name: str) -> None:
+def assert_migrate_applies(path: Path, rule: str, name: str) -> dict:
     """``migrate`` on the variant at ``path`` (its ``DYNAMIC`` axes): the original does not export, ``rule`` is
     applied at the line whose code is the variant's ``CALL`` (not a docstring quoting it), and it ends at exit 0,
-    equivalent, with a faithful graph TensorRT's check passes."""
+    equivalent, with a faithful graph TensorRT's check passes. Returns the report (for a variant's own checks)."""
     from support import migrate_json
 
     module = load_variant(path, name)
@@ -413,6 +413,7 @@ def assert_migrate_applies(path: Path, rule: str, name: str) -> None:
     assert (rule, line) in applied, (report["applied"], report["remaining"], report.get("reverted"))
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+    return report
 
 
 def assert_safe_rewrite_corrects(path: Path, rule: str, folder: Path, fragments: tuple[str, ...],
@@ -444,7 +445,7 @@ def assert_export_differs_then_matches(module: ModuleType, original: torch.nn.Mo
         assert_graph_within(after, original, inputs, tolerance, label)
 
 
-def assert_migrate_corrects(path: Path, rule: str, name: str) -> None:
+def assert_migrate_corrects(path: Path, rule: str, name: str) -> dict:
     """``migrate`` on the variant at ``path`` (its ``DYNAMIC`` axes): the original exports and its graph differs
     from eager mode, ``rule`` is applied at the line whose code is the variant's ``CALL``, and it ends at exit 0,
     equivalent, with a faithful graph TensorRT's check passes."""
@@ -458,3 +459,4 @@ def assert_migrate_corrects(path: Path, rule: str, name: str) -> None:
     assert (rule, line) in applied, (report["applied"], report["remaining"], report.get("reverted"))
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+    return report

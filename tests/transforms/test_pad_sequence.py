@@ -338,14 +338,10 @@ def test_real_code_original_export_stops_and_the_rewrite_follows_the_tokens(real
 
 @pytest.mark.parametrize("name", sorted(REAL))
 def test_migrate_takes_the_real_code_end_to_end(name: str) -> None:
+    from variant_models import assert_migrate_applies
+
     variant = VARIANTS / f"{name}.py"
-    module = load_variant(variant, f"trt378_migrate_{name}")
-    report = migrate_json(variant, axes_json(module))
-    assert report["before"]["exported"] is False, report["before"]
-    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
-    [line] = [i for i, text in enumerate(variant.read_text().splitlines(), 1) if text.strip() == module.CALL]
-    assert ("TRT378", line) in applied, applied
+    report = assert_migrate_applies(variant, "TRT378", f"trt378_migrate_{name}")
     if name == "funasr_eend_ola_forward_encoder":  # the second call, over three lines
+        applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
         assert ("TRT378", line_of(variant, "xs_mask = torch.nn.utils.rnn.pad_sequence(")) in applied, applied
-    assert report["after"]["trt_errors"] == 0 and report["after"]["faithful"] is True, report["after"]
-    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]

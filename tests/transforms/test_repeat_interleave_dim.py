@@ -319,11 +319,6 @@ def test_real_forms_original_graph_differs_and_the_rewritten_one_follows_every_s
 
 @pytest.mark.parametrize("name", sorted(REAL_FORMS))
 def test_migrate_applies_the_rule_on_real_forms(name: str) -> None:
-    path = REAL / f"{name}.py"
-    module = load_variant(path, f"trt373_migrate_{name}")
-    report = migrate_json(path, axes_json(module))
-    assert report["before"]["faithful"] is False, report["before"]
-    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == module.CALL]
-    assert ("TRT373", line) in applied, (report["applied"], report["remaining"])
-    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    from variant_models import assert_migrate_corrects
+
+    assert_migrate_corrects(REAL / f"{name}.py", "TRT373", f"trt373_migrate_{name}")
