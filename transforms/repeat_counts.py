@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, as_argument, has_star_args, helper_call, int_value
+from trtcodemod.astutil import argument, as_argument, has_star_args, helper_call, int_value, parenthesize
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._op_calls import torch_operator_call
@@ -112,7 +112,7 @@ TensorRT versions: all (Range, LessOrEqual, ReduceSum, Gather and Cast are parse
             return
         if dim is None or type(dim.value) is cst.Name and dim.value.value == "None":
             # No axis: torch repeats the flattened input (Kokoro's `torch.repeat_interleave(torch.arange(n), d)`).
-            flat = cst.Call(func=cst.Attribute(value=as_argument(tensor.value), attr=cst.Name("flatten")))
+            flat = cst.Call(func=cst.Attribute(value=parenthesize(as_argument(tensor.value)), attr=cst.Name("flatten")))
             call = helper_call(HELPER, flat, as_argument(repeats.value), cst.Integer("0"))
         else:
             call = helper_call(HELPER, as_argument(tensor.value), as_argument(repeats.value), as_argument(dim.value))

@@ -52,6 +52,9 @@ SEQUENCE_OPS = {"SplitToSequence", "SequenceEmpty", "SequenceAt", "SequenceInser
      "        return _trt_repeat_counts(torch.arange(x.shape[0]).flatten(), dur_out.long(), 0)\n"),
     ("        return x.repeat_interleave(dur_out.long(), dim=None)\n",
      "        return _trt_repeat_counts(x.flatten(), dur_out.long(), 0)\n"),
+    # an operation as the input: flattened as a whole
+    ("        return torch.repeat_interleave(x + 1, dur_out.long())\n",
+     "        return _trt_repeat_counts((x + 1).flatten(), dur_out.long(), 0)\n"),
 ])
 def test_rewrite_text(body: str, want: str) -> None:
     after = rewrite(HEAD + body, select=("TRT376",))
@@ -420,3 +423,13 @@ def test_migrate_takes_kokoro_with_trt403_and_ends_equivalent() -> None:
     assert ("TRT403", line_of(KOKORO, "pred_dur = torch.round(duration).clamp(min=1).long().squeeze()")) in applied
     assert report["before"]["faithful"] is False and report["after"]["faithful"] is True, report["after"]
     assert report["after"]["trt_errors"] == 0 and report["exit_code"] == 0 and report["equivalent"] is True
+
+
+def test_the_flattened_form_of_an_operation_runs_as_the_original(tmp_path: Path) -> None:
+    """`torch.repeat_interleave(x + 1, counts)` with no axis: the rewrite flattens the whole sum (not `1`)."""
+    code = HEAD + "        return torch.repeat_interleave(x + 1, dur_out.long())\n"
+    after = rewrite(code, select=("TRT376",))
+    before, rewritten = import_source(code, tmp_path)["M"](), import_source(after, tmp_path)["M"]()
+    x = torch.tensor([[0.0, -2.0], [float("nan"), float("inf")]])
+    for counts in (torch.tensor([1, 0, 3, 2]), torch.zeros(4), torch.tensor([2])):
+        assert_same_run(run_once(before, [x, counts]), run_once(rewritten, [x, counts]))
