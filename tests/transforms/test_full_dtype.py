@@ -4,7 +4,9 @@ The rewrite's text for every form it takes and the calls it leaves alone; the sa
 shape) in eager mode, TorchScript, fx, ``torch.compile`` and ``torch.export``; the original's TorchScript
 export refused by ONNX Runtime (float indices into an embedding) and the rewritten one equal to eager mode at
 other batches; and ``migrate`` on a cited reduction of Chronos-Bolt's ``[REG]`` tokens, whose fill value is a
-config attribute, applying it from the recorded run to end at exit 0.
+config attribute, applying it from the recorded run to end at exit 0; and fairseq MMPT's ignored labels
+(``torch.full(inputs.shape, -100)``), rewritten from the code alone and by ``migrate``, which finds the
+float labels typed at the ``full`` line though ONNX Runtime refuses them after a clamp and an index.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ import onnxruntime as ort
 import pytest
 import torch
 from support import TESTS, rewrite, rules_found
-from variant_models import assert_graph_within, assert_migrate_corrects, export_variant, load_variant, seeded
+from variant_models import (assert_eager_unchanged, assert_graph_within, assert_migrate_corrects, export_variant,
+                            load_variant, rewritten_variant, seeded)
 
 from trtcodemod.verify.export import export_model
 
@@ -103,3 +106,41 @@ def test_the_chronos_reduction_migrates_from_the_recorded_dtype() -> None:
     """The fill value is ``self.config.reg_token_id``: only the recorded run shows it an int (int64 made there)."""
     assert rules_found(VARIANT.read_text(), select=("TRT734",)) == []
     assert_migrate_corrects(VARIANT, "TRT734", "trt734_migrate")
+
+
+FAIRSEQ = TESTS / "recipe_variants" / "trt734" / "fairseq_mmpt_mask_labels.py"
+
+
+def test_fairseq_mmpt_labels_rewritten_from_the_code_alone(tmp_path: Path) -> None:
+    """``labels = torch.full(inputs.shape, -100)``: a whole ``.shape`` for the size and a negative literal fill.
+
+    The rule writes the dtype out from the code alone (safe: no ``--unsafe``); eager mode is unchanged on the
+    example, other sizes, one token and an empty batch; the original's graph is refused by ONNX Runtime (float
+    indices into the loss's ``GatherElements``) and the rewritten one equals eager mode at other sizes.
+    ``migrate`` is the next test."""
+    variant = rewritten_variant(FAIRSEQ, "TRT734", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    assert variant["safe_only"] == variant["source"]
+    assert "        labels = torch.full(inputs.shape, -100, dtype=torch.int64)\n" in variant["source"]
+    assert rules_found(variant["source"], select=("TRT734",)) == []
+    sets = {"example": module.inputs(seeded(0)), "more": module.inputs(seeded(1), 5, 13),
+            "one token": module.inputs(seeded(2), 3, 1), "zeros": (torch.zeros(2, 4, dtype=torch.int64),),
+            "all special": (torch.full((2, 3), 101),), "empty batch": module.inputs(seeded(3), 0, 4)}
+    assert_eager_unchanged(original, rewritten, sets)
+    example = sets["example"]
+    refused = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                           input_names=["inputs"], output_names=["out"], dynamic_axes=module.DYNAMIC, opset=17)
+    assert refused.error is None, refused.error
+    with pytest.raises(Exception, match="tensor\\(float\\)"):
+        ort.InferenceSession(str(tmp_path / "before.onnx"), providers=["CPUExecutionProvider"])
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label in ("example", "more", "one token", "zeros", "all special"):
+        assert_graph_within(session, original, sets[label], 1e-6, label)
+
+
+def test_fairseq_mmpt_labels_migrate_through_the_clamp() -> None:
+    """ONNX Runtime refuses the loss's ``GatherElements`` for a float input made at the ``gather`` line (the labels
+    clamped and indexed there); the graph walk up through nodes that keep their input's type finds it typed at the
+    ``full`` line, so the plan ties TRT734 to it and ``migrate`` ends at exit 0."""
+    report = assert_migrate_corrects(FAIRSEQ, "TRT734", "trt734_migrate_fairseq")
+    assert [fix["rule"] for fix in report["applied"]] == ["TRT734"], report["applied"]

@@ -124,7 +124,8 @@ SAMPLES: dict[type, tuple[Any, list[str]]] = {
     GraphCheck: (GraphCheck(5, {"If": 1, "Relu": 4}, [TrtIssue("If", "/If", "branches differ", "/m.py:3", "TRT101")],
                             17, "8.5", "8.6", ["checked against 8.6"], "static check failed"),
                  [*GRAPH_KEYS, "error"]),
-    FailedNode: (FailedNode("/Where_6", "Where", "/m.py:7", "/m.py:6"), ["node", "op", "source", "input_source"]),
+    FailedNode: (FailedNode("/Where_6", "Where", "/m.py:7", "/m.py:6", "/m.py:5"),
+                 ["node", "op", "source", "input_source", "input_origin"]),
     Divergence: (Divergence("/m.py:5", "/Add", "Add", 0.5, 2, 3, ["/m.py:4"]), DIVERGENCE_KEYS),
     VerifyReport: (VerifyReport(
         name="m", model=SETTINGS,

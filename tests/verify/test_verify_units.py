@@ -598,3 +598,25 @@ def test_the_culprit_check_does_not_blame_a_rule_for_code_another_fix_rewrites(t
     assert not blamed and "TRT349 at boxes.py:2" in why and "not reproduced on its own" in why, why
     blamed, why = run._check_single_rule(ctx, None, "TRT104", None, None, [], (), (), full[:1])  # type: ignore[arg-type]
     assert blamed and why.startswith("the model rewritten with TRT104 alone does not run: RuntimeError"), why
+
+
+def test_type_origin_walks_up_through_nodes_that_keep_a_type() -> None:
+    """A float ``ConstantOfShape`` clamped, reshaped and gathered before the node that refuses it: the walk ends at
+    the node that gave the value its type; a node that sets a type itself (a ``Cast``) is its own origin (None)."""
+    from onnx import TensorProto, helper
+
+    from trtcodemod.verify.static import type_origin
+
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["full"], name="/full"),
+             helper.make_node("Clip", ["full", "lo"], ["clipped"], name="/clip"),
+             helper.make_node("Reshape", ["clipped", "shape"], ["viewed"], name="/view"),
+             helper.make_node("Gather", ["viewed", "index"], ["picked"], name="/pick"),
+             helper.make_node("Cast", ["picked"], ["ints"], name="/cast", to=TensorProto.INT64),
+             helper.make_node("Where", ["cond", "ints", "other"], ["chosen"], name="/where")]
+    graph = helper.make_graph(nodes, "g", [], [])
+    named = {node.name: node for node in graph.node}
+    assert type_origin(graph, named["/pick"]).name == "/full"
+    assert type_origin(graph, named["/clip"]).name == "/full"
+    assert type_origin(graph, named["/where"]).name == "/cast"  # Where keeps the type of its second input
+    assert type_origin(graph, named["/cast"]) is None
+    assert type_origin(graph, named["/full"]) is None

@@ -595,6 +595,8 @@ def _shape_lost_at(error: str, path: str | None, user_files: set[str]) -> tuple[
 
 #: How a problem's message says where the input a node is refused for (its type) was made.
 REFUSED_INPUT_MADE_AT = "the input it refuses for its type was made at "
+#: ... and where that input's type was set, where it passed through nodes that keep a type on the way there.
+REFUSED_INPUT_TYPED_AT = "the input it refuses had that type from "
 #: The op of an ``unfaithful`` problem whose graph ONNX Runtime does not load or run at all.
 FAILS_TO_RUN = "(graph fails to run)"
 #: The op of an ``unfaithful`` problem whose failing input sets eager float32 cannot judge (its own
@@ -631,6 +633,9 @@ def unfaithful_graphs(report: VerifyReport, side: str, baked: bool = False) -> l
             if refused.input_source and refused.input_source != refused.source:
                 # The node is refused for its input's type: the line that made that input may be the cause.
                 message += f"; {REFUSED_INPUT_MADE_AT}{refused.input_source}"
+            if refused.input_origin and refused.input_origin not in (refused.source, refused.input_source):
+                # It passed through a clamp or an index on the way: the line that gave it its type.
+                message += f"; {REFUSED_INPUT_TYPED_AT}{refused.input_origin}"
         elif found and found.source:
             dropped = found.dropped
             # A line that ran torch calls and left no node is what the trace dropped: the cause,

@@ -17,8 +17,8 @@ from typing import Any, Callable, Iterable
 
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
-                     INPUT_FREE_NOTE, REFUSED_INPUT_MADE_AT, SCRATCH_TAIL, STEADY, WARN_GUARD_NOTE, WRONG_VALUES,
-                     Problem)
+                     INPUT_FREE_NOTE, REFUSED_INPUT_MADE_AT, REFUSED_INPUT_TYPED_AT, SCRATCH_TAIL, STEADY,
+                     WARN_GUARD_NOTE, WRONG_VALUES, Problem)
 from trtcodemod.evidence.proofs import NO_DETACH, Observation, prove, prover_of
 from .retrace import RETRACED_GRAPH
 
@@ -448,7 +448,8 @@ def matches(problem: Problem, finding: Any) -> bool:
     if finding.rule in FILL_DTYPE_RULES:
         # The float tensor its call exported is refused where it is used (an embedding's Gather lines below).
         return problem.kind == "unfaithful" and problem.op == FAILS_TO_RUN and problem.path is not None \
-            and (_at(problem, finding) or _integer_input_made_in(problem, _span(finding), _FLOAT_INPUT_MADE_AT))
+            and (_at(problem, finding) or _integer_input_made_in(problem, _span(finding), _FLOAT_INPUT_MADE_AT)
+                 or _integer_input_made_in(problem, _span(finding), _FLOAT_INPUT_TYPED_AT))
     if finding.rule in CALLER_SIZE_RULES:
         # The in-place update changes the caller's traced size: what breaks lies after the call, in the caller or
         # further on (Demucs v3's convolution three lines below `self.valid_length(length)`), in the same file.
@@ -586,6 +587,10 @@ _INTEGER_INPUT_MADE_AT = re.compile(r"Type 'tensor\(u?int\d+\)' of input paramet
 #: ... and where the refused input is a float one (TRT734's `torch.full` exported as a float `ConstantOfShape`).
 _FLOAT_INPUT_MADE_AT = re.compile(r"Type 'tensor\((float|double|float16|bfloat16)\)' of input parameter .*?; "
                                   + re.escape(REFUSED_INPUT_MADE_AT))
+#: ... where that float input passed through nodes that keep its type (a clamp, an index) after the line that
+#: typed it (fairseq MMPT's `torch.full(inputs.shape, -100)` labels, clamped before a ``GatherElements``).
+_FLOAT_INPUT_TYPED_AT = re.compile(r"Type 'tensor\((float|double|float16|bfloat16)\)' of input parameter .*?; "
+                                   + re.escape(REFUSED_INPUT_TYPED_AT))
 #: What a NaN becomes when cast to int64, as ONNX Runtime prints the index it refuses.
 _NAN_INDEX = "-9223372036854775808"
 #: The verifier's words where the graph's output is NaN and eager mode's is not (``verify/compare.py``).

@@ -169,13 +169,19 @@ class FailedNode:
     #: 'tensor(int32)' of input parameter (/Einsum_output_0) of operator (Cos)``): an integer product of
     #: an ``outer`` at one line reaching a ``Cos`` at the next.
     input_source: str | None = None
+    #: Where that input's type was set, where it passed through nodes that keep their input's type on the way
+    #: (``static.type_origin``): fairseq's labels of a float ``torch.full``, clamped and indexed before a
+    #: ``GatherElements`` refuses them.
+    input_origin: str | None = None
 
     def to_json(self) -> dict[str, Any]:
-        return {"node": self.node, "op": self.op, "source": self.source, "input_source": self.input_source}
+        return {"node": self.node, "op": self.op, "source": self.source, "input_source": self.input_source,
+                "input_origin": self.input_origin}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> "FailedNode":
-        return cls(data.get("node", ""), data.get("op", "?"), data.get("source"), data.get("input_source"))
+        return cls(data.get("node", ""), data.get("op", "?"), data.get("source"), data.get("input_source"),
+                   data.get("input_origin"))
 
 
 @dataclass

@@ -90,8 +90,35 @@ def failed_node(path: str | None, error: str | None, map_location: Mapper | None
         maker = None if refused_input is None else next(
             (n for n in iter_nodes(model.graph) if refused_input["input"] in n.output), None)
         input_source = node_source(maker, helper_at) if maker is not None else None
+        origin = type_origin(model.graph, maker) if maker is not None else None
+        input_origin = node_source(origin, helper_at) if origin is not None else None
     except Exception:  # noqa: BLE001 - a graph we cannot read again names no line
         return found
-    found.source = map_location(source) if map_location is not None and source else source
-    found.input_source = map_location(input_source) if map_location is not None and input_source else input_source
+    mapped = [map_location(s) if map_location is not None and s else s for s in (source, input_source, input_origin)]
+    found.source, found.input_source, found.input_origin = mapped
     return found
+
+
+#: Nodes whose output has the type of one of their inputs (the data input's position), so a value's type was set
+#: before them: a refused input that only passed through these was typed where it was made further up.
+_TYPE_KEPT = {"Identity": 0, "Clip": 0, "Reshape": 0, "Squeeze": 0, "Unsqueeze": 0, "Flatten": 0, "Transpose": 0,
+              "Slice": 0, "Gather": 0, "GatherElements": 0, "GatherND": 0, "Expand": 0, "Tile": 0, "Neg": 0,
+              "Abs": 0, "Where": 1, "Max": 0, "Min": 0, "Relu": 0}
+
+
+def type_origin(graph: Any, node: Any, steps: int = 32) -> Any | None:
+    """The node that set the type of ``node``'s output, walking up through nodes that keep their data input's
+    type (``_TYPE_KEPT``), or None where ``node`` itself set it (or the walk leaves the graph's nodes)."""
+    from trtcodemod.trt.source_map import iter_nodes
+
+    makers = {output: n for n in iter_nodes(graph) for output in n.output}
+    current = node
+    for _ in range(steps):
+        position = _TYPE_KEPT.get(current.op_type)
+        if position is None or position >= len(current.input):
+            break
+        above = makers.get(current.input[position])
+        if above is None:
+            break
+        current = above
+    return None if current is node else current
