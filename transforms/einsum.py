@@ -291,6 +291,87 @@ def contraction_form(eq: Equation) -> Contraction | None:
     return Contraction(code_a, code_b, result)
 
 
+def broadcast_form(eq: Equation) -> str | None:
+    """How a two-operand equation that contracts nothing is one broadcast product, as code with the placeholders
+    ``{a}`` and ``{b}``, or None.
+
+    Accepted: every label of each operand in the output, no label contracted or summed, no diagonal, and an
+    ellipsis in the output exactly where one leads an operand. Each operand's axes are put in the output's order
+    and given a size-1 axis (``[..., :, None]``) for each output label it lacks, counted from the end so that
+    ellipsis axes broadcast as einsum broadcasts them: ``bi,bj->bij`` is ``{a}[..., None] * {b}[..., None, :]``,
+    Performer's ``...ne,...n->...ne`` (the normaliser) ``{a} * {b}[..., None]``.
+    """
+    if len(eq.inputs) != 2 or eq.has_diagonal or eq.output_ellipsis != any(eq.input_ellipsis):
+        return None
+    (a, b), out = eq.inputs, eq.output
+    if any(label not in out for label in a + b):
+        return None
+    codes = []
+    for placeholder, term in (("{a}", a), ("{b}", b)):
+        order = "".join(label for label in out if label in term)
+        code = _moved(placeholder, term, order)
+        index = [":" if label in term else "None" for label in out]
+        while index and index[0] == ":":  # the ellipsis stands for the leading axes
+            index.pop(0)
+        if index:
+            code = f"{code}[..., {', '.join(index)}]"
+        codes.append(code)
+    return f"{codes[0]} * {codes[1]}"
+
+
+def _matmul_code(form: MatmulForm) -> str:
+    """A ``MatmulForm`` as code with the placeholders ``{a}``, ``{b}`` and ``__trt_matmul__``."""
+    first, second = ("{b}", "{a}") if form.swap_operands else ("{a}", "{b}")
+    if form.transpose_first:
+        first += ".transpose(-1, -2)"
+    if form.transpose_second:
+        second += ".transpose(-1, -2)"
+    return f"__trt_matmul__({first}, {second})"
+
+
+def pair_code(eq: Equation) -> str | None:
+    """A two-operand equation as code with the placeholders ``{a}``, ``{b}`` and ``__trt_matmul__``: one matrix
+    product, one contraction of moved axes, or one broadcast product; None for anything else."""
+    form = matmul_form(eq)
+    if form is not None:
+        return _matmul_code(form)
+    contraction = contraction_form(eq)
+    if contraction is not None:
+        return contraction.result.format(p=f"__trt_matmul__({contraction.first}, {contraction.second})")
+    return broadcast_form(eq)
+
+
+def chain_code(eq: Equation) -> str | None:
+    """An equation of three or more operands as nested two-operand steps, left to right (torch's own order
+    without opt_einsum), each a matrix product, a contraction or a broadcast product; as code with the
+    placeholders ``{0}``, ``{1}``... for the operands and ``__trt_matmul__``, or None where a step is none of them.
+
+    Each step keeps the labels a later operand or the output still needs (the output's in its order first, then
+    the others as they appear) and contracts the rest: Performer's ``...de,...nd,...n->...ne`` (FAVOR+ linear
+    attention: context, queries, normaliser) is ``__trt_matmul__({1}, {0}) * {2}[..., None]``.
+    """
+    if len(eq.inputs) < 3 or eq.has_diagonal or eq.output_ellipsis != any(eq.input_ellipsis):
+        return None
+    term, ellipsis, code = eq.inputs[0], eq.input_ellipsis[0], "{0}"
+    for position in range(1, len(eq.inputs)):
+        right, right_ellipsis = eq.inputs[position], eq.input_ellipsis[position]
+        later = set("".join(eq.inputs[position + 1:])) | set(eq.output)
+        if position == len(eq.inputs) - 1:
+            kept, kept_ellipsis = eq.output, eq.output_ellipsis
+        else:
+            seen = term + "".join(label for label in right if label not in term)
+            kept = "".join(label for label in eq.output if label in seen)
+            kept += "".join(label for label in seen if label in later and label not in kept)
+            kept_ellipsis = ellipsis or right_ellipsis
+        step = pair_code(Equation((term, right), kept, (ellipsis, right_ellipsis), kept_ellipsis))
+        if step is None:
+            return None
+        left = f"({code})" if " * " in code else code  # a product taken further must be one operand
+        code = step.replace("{a}", left).replace("{b}", "{" + str(position) + "}")
+        term, ellipsis = kept, kept_ellipsis
+    return code
+
+
 def permutation(eq: Equation) -> tuple[int, ...] | None:
     """The axis order of a one-operand equation that only reorders its axes, or None."""
     if len(eq.inputs) != 1 or eq.has_ellipsis or eq.has_diagonal:
@@ -457,9 +538,16 @@ axes), so that leading ellipsis axes of any number stay where they are:
 (segmentation heads) → `torch.matmul(q[..., None, :, :], m.transpose(-3, -2)).transpose(-3,
 -2)`, `einsum('bi,bi->b', a, b)` → `torch.matmul(a[..., None, :], b[..., None])[..., 0, 0]`.
 The graph then holds MatMul, Transpose, Unsqueeze and Gather, parsed by every TensorRT
-version. Other equations (outer products, two or more contracted labels, a label summed in
-one operand, three operands, diagonals) are reported without a fix: write them with
-`matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
+version. A two-operand equation that contracts nothing (every label of both operands in the
+output) is one broadcast product: each operand's axes put in the output's order, a size-1
+axis where it lacks an output label: `einsum('bi,bj->bij', u, v)` → `u[..., None] * v[...,
+None, :]`. Three or more operands are taken two at a time, left to right as torch does
+without opt_einsum, each step keeping the labels a later operand or the output needs and
+written as one of the forms above: the FAVOR+ linear attention of Performer-style code
+(torchfcpe's `einsum('...de,...nd,...n->...ne', context, q, d_inv)`) becomes
+`torch.matmul(q, context) * d_inv[..., None]`. Other equations (two or more contracted
+labels in one step, a label summed in one operand, diagonals) are reported without a fix:
+write them with `matmul`, `permute`, `reshape`, `sum` and broadcasting by hand.
 
 Fix safety: unsafe. What changes:
 - Values: einsum and matmul reach different CPU kernels (einsum always goes through a
@@ -499,7 +587,11 @@ equations.""",
             Example("y = torch.einsum('...ij,...jk->...ik', a, b)\n", "y = torch.matmul(a, b)\n", unsafe=True),
             Example("y = torch.einsum('oi,...ihw->...ohw', k, x)\n",
                     "y = torch.matmul(k, x.transpose(-3, -2)).transpose(-3, -2)\n", unsafe=True),
-            Example("outer = torch.einsum('bi,bj->bij', u, v)\n"),
+            Example("outer = torch.einsum('bi,bj->bij', u, v)\n", "outer = u[..., None] * v[..., None, :]\n",
+                    unsafe=True),
+            Example("out = torch.einsum('...de,...nd,...n->...ne', context, q, d_inv)\n",
+                    "out = torch.matmul(q, context) * d_inv[..., None]\n", unsafe=True),
+            Example("y = torch.einsum('bijk,bjkl->bil', a, b)\n"),
         ),
         references=_REFERENCES,
     )
@@ -528,6 +620,22 @@ equations.""",
             return
         form = matmul_form(eq) if eq is not None else None
         contraction = contraction_form(eq) if eq is not None and form is None else None
+        if form is None and contraction is None and eq is not None and len(call.operands) == len(eq.inputs):
+            # A broadcast product of two operands, or three or more operands taken two at a time.
+            steps = broadcast_form(eq) if len(eq.inputs) == 2 else chain_code(eq)
+            if steps is not None:
+                steps = steps.replace("{a}", "{0}").replace("{b}", "{1}")
+                self.report(
+                    node,
+                    f"einsum {call.text!r} exports as ONNX Einsum: {why}; it is "
+                    + ("a broadcast product" if len(eq.inputs) == 2 else
+                       f"{len(eq.inputs)} operands taken two at a time, each a matrix product or a broadcast "
+                       "product")
+                    + ", use torch.matmul and `*` on the operands with their axes moved (assumes the operands' "
+                    "ranks match the equation and their shared sizes match)",
+                    Fix({node: self._steps(steps, call.operands)}, safety=Safety.UNSAFE),
+                )
+                return
         if (form is None and contraction is None) or len(call.operands) != 2:
             self.report(node, f"einsum {call.text!r} exports as ONNX Einsum: {why}; write it with "
                         "matmul/permute/reshape/sum by hand (not one contraction of one label)")
@@ -569,6 +677,16 @@ equations.""",
         values = {"__trt_first__": parenthesize(first), "__trt_second__": parenthesize(second),
                   "__trt_matmul__": self.context.torch_attr("matmul")}
         return cst.parse_expression(text).visit(_Placeholders(values))
+
+
+    def _steps(self, code: str, operands: list[cst.BaseExpression]) -> cst.BaseExpression:
+        """``code`` (placeholders ``{0}``, ``{1}``... and ``__trt_matmul__``) with the operands in place."""
+        for position in range(len(operands)):
+            code = code.replace("{" + str(position) + "}", f"__trt_op{position}__")
+        values: dict[str, cst.BaseExpression] = {
+            f"__trt_op{position}__": parenthesize(operand) for position, operand in enumerate(operands)}
+        values["__trt_matmul__"] = self.context.torch_attr("matmul")
+        return cst.parse_expression(code).visit(_Placeholders(values))
 
 
 class _Placeholders(cst.CSTTransformer):

@@ -18,7 +18,8 @@ import pytest
 import torch
 
 from support import load, onnx_ops, rewrite, rules_found
-from trtcodemod.transforms.einsum import contraction_form, matmul_form, parse_einops_pattern, parse_equation, permutation
+from trtcodemod.transforms.einsum import (broadcast_form, chain_code, contraction_form, matmul_form,
+                                          parse_einops_pattern, parse_equation, permutation)
 
 HEADER = "import torch\n"
 
@@ -116,8 +117,9 @@ def test_look_alikes_do_not_fire(code: str) -> None:
 
 
 def test_unrewritable_forms_are_reported_without_a_fix() -> None:
-    for call in ("torch.einsum('bi,bj->bij', a, b)", "torch.einsum('ij,jk->ik', [*args])",
-                 "torch.einsum(*args)", "torch.einsum(eq, a, b)", "torch.einsum('ij,jk,kl->il', a, b, c)"):
+    for call in ("torch.einsum('bij,bj->b', a, b)", "torch.einsum('ij,jk->ik', [*args])",
+                 "torch.einsum(*args)", "torch.einsum(eq, a, b)", "torch.einsum('ijk,jkl,lm->im', a, b, c)",
+                 "torch.einsum('ij,jk,kl,lm->im', a, b)"):
         code = f"import torch\ndef f(a, b, c, eq, args):\n    return {call}\n"
         assert "TRT303" in rules_found(code, target="8.0"), call
         assert rewrite(code, unsafe=True, target="8.0") == code, call
@@ -254,12 +256,13 @@ def test_einops_einsum_is_rewritten_like_torch_einsum() -> None:
     default target, everything at 8.0; a user's own ``einsum`` and numpy's stay alone."""
     assert rules_found(EINOPS_SOURCE, target="8.6") == ["TRT303"]
     assert rules_found(EINOPS_SOURCE, target="8.0") == ["TRT303", "TRT303", "TRT303", "TRT304", "TRT303"]
+    assert rules_found(rewrite(EINOPS_SOURCE, unsafe=True, target="8.0"), target="8.0") == []
     after = rewrite(EINOPS_SOURCE, unsafe=True, target="8.0")
     assert "return torch.matmul(alpha.transpose(-1, -2), residuals)" in after
     assert 'sim = torch.matmul(q, k.transpose(-1, -2))' in after
     assert "return torch.matmul(sim.softmax(-1), v)" in after
     assert "return x.permute(0, 2, 3, 1)" in after
-    assert 'return einsum(branch, beta, "b n d, b n e -> b n e d")' in after  # not one product: named only
+    assert "return branch[..., None, :] * beta[..., None]" in after  # a broadcast product
     assert rewrite(EINOPS_SOURCE, target="8.0") == EINOPS_SOURCE.replace(
         "einsum(x, 'b c h w -> b h w c')", "x.permute(0, 2, 3, 1)")  # the annotated tensor: safe
     own = "import torch\ndef einsum(*args):\n    return args[0]\ndef f(a, b):\n    return einsum(a, b, 'i j, j k -> i k')\n"
@@ -281,12 +284,12 @@ def test_einops_rewrites_compute_the_pattern_and_export_without_einsum() -> None
     hands torch), on zeros, negatives, infinities, NaN and empty batches, in eager mode and in ONNX Runtime
     at two batch sizes of one export (no Einsum left)."""
     namespace: dict = {}
-    exec(compile(_einops_free(rewrite(EINOPS_SOURCE, unsafe=True, target="8.0").replace(
-        'return einsum(branch, beta, "b n d, b n e -> b n e d")', "return None")), "einops_after.py", "exec"),
+    exec(compile(_einops_free(rewrite(EINOPS_SOURCE, unsafe=True, target="8.0")), "einops_after.py", "exec"),
          namespace)
     cases = [
         (namespace["mix"], "...ab,...ac->...bc", lambda n: [(n, 5, 4, 3), (n, 5, 4, 6)]),
         (namespace["layout"], "abcd->acdb", lambda n: [(n, 3, 4, 5)]),
+        (namespace["outer"], "abd,abe->abed", lambda n: [(n, 5, 4), (n, 5, 3)]),
     ]
     for number, n in enumerate((0, 1, 3)):
         for special in (False, True):
@@ -530,8 +533,6 @@ def test_random_contractions_are_one_matmul() -> None:
 
 
 @pytest.mark.parametrize("equation", [
-    "i,j->ij",           # no contracted label: an outer product
-    "blq,bhlk->bhlqk",   # no contracted label
     "bnhv,dhv->bdn",     # two contracted labels
     "bij,bk->bk",        # a label summed in one operand only
     "...ij,jk->ik",      # the ellipsis summed out
@@ -629,3 +630,107 @@ def test_kornia_colour_matrix_exports_without_einsum_at_two_sizes() -> None:
         image[0, 0, 0, :2] = torch.tensor([0.0, -0.0])
         got = torch.from_numpy(session.run(None, {"image": image.numpy()})[0])
         torch.testing.assert_close(got, _module(code)(image), rtol=1e-5, atol=1e-6)
+
+
+# --- broadcast products and three or more operands ---------------------------------------------------------------
+
+@pytest.mark.parametrize("equation,code", [
+    ("bi,bj->bij", "{a}[..., None] * {b}[..., None, :]"),
+    ("...ne,...n->...ne", "{a} * {b}[..., None]"),
+    ("bi,bi->bi", "{a} * {b}"),
+    ("ij,i->ij", "{a} * {b}[..., None]"),
+    ("ij,j->ij", "{a} * {b}[..., None, :]"),
+    ("ji,j->ij", "{a}.transpose(-2, -1) * {b}[..., None, :]"),
+    ("i,j->ij", "{a}[..., None] * {b}[..., None, :]"),
+    ("...j,i->...ij", "{a}[..., None, :] * {b}[..., None]"),
+    ("blq,bhlk->bhlqk", "{a}[..., None, :, :, None] * {b}[..., None, :]"),
+    ("i,j,->ij", None),  # three operands: not a pair
+    ("bi,bj->bi", None),  # a label summed in one operand
+    ("bi,bi->b", None),  # contracted
+    ("...i,j->ij", None),  # an ellipsis the output drops
+])
+def test_broadcast_forms(equation: str, code: str | None) -> None:
+    assert broadcast_form(parse_equation(equation)) == code
+
+
+@pytest.mark.parametrize("equation,code", [
+    ("...de,...nd,...n->...ne", "__trt_matmul__({1}, {0}) * {2}[..., None]"),
+    ("ij,jk,kl->il", "__trt_matmul__(__trt_matmul__({0}, {1}), {2})"),
+    ("bi,bij,bj->bij", "({0}[..., None] * {1}) * {2}[..., None, :]"),
+    ("ij,jk,k->i", "__trt_matmul__(__trt_matmul__({0}, {1}), {2}[..., None])[..., 0]"),
+    ("ijk,jkl,lm->im", None),  # two labels contracted in the first step
+    ("iij,jk,k->i", None),  # diagonal
+])
+def test_chain_codes(equation: str, code: str | None) -> None:
+    assert chain_code(parse_equation(equation)) == code
+
+
+#: Operand shapes per equation, edge sizes included (a zero-size axis, a size-1 axis, leading axes).
+CHAINS = {
+    "...de,...nd,...n->...ne": [((2, 3, 4, 5), (2, 3, 7, 4), (2, 3, 7)), ((1, 4, 1), (1, 0, 4), (1, 0)),
+                                ((4, 5), (7, 4), (7,))],
+    "ij,jk,kl->il": [((3, 4), (4, 5), (5, 2)), ((0, 4), (4, 1), (1, 3))],
+    "ij,jk,k->i": [((3, 4), (4, 5), (5,)), ((2, 0), (0, 3), (3,))],
+    "bi,bj->bij": [((3, 4), (3, 5)), ((0, 4), (0, 5))],
+    "bi,bij,bj->bij": [((2, 3), (2, 3, 4), (2, 4))],
+    "...i,...j->...ij": [((2, 3, 4), (2, 3, 5)), ((4,), (2, 3, 5))],
+}
+
+
+@pytest.mark.parametrize("equation", sorted(CHAINS))
+def test_chains_and_broadcasts_run_as_einsum(equation: str) -> None:
+    """The rewrite of each equation on real tensors (edge values: zeros, negatives, inf and NaN, empty axes): the
+    values of einsum to the rounding of a dot product (exactly, where nothing is summed), the same shape and dtype,
+    gradients alike."""
+    names = ", ".join(f"x{i}" for i in range(equation.split("->")[0].count(",") + 1))
+    code = f"import torch\ndef f({names}):\n    return torch.einsum({equation!r}, {names})\n"
+    after = rewrite(code, unsafe=True, target="8.0")
+    assert "einsum" not in after, after
+    original, rewritten = load(code, "f"), load(after, "f")
+    summed = "," in equation and chain_code(parse_equation(equation)) is not None and "matmul" in after
+    for seed, shapes in enumerate(CHAINS[equation]):
+        generator = torch.Generator().manual_seed(seed)
+        operands = [torch.randn(*shape, generator=generator, dtype=torch.float64, requires_grad=True)
+                    for shape in shapes]
+        if not summed and operands[0].numel():
+            with torch.no_grad():
+                operands[0].view(-1)[0] = float("inf")
+                operands[0].view(-1)[-1] = float("nan")
+                operands[-1].view(-1)[0] = 0.0
+        want, got = original(*operands), rewritten(*operands)
+        assert got.shape == want.shape and got.dtype == want.dtype
+        torch.testing.assert_close(got, want, rtol=1e-12, atol=1e-12, equal_nan=True)
+        if want.numel() and summed:
+            want.sum().backward()
+            grads = [o.grad.clone() for o in operands]
+            for o in operands:
+                o.grad = None
+            got.sum().backward()
+            for g, o in zip(grads, operands):
+                torch.testing.assert_close(o.grad, g, rtol=1e-12, atol=1e-12)
+
+
+def test_performer_linear_attention_exports_without_einsum() -> None:
+    """torchfcpe's FAVOR+ attention line, rewritten: the TorchScript export holds MatMul and Mul, no Einsum, and
+    ONNX Runtime agrees with eager mode at other sequence lengths."""
+    code = ("import torch\nclass M(torch.nn.Module):\n"
+            "    def forward(self, q, k, v):\n"
+            "        k_cumsum = k.sum(dim=-2)\n"
+            "        d_inv = 1.0 / (torch.einsum('...nd,...d->...n', q, k_cumsum.type_as(q)) + 1e-8)\n"
+            "        context = torch.einsum('...nd,...ne->...de', k, v)\n"
+            "        return torch.einsum('...de,...nd,...n->...ne', context, q, d_inv)\n")
+    after = rewrite(code, unsafe=True, target="8.6")
+    assert "torch.einsum('...de,...nd,...n->...ne'" not in after and "einsum" not in after, after
+    original, rewritten = load(code, "M")().eval(), load(after, "M")().eval()
+    q, k, v = (torch.rand(2, 4, 9, 8) for _ in range(3))
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(rewritten, (q, k, v), buffer, dynamo=False, opset_version=17, input_names=["q", "k", "v"],
+                          dynamic_axes={name: {0: "b", 2: "n"} for name in "qkv"})
+    assert "Einsum" not in {node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node}
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    for n in (1, 9, 23):
+        q, k, v = (torch.rand(3, 4, n, 8) for _ in range(3))
+        got = session.run(None, {"q": q.numpy(), "k": k.numpy(), "v": v.numpy()})[0]
+        np.testing.assert_allclose(got, original(q, k, v).numpy(), rtol=1e-4, atol=1e-5)
