@@ -39,15 +39,53 @@ def _text(node: cst.CSTNode) -> str:
     return code_of(node).strip().replace(" ", "")
 
 
+def _split_counts(call: cst.Call) -> tuple[set[str], str] | None:
+    """For ``x.split(C)`` / ``torch.split(x, C)`` (``dim`` given or 0): the spellings of the split axis's size
+    (``x.shape[0]``, ``x.size(0)``, ``len(x)`` on axis 0) and ``C``'s text; None for anything else (a list of
+    sizes is no step, and ``chunk`` takes a number of pieces, not their size)."""
+    if any(a.star for a in call.args):
+        return None
+    func = call.func
+    if type(func) is not cst.Attribute or func.attr.value != "split":
+        return None
+    positional = [a.value for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
+    if type(func.value) is cst.Name and func.value.value == "torch":  # torch.split(x, C[, dim])
+        if not positional:
+            return None
+        tensor, positional = positional[0], positional[1:]
+    else:
+        tensor = func.value
+    names = ("split_size_or_sections", "split_size")
+    size = positional[0] if positional else next((keywords[n] for n in names if n in keywords), None)
+    dim = positional[1] if len(positional) > 1 else keywords.get("dim", cst.Integer("0"))
+    if size is None or len(positional) > 2 or set(keywords) - {"dim", *names} \
+            or type(strip_parens(size)) in (cst.List, cst.Tuple):
+        return None
+    owner, axis = _text(tensor), _text(dim)
+    counts = {f"{owner}.shape[{axis}]", f"{owner}.size({axis})", f"{owner}.size(dim={axis})"}
+    if axis == "0":
+        counts.add(f"len({owner})")
+    return counts, _text(size)
+
+
 def _chunk_loops(block: cst.BaseSuite, count: str, step: str) -> list[cst.For | cst.CompFor]:
-    """The loops (and comprehensions) in ``block`` over ``range(<start>, count, step)``: the chunks of ``count``
+    """The loops (and comprehensions) in ``block`` over ``range(<start>, count, step)``, or over the pieces of
+    ``x.split(step)`` (``torch.split(x, step)``) where ``count`` is the split axis's size: the chunks of ``count``
     rows, ``step`` at a time."""
     found = []
     for node in walk(block):
         if type(node) not in (cst.For, cst.CompFor):
             continue
         call = strip_parens(node.iter)
-        if type(call) is not cst.Call or type(call.func) is not cst.Name or call.func.value != "range" \
+        if type(call) is not cst.Call:
+            continue
+        split = _split_counts(call)
+        if split is not None:
+            if count in split[0] and split[1] == step:
+                found.append(node)
+            continue
+        if type(call.func) is not cst.Name or call.func.value != "range" \
                 or len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
             continue
         if _text(call.args[1].value) == count and _text(call.args[2].value) == step:
@@ -56,7 +94,7 @@ def _chunk_loops(block: cst.BaseSuite, count: str, step: str) -> list[cst.For | 
 
 
 class ChunkedBranch(Rule):
-    needs_text = (b"range(",)
+    needs_text = (b"range(", b"split(")
     info = RuleInfo(
         id="TRT389",
         name="chunked-branch",
@@ -66,10 +104,14 @@ class ChunkedBranch(Rule):
 What it finds: an `if`/`else` on a comparison of two names or expressions, `n` and `C`
 (`n <= C`, `n < C`, `C >= n`, `n > C`...), where one branch loops over
 `range(<start>, n, C)` (the chunks of `n` rows, `C` at a time: the same `n` and `C`, as
-written) and the other does not: the computation done at once where the input is small
-and chunk by chunk where it is large, to bound the memory of an intermediate (anomalib's
-PatchCore nearest-neighbour search over its memory bank, `if n <= chunk_size:` at
-`patchcore/torch_model.py`; the chunked form of an attention or a distance matrix).
+written), or over the pieces of `x.split(C)` / `torch.split(x, C, dim)` where `n` is that
+axis's size (`x.shape[0]`, `x.size(0)`, `len(x)`), and the other does not: the computation
+done at once where the input is small and chunk by chunk where it is large, to bound the
+memory of an intermediate (anomalib's PatchCore nearest-neighbour search over its memory
+bank, `if n <= chunk_size:` at `patchcore/torch_model.py`; diffusers' VAEs decoding a batch
+one latent at a time, `if self.use_slicing and z.shape[0] > 1:` with `z.split(1)`; the
+chunked form of an attention or a distance matrix). A switch may come first in an `and`
+(`flag and n > C`) where the chunked branch is the `if`.
 
 Why it hurts: `n` is a traced size. The TorchScript export reads the test as a Python bool
 (a TracerWarning) and keeps only the branch the example took; the dynamo exporter
@@ -139,7 +181,14 @@ equivalent on its inputs.""".format(assumption=_ASSUMPTION),
     def visit_If(self, node: cst.If) -> None:
         if self.context.function is None or type(node.orelse) is not cst.Else:
             return
-        test = strip_parens(node.test)
+        if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == TRACING for n in walk(node.test)):
+            return  # already decided while tracing (this rule's rewrite, or TRT390's)
+        test = whole_test = strip_parens(node.test)
+        guarded = False
+        while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
+            # `self.use_slicing and z.shape[0] > 1` (diffusers' VAEs): a switch, then the size test; the chunks
+            # run only where both hold, so the test must pick the chunked branch (checked below).
+            guarded, test = True, strip_parens(test.right)
         if type(test) is not cst.Comparison or len(test.comparisons) != 1:
             return
         operator = test.comparisons[0].operator
@@ -154,13 +203,13 @@ equivalent on its inputs.""".format(assumption=_ASSUMPTION),
             if _chunk_loops(chunked, count, step) and not _chunk_loops(whole, count, step):
                 whole_first = first
                 break
-        if whole_first is None:
-            return
+        if whole_first is None or guarded and whole_first:
+            return  # `flag and n <= C`: where the flag is off the chunks run at any size; not this form
         tracing = cst.Call(cst.Name(TRACING))
         if whole_first:
             new = cst.BooleanOperation(tracing, cst.Or(), test)
         else:
-            new = cst.BooleanOperation(cst.UnaryOperation(cst.Not(), tracing), cst.And(), test)
+            new = cst.BooleanOperation(cst.UnaryOperation(cst.Not(), tracing), cst.And(), whole_test)
         self.report(node.test, f"`{code_of(node.test).strip()}` picks a whole computation or the same one in chunks "
                                "by a traced size: the export keeps the example's branch; "
                                f"`{TRACING}()` takes the whole one while tracing; assumes {_ASSUMPTION}",

@@ -80,8 +80,8 @@ class SizeParameterUpdate(Rule):
         doc="""\
 What it finds: an augmented assignment (`+=`, `-=`, `*=`, `//=`, `/=` and the others) whose target is
 a parameter of the enclosing function that holds a number, where the same file calls that function
-with a plain name in that parameter's place (a caller that still holds the value it passed). "Holds a
-number": annotated `int` or `float`, or given to `math.*`, `int`, `float`, `round`, `range`, `abs`,
+with a plain name in that parameter's place, by position or by its keyword (a caller that still
+holds the value it passed). "Holds a number": annotated `int` or `float`, or given to `math.*`, `int`, `float`, `round`, `range`, `abs`,
 or to `max`/`min` beside an integer literal in the function; or, with facts (inside `migrate`), passed
 an `int` in every recorded call. Demucs v3's `valid_length(self, length)` (`if self.resample: length
 *= 2`, then `math.ceil(...)` and `max(1, length)` on it, called as `self.valid_length(length)` in
@@ -163,7 +163,7 @@ TensorRT versions: all (the size is wrong before TensorRT sees the graph).""",
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        self._called: dict[str, set[int]] | None = None
+        self._called: dict[str, set[int | str]] | None = None
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
         func = self.context.function
@@ -185,7 +185,8 @@ TensorRT versions: all (the size is wrong before TensorRT sees the graph).""",
         # A method's callers pass the arguments after `self`.
         is_method = bool(params) and params[0].name.value in ("self", "cls")
         position = index - 1 if is_method else index
-        if position < 0 or position not in self._call_positions().get(func.name.value, set()):
+        passed = self._call_positions().get(func.name.value, set())
+        if (position < 0 or position not in passed) and name not in passed:
             return
         operator = rebind(whitespace_before=cst.SimpleWhitespace(" "), whitespace_after=cst.SimpleWhitespace(" "))
         value = node.value
@@ -208,9 +209,10 @@ TensorRT versions: all (the size is wrong before TensorRT sees the graph).""",
         self.report(node, message + " (unsafe: assumes it holds a number in eager mode)",
                     Fix({node: new}, safety=Safety.UNSAFE, proof=proof))
 
-    def _call_positions(self) -> dict[str, set[int]]:
-        """Function or method name -> the positional indices at which some call in the file passes a plain name
-        (a caller that keeps the object it passed)."""
+    def _call_positions(self) -> dict[str, set[int | str]]:
+        """Function or method name -> the positional indices, and the keywords, at which some call in the file passes
+        a plain name (a caller that keeps the object it passed): ``self.valid_length(length)`` and
+        ``self.valid_length(length=length)`` alike."""
         if self._called is None:
             self._called = {}
             for node in walk(self.context.module):
@@ -221,10 +223,17 @@ TensorRT versions: all (the size is wrong before TensorRT sees the graph).""",
                     callee.attr.value if type(callee) is cst.Attribute else None
                 if called is None:
                     continue
+                positional = True
                 for i, arg in enumerate(node.args):
-                    if arg.keyword is not None or arg.star:
-                        break
-                    if type(arg.value) is cst.Name:
+                    if arg.star:
+                        positional = False
+                        continue
+                    if arg.keyword is not None:
+                        positional = False
+                        if type(arg.value) is cst.Name:
+                            self._called.setdefault(called, set()).add(arg.keyword.value)
+                        continue
+                    if positional and type(arg.value) is cst.Name:
                         self._called.setdefault(called, set()).add(i)
         return self._called
 

@@ -138,3 +138,103 @@ def test_dynamo_export_takes_the_whole_computation(tmp_path: Path) -> None:
         got = session.run(None, {session.get_inputs()[0].name: x.numpy()})
         for graph_value, eager_value in zip(got, original(x)):
             np.testing.assert_allclose(graph_value, eager_value.detach().numpy(), rtol=1e-5, atol=1e-5)
+
+
+# --- diffusers' VAE slicing: the chunks are a `split`'s pieces, the size test follows a switch in an `and` ----------
+
+SLICED = TESTS / "recipe_variants" / "trt389" / "diffusers_vae_sliced_decode.py"
+
+SPLIT_FORMS = """
+import torch
+
+
+def by_function(z, c, g):
+    if len(z) > c:
+        y = torch.cat([g(p) for p in torch.split(z, c)])
+    else:
+        y = g(z)
+    return y
+
+
+def on_another_axis(z, c, g):
+    if z.size(1) <= c:
+        y = g(z)
+    else:
+        parts = []
+        for p in z.split(c, dim=1):
+            parts.append(g(p))
+        y = torch.cat(parts, 1)
+    return y
+"""
+
+SPLIT_LEFT_ALONE = """
+import torch
+
+
+def other_axis(z, c, g):
+    if z.shape[1] > c:  # the pieces are along axis 0
+        y = torch.cat([g(p) for p in z.split(c)])
+    else:
+        y = g(z)
+    return y
+
+
+def sections(z, g):
+    if z.shape[0] > 2:  # a list of sizes, not a step
+        y = torch.cat([g(p) for p in z.split([1, 1])])
+    else:
+        y = g(z)
+    return y
+
+
+def switch_on_the_whole_branch(z, c, g, flag):
+    if flag and z.shape[0] <= c:  # with the switch off, the chunks run at every size
+        y = g(z)
+    else:
+        y = torch.cat([g(p) for p in z.split(c)])
+    return y
+"""
+
+
+def test_split_pieces_and_a_switch_are_read_as_chunks(tmp_path: Path) -> None:
+    from variant_models import rewritten_variant
+
+    variant = rewritten_variant(SLICED, "TRT389", tmp_path)
+    assert "        if not _trt_tracing() and self.use_slicing and z.shape[0] > 1:\n" in variant["source"]
+    assert "for z_slice in z.split(1)]" in variant["source"]  # the slices stay for eager mode
+    assert variant["safe_only"] == SLICED.read_text()  # unsafe: not without it
+    assert rules_found(variant["source"], select=("TRT389",)) == []
+    assert rewrite(variant["source"], unsafe=True, select=("TRT389",)) == variant["source"]  # not taken again
+    forms = rewrite(SPLIT_FORMS, unsafe=True, select=("TRT389",))
+    assert "    if not _trt_tracing() and len(z) > c:\n" in forms
+    assert "    if _trt_tracing() or z.size(1) <= c:\n" in forms
+    assert rules_found(SPLIT_LEFT_ALONE, select=("TRT389",)) == []
+
+
+def test_sliced_decode_is_unchanged_in_eager_mode_and_its_graph_follows_the_batch(tmp_path: Path) -> None:
+    from variant_models import (assert_eager_unchanged, assert_graph_within, export_variant, graph_matches,
+                                rewritten_variant, seeded)
+
+    variant = rewritten_variant(SLICED, "TRT389", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    example = module.inputs(seeded(0))
+    sets = {"batch 1": module.inputs(seeded(2), 1, 6, 5), "batch 3": module.inputs(seeded(3), 3, 7, 9),
+            "batch 5, 1 x 1": module.inputs(seeded(4), 5, 1, 1)}
+    eager = {**sets, "example": example, "zeros": (torch.zeros(2, 4, 3, 3),), "negatives": (-example[0].abs() - 1,),
+             "empty batch": (torch.zeros(0, 4, 6, 5),)}
+    assert_eager_unchanged(original, rewritten, eager)
+    original.use_slicing = rewritten.use_slicing = False  # the switch off: the whole decode, before as after
+    assert_eager_unchanged(original, rewritten, {"example": example, "batch 3": sets["batch 3"]})
+    original.use_slicing = rewritten.use_slicing = True
+    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    assert graph_matches(before, original, example)
+    assert not graph_matches(before, original, sets["batch 3"])  # two slices baked in
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in {"example": example, **sets}.items():
+        assert_graph_within(after, original, inputs, 1e-5, label)
+
+
+def test_migrate_takes_the_whole_decode_for_the_sliced_vae() -> None:
+    from variant_models import assert_migrate_corrects
+
+    assert_migrate_corrects(SLICED, "TRT389", "trt389_migrate_sliced_vae")

@@ -20,7 +20,10 @@ from variant_models import (assert_eager_unchanged, assert_graph_within, assert_
 from trtcodemod.engine import Options, check_source
 from trtcodemod.verify.export import export_model
 
-VARIANT = TESTS / "recipe_variants" / "trt730" / "demucs_valid_length.py"
+VARIANTS = TESTS / "recipe_variants" / "trt730"
+VARIANT = VARIANTS / "demucs_valid_length.py"
+#: Ultimate Vocal Remover's Demucs v2 and its driver: the call on a submodule, a second update after a rebinding.
+UVR = VARIANTS / "uvr_demucs_v2_apply.py"
 HEADER = "import math\nimport torch\nfrom torch import nn\n\n"
 INF, NAN = float("inf"), float("nan")
 
@@ -63,6 +66,17 @@ def test_a_parameter_annotated_int_is_rebound_safely_with_its_value_parenthesise
     source = HEADER + ANNOTATED
     assert _found(ANNOTATED) == [("TRT730", "safe")]
     assert rewrite(source, select=("TRT730",)) == source.replace("n += (-n) % block", "n = n + ((-n) % block)")
+
+
+def test_a_size_passed_by_keyword_is_rebound_too() -> None:
+    """``self.valid_length(length=length)``: the caller holds the name it passed as a keyword just the same."""
+    code = METHOD.replace("self.valid_length(length) - length", "self.valid_length(length=length) - length")
+    source = HEADER + code
+    assert _found(code) == [("TRT730", "unsafe")]
+    assert rewrite(source, unsafe=True, select=("TRT730",)) == source.replace("length *= 2", "length = length * 2")
+    # A keyword naming another parameter, or a literal there, holds no caller's size.
+    assert _found(METHOD.replace("self.valid_length(length) - length", "self.valid_length(size=length)")) == []
+    assert _found(METHOD.replace("self.valid_length(length) - length", "self.valid_length(length=50)")) == []
 
 
 @pytest.mark.parametrize("operator, binary", [("-=", "-"), ("//=", "//"), ("+=", "+"), ("<<=", "<<")])
@@ -128,3 +142,38 @@ def test_the_reduction_keeps_eager_mode_and_exports_equal_to_it(tmp_path: Path) 
 def test_migrate_applies_it_from_the_recorded_calls_and_ends_equivalent() -> None:
     """With TRT712 on the size arithmetic after the call: the graph follows every batch and length migrate tries."""
     assert_migrate_applies(VARIANT, "TRT730", "trt730_migrate")
+
+
+def test_uvr_driver_calls_it_on_a_submodule_and_both_updates_are_rebound(tmp_path: Path) -> None:
+    """Demucs v2 as Ultimate Vocal Remover drives it: ``self.model.valid_length(length)`` in the wrapper's forward
+    (a call on another object), and ``length += self.context - 1`` in the loop after ``math.ceil`` rebound the name
+    (harmless there, rebound as well). The original's export stops at a context convolution given 1 sample for a
+    kernel of 3 (the wrapper's doubled ``length`` crops the padded mix); the rewritten one equals eager mode."""
+    module = load_variant(UVR, "trt730_uvr_original")
+    original = module.build().eval()
+    text = UVR.read_text()
+    assert rules_found(text, select=("TRT730",)) == ["TRT730", "TRT730"]
+    assert rewrite(text, select=("TRT730",)) == text  # unsafe: only with --unsafe
+    new = rewrite(text, unsafe=True, select=("TRT730",))
+    assert new == text.replace("            length *= 2\n", "            length = length * 2\n").replace(
+        "            length += self.context - 1\n", "            length = length + (self.context - 1)\n"), new
+    assert rules_found(new, select=("TRT730",)) == []
+    rewritten_path = tmp_path / "uvr_demucs_v2_apply_rewritten.py"
+    rewritten_path.write_text(new)
+    rewritten = load_variant(rewritten_path, "trt730_uvr_rewritten").build().eval()
+    rewritten.load_state_dict(original.state_dict())
+    example = module.inputs(seeded(0))
+    specials = (torch.tensor([INF, NAN, -INF, 1.0, 0.0, -2.0]).repeat(2, 1, 8),)
+    assert_eager_unchanged(original, rewritten, {"example": example, **SETS, "inf-nan": specials})
+    before = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                          input_names=input_names(original), output_names=["out"], dynamic_axes=module.DYNAMIC,
+                          opset=17)
+    assert before.error is not None and "Kernel size can't be greater" in before.error, before.error
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    assert_graph_within(session, original, example, 1e-5, "example")
+    assert_graph_within(session, original, (torch.rand(3, 1, 50, generator=seeded(7)),), 1e-5, "another batch")
+    assert_graph_within(session, original, (torch.zeros(1, 1, 50),), 1e-5, "zeros")
+
+
+def test_migrate_applies_it_to_the_uvr_driver_and_ends_equivalent() -> None:
+    assert_migrate_applies(UVR, "TRT730", "trt730_uvr_migrate")

@@ -280,3 +280,53 @@ def test_migrate_reads_the_base_class_file_the_forward_never_ran(tmp_path: Path)
     applied = [(Path(fix["path"]).name, fix["rule"]) for fix in report["applied"]]
     assert applied == [("base_model.py", "TRT377")], report
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
+
+#: Variants whose store TRT377 guards and migrate applies at (their ``CALL`` line), each from a different owner:
+#: pytorch-mighty's ``getattr`` store in a loop over ``state_attr``, torchmetrics' ``deepcopy`` of a list state.
+MIGRATED = ("mighty_serializable_module", "torchmetrics_metric_state")
+
+
+def test_the_migrated_variants_cite_distinct_owners() -> None:
+    from variant_models import assert_cited_by_distinct_owners
+
+    assert_cited_by_distinct_owners(VARIANTS, list(MIGRATED), count=len(MIGRATED))
+
+
+@pytest.mark.parametrize("name", MIGRATED)
+def test_a_stored_variant_keeps_eager_mode_its_round_trip_and_exports_at_other_batches(name: str,
+                                                                                        tmp_path: Path) -> None:
+    from variant_models import assert_eager_unchanged, load_variant, seeded
+
+    path = VARIANTS / f"{name}.py"
+    module = load_variant(path, f"trt377_{name}_eager")
+    rewritten_path = tmp_path / f"{name}.py"
+    rewritten_path.write_text(rewrite(path.read_text(), unsafe=True, select=("TRT377",)))
+    fixed = load_variant(rewritten_path, f"trt377_{name}_eager_after")
+    before, after = module.build(), fixed.build()
+    width = module.inputs(seeded(0))[0].shape[1]
+    sets = {"example": module.inputs(seeded(0)), "zeros": (torch.zeros(2, width),),
+            "negatives": (-torch.rand(5, width, generator=seeded(3)) * 1e3,), "empty": (torch.zeros(0, width),),
+            "one": (torch.randn(1, width, generator=seeded(4)),)}
+    assert_eager_unchanged(before, after, sets)
+    for keep_vars in (False, True):
+        _same(before.state_dict(keep_vars=keep_vars), after.state_dict(keep_vars=keep_vars))
+    # The round trip: the entry the override stores is loaded back, into a fresh model of each.
+    fresh_before, fresh_after = module.build(), fixed.build()
+    fresh_before.load_state_dict(before.state_dict())
+    fresh_after.load_state_dict(after.state_dict())
+    _same(fresh_before.state_dict(), fresh_after.state_dict())
+    x = module.inputs(seeded(1))[0]
+    session = ort.InferenceSession(_export_variant(after, x, module.DYNAMIC), providers=["CPUExecutionProvider"])
+    for label, (batch,) in {**sets, "another batch": (torch.randn(7, width, generator=seeded(5)),)}.items():
+        [got] = session.run(None, {"x": batch.numpy()})
+        assert np.allclose(got, after(batch).detach().numpy(), atol=1e-5), label
+    _same(before.state_dict(), after.state_dict())  # the export left the entries in place
+
+
+@pytest.mark.parametrize("name", ["mighty_serializable_module", "torchmetrics_metric_state"])
+def test_migrate_applies_it_to_the_variant(name: str) -> None:
+    from variant_models import assert_migrate_applies
+
+    report = assert_migrate_applies(VARIANTS / f"{name}.py", "TRT377", f"trt377_{name}_migrate")
+    assert any("state_dict` override stores at" in (fix.get("proof") or "") for fix in report["applied"]), report

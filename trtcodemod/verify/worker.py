@@ -110,7 +110,7 @@ def _model_task(req: dict[str, Any], cp: Checkpoint) -> None:
     if req.get("state_dict_path"):
         cp.stage("load_state_dict")
         state = torch.load(req["state_dict_path"], map_location="cpu", weights_only=True)
-        model.load_state_dict(state)
+        _load_weights(model, state)
     if req.get("save_state_dict"):
         torch.save(_weights(model.state_dict()), req["save_state_dict"])
     if req.get("probe"):
@@ -511,6 +511,24 @@ def _weights(state: Any) -> Any:
     if hasattr(state, "_metadata"):
         kept._metadata = state._metadata
     return kept
+
+
+def _load_weights(model: Any, state: Any) -> None:
+    """Load ``state`` (``_weights``'s: tensors, no other values) into ``model``. A strict load side that asks for
+    an entry that is no tensor (pytorch-mighty's ``state_attr``, a float its ``_load_from_state_dict`` requires)
+    gets the built model's own value for it: such entries are configuration the same build made, not weights."""
+    import torch
+
+    try:
+        model.load_state_dict(state)
+    except RuntimeError:
+        own = model.state_dict()
+        filled = {key: value for key, value in own.items()
+                  if key not in state and not isinstance(value, torch.Tensor)}
+        if not filled:
+            raise
+        state.update(filled)
+        model.load_state_dict(state)
 
 
 if __name__ == "__main__":

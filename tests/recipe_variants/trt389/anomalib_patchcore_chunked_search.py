@@ -66,3 +66,4 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
 
 
 DYNAMIC = {"x": {0: "batch", 2: "height", 3: "width"}}
+CALL = "if n <= chunk_size:"
