@@ -8,14 +8,17 @@ statements on the batch flattened into one list of candidates (:class:`Flattener
 
 from __future__ import annotations
 
+import ast
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from pathlib import Path
 
 import libcst as cst
 
 from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, variable_names, walk
 from trtcodemod.context import FileContext
+from trtcodemod.module_files import imported_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
@@ -896,7 +899,7 @@ class Flattener:
         if type(func) is cst.Attribute and not context.qualified_names(func) and func.attr.value in _ROW_REDUCTIONS:
             return self._row_reduction(node)
         if type(func) is cst.Name and len(node.args) == 1 and not keywords \
-                and (_row_wise(context.module, func.value) or _elementwise_helper(context.module, func.value)):
+                and _row_function(context, func.value):
             text, kind = self.expression(positional[0])
             if kind.name != "rows":
                 raise Decline
@@ -1162,6 +1165,26 @@ def _elementwise_helper(module: cst.Module, name: str) -> bool:
             and value.func.attr.value in _ELEMENTWISE_METHODS:
         value, calls = strip_parens(value.func.value), calls + 1
     return calls > 0 and type(value) is cst.Name and value.value == params.params[0].name.value
+
+
+def _row_function(context: FileContext, name: str) -> bool:
+    """Is ``name`` a function of one parameter whose result on rows is each row's alone (:func:`_row_wise`,
+    :func:`_elementwise_helper`): this module's, or one it imports with ``from ... import`` from a file of the
+    checkout (cnstd's YOLOv7 ``from ..utils import xywh2xyxy``), read as it is written there?"""
+    if _row_wise(context.module, name) or _elementwise_helper(context.module, name):
+        return True
+    if any(type(s) is cst.FunctionDef and s.name.value == name for s in context.module.body):
+        return False  # this module's own, which is neither
+    path = getattr(context, "path", None)
+    source = context.source if context.source is not None else context.module.code.encode()
+    function = imported_function(Path(path), name, source) if path else None
+    if not isinstance(function, ast.FunctionDef):
+        return False
+    try:
+        module = cst.parse_module(ast.unparse(function))
+    except (cst.ParserSyntaxError, ValueError):
+        return False
+    return _row_wise(module, name) or _elementwise_helper(module, name)
 
 
 def _row_wise(module: cst.Module, name: str) -> bool:

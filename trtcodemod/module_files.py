@@ -122,6 +122,20 @@ def module_function(source: bytes, name: str) -> ast.FunctionDef | None:
     return found
 
 
+def literal_all(statements: list[ast.stmt]) -> set[str] | None:
+    """The names a literal ``__all__`` (a list or tuple of strings) among ``statements`` lists; None where there
+    is none, or it is computed."""
+    for statement in statements:
+        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
+                                                     for t in statement.targets):
+            value = statement.value
+            if isinstance(value, (ast.List, ast.Tuple)) and all(
+                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
+                return {e.value for e in value.elts}
+            return None
+    return None
+
+
 def imported_function(origin: Path, name: str, source: bytes | None = None) -> ast.FunctionDef | None:
     """The module-level ``def name`` that ``name`` means in the module at ``origin`` (its bytes
     ``source``, read when not given): its own, or one it imports with ``from <module> import name
@@ -147,16 +161,34 @@ def _imported(origin: Path, name: str, source: bytes | None, kind: type, depth: 
             own = statement
     if own is not None or depth > MAX_REEXPORTS:
         return (own, origin) if own is not None else None
+    stars = []
     for statement in tree.body:
         if not isinstance(statement, ast.ImportFrom):
             continue
         for alias in statement.names:
+            if alias.name == "*":
+                stars.append(statement)
             if (alias.asname or alias.name) != name:
                 continue
             found = find_module(origin, statement.module, statement.level, installed=True)
             if found is None or os.path.realpath(found) == os.path.realpath(origin):
                 return None
             return _imported(found, alias.name, None, kind, depth + 1)
+    if name.startswith("_"):
+        return None  # no star import takes it
+    for statement in reversed(stars):  # the last star import that binds the name is the one in force
+        # A package's `from .utils import *` (cnstd's `cnstd/utils/__init__.py`), within its `__all__` if it has one.
+        found = find_module(origin, statement.module, statement.level, installed=True)
+        if found is None or os.path.realpath(found) == os.path.realpath(origin):
+            continue
+        star_source = read_module(found)
+        star_tree = _tree(star_source) if star_source is not None else None
+        public = literal_all(star_tree.body) if star_tree is not None else None
+        if public is not None and name not in public:
+            continue
+        taken = _imported(found, name, star_source, kind, depth + 1)
+        if taken is not None:
+            return taken
     return None
 
 

@@ -24,7 +24,7 @@ import os
 from functools import lru_cache
 from pathlib import Path
 
-from trtcodemod.module_files import find_module
+from trtcodemod.module_files import find_module, literal_all
 
 #: How deep star imports are followed (``a`` star-imports ``b``, which star-imports ``c``...).
 _MAX_DEPTH = 4
@@ -45,18 +45,6 @@ def _top_statements(body: list[ast.stmt]) -> list[ast.stmt]:
             out.extend(_top_statements(getattr(statement, "orelse", [])))
             out.extend(_top_statements(getattr(statement, "finalbody", [])))
     return out
-
-
-def _literal_all(statements: list[ast.stmt]) -> set[str] | None:
-    for statement in statements:
-        if isinstance(statement, ast.Assign) and any(isinstance(t, ast.Name) and t.id == "__all__"
-                                                     for t in statement.targets):
-            value = statement.value
-            if isinstance(value, (ast.List, ast.Tuple)) and all(
-                    isinstance(e, ast.Constant) and isinstance(e.value, str) for e in value.elts):
-                return {e.value for e in value.elts}
-            return None
-    return None
 
 
 def _rebound(statement: ast.stmt) -> set[str]:
@@ -105,7 +93,7 @@ def _parsed(path: str, size: int, mtime: int) -> tuple[tuple[Event, ...], frozen
                     events.append(("bind", local, f"{statement.module}.{alias.name}", statement.module))
         else:
             events.extend(("unbind", name) for name in sorted(_rebound(statement)))
-    public = _literal_all(statements)
+    public = literal_all(statements)
     return tuple(events), (frozenset(public) if public is not None else None)
 
 

@@ -1253,3 +1253,43 @@ def test_a_setting_s_if_whose_ways_pick_rows_differently_keeps_their_images_in_o
             for classes in (None, [0, 2], [5]):
                 assert torch.equal(flattened(pred, strict, classes), loop(pred, strict, classes)), \
                     (batch, strict, classes)
+
+
+def test_a_row_function_of_another_file_through_a_star_export_is_carried_over(tmp_path) -> None:
+    """cnstd's YOLOv7 NMS (zoo 71) calls ``xywh2xyxy`` from ``from ..utils import xywh2xyxy``, a package whose
+    ``__init__`` re-exports ``from .utils import *``: the function is read where it is defined and carried over as
+    this module's own would be; a module whose ``__all__`` leaves the name out, or one that defines a function
+    reading other rows, gives no carry-over."""
+    from trtcodemod.engine import fix_source
+
+    package = tmp_path / "pkg"
+    (package / "utils").mkdir(parents=True)
+    (package / "__init__.py").write_text("")
+    (package / "utils" / "__init__.py").write_text("from .boxes import *\n")
+    (package / "utils" / "boxes.py").write_text(_ROW_FUNCTION.split("def f(")[0])
+    loop = "def f(boxes, scores):" + _ROW_FUNCTION.split("def f(boxes, scores):")[1]
+    code = "import torch\nimport torchvision\nfrom .utils import {name}\n\n\n" + loop
+
+    def rewritten(name: str) -> str:
+        source = code.format(name=name, read="boxes[i]").encode()
+        return fix_source(source, str(package / "nms.py"), Options(select=RULE, unsafe=True)).source.decode()
+
+    after = rewritten("corners")
+    assert "        b = corners(boxes.flatten(0, 1))\n" in after, after
+    namespace: dict = {}
+    exec(compile(_ROW_FUNCTION.split("def f(")[0] + after.split("from .utils import corners\n")[1], "after.py",
+                 "exec"), namespace)  # noqa: S102 - the rewrite under test, with the helper defined beside it
+    namespace["_trt_tracing"] = lambda: True
+    before: dict = {}
+    exec(compile(_ROW_FUNCTION.format(name="corners", read="boxes[i]"), "before.py", "exec"), before)  # noqa: S102
+    generator = torch.Generator().manual_seed(7)
+    for batch in (1, 3):
+        boxes = torch.cat([torch.rand(batch, 30, 2, generator=generator) * 40 - 5,
+                           torch.rand(batch, 30, 2, generator=generator) * 12], -1)
+        scores = torch.rand(batch, 30, generator=generator)
+        assert torch.equal(namespace["f"](boxes, scores), before["f"](boxes, scores))
+    # a function that reads other rows is mapped by vmap, not called on the flattened rows
+    assert "b = centred(boxes.flatten(0, 1))" not in rewritten("centred")
+    # an `__all__` without the name: the star import does not bind it, so nothing is known of it
+    (package / "utils" / "boxes.py").write_text('__all__ = ["centred"]\n' + _ROW_FUNCTION.split("def f(")[0])
+    assert "b = corners(boxes.flatten(0, 1))" not in rewritten("corners")
