@@ -95,6 +95,7 @@ RULE_MODULES: tuple[str, ...] = (
     "appended_size_loop",
     "per_image_nms",
     "per_image_rows",
+    "per_image_pad",
     "size_numel",
     "size_parameter_update",
     "full_dtype",

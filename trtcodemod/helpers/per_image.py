@@ -91,10 +91,11 @@ class _TrtPerImageList(list):
     the list's order, and each row's image: a caller that flattens the list again (TRT361) takes them as they are
     while tracing, where splitting by image would unroll a loop over the batch."""
 
-    def __init__(self, entries: list, flat, image: torch.Tensor) -> None:
+    def __init__(self, entries: list, flat, image: torch.Tensor, count=None) -> None:
         super().__init__(entries)
         self.trt_flat = flat
         self.trt_image = image
+        self.trt_count = count  # the number of images, as the trace has it (the list's length is the example's)
 
 
 @torch.jit.unused
@@ -105,7 +106,7 @@ def _trt_per_image_list(flat, image: torch.Tensor, count: int):
         entries = [{key: value[image == j] for key, value in flat.items()} for j in range(count)]
     else:
         entries = [flat[image == j] for j in range(count)]
-    return _TrtPerImageList(entries, flat, image)
+    return _TrtPerImageList(entries, flat, image, count)
 
 
 @torch.jit.unused
@@ -121,3 +122,24 @@ def _trt_flat_rows(results):
 def _trt_flat_images(results) -> torch.Tensor:
     """The image of each row of :func:`_trt_flat_rows`' rows."""
     return results.trt_image
+
+
+@torch.jit.unused
+def _trt_padded_by_image(results, cap: int) -> torch.Tensor:
+    """``torch.stack([torch.cat([d[:cap], zeros]) for d in results])`` (each image's first ``cap`` rows, zero rows
+    after them up to ``cap``) from the flattened rows of the list TRT360's rewrite made while tracing (TRT393).
+
+    Each row's slot is its rank among its image's rows (``_trt_rank_in_image``: one-hot counts, no TopK); slot
+    ``(image, k)`` gathers the row of that image and rank, or a zero row appended after the rows where the image has
+    fewer than ``k + 1``. A gather, not a sum of rows times weights: an infinite or NaN value stays in its own slot.
+    Exact on float32 counts up to 2**24 rows."""
+    flat, image, count = results.trt_flat, results.trt_image, results.trt_count
+    one_hot, before = _trt_rank_in_image(image, count)
+    rank = before.sum(1)
+    slots = torch.arange(cap, device=flat.device, dtype=torch.float32)
+    where = one_hot[:, :, None] * (rank[:, None, None] == slots[None, None, :]).to(torch.float32)
+    positions = torch.arange(flat.shape[0], device=flat.device, dtype=torch.float32)
+    filled = where.sum(0)
+    index = (where * positions[:, None, None]).sum(0) + (1 - filled) * flat.shape[0]
+    padded = torch.cat([flat, flat.new_zeros((1,) + tuple(flat.shape[1:]))])
+    return padded[index.to(torch.int64)]

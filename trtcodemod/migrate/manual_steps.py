@@ -199,7 +199,7 @@ def _for_rule(rule: str) -> str:
         return LOOP_STEP
     if rule == "TRT403":
         return SQUEEZE_STEP  # a squeeze() whose fix changed what the model returns at a batch of 1
-    if rule in ("TRT360", "TRT361"):
+    if rule in ("TRT360", "TRT361", "TRT393"):
         return PER_IMAGE_NMS_STEP  # a per-image NMS loop, or the caller flattening its list: NMS on every image at once
     return OP_STEP.format(rule=rule)
 

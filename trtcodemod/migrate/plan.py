@@ -28,6 +28,7 @@ from .retrace import RETRACED_GRAPH
 BAKED_RULES = frozenset({
     "TRT101", "TRT105", "TRT104", "TRT106", "TRT702", "TRT704", "TRT711", "TRT712", "TRT713", "TRT716", "TRT717", "TRT718", "TRT721", "TRT722", "TRT726", "TRT728", "TRT803", "TRT316", "TRT331", "TRT336",
     "TRT322", "TRT348", "TRT349", "TRT351", "TRT353", "TRT358", "TRT360", "TRT361", "TRT363", "TRT364", "TRT729",
+    "TRT393",  # a per-image list padded and stacked: its loop unrolls with the batch, as TRT361's does
     "TRT366",  # a comprehension over a tensor: the trace warns "Iterating over a tensor" at its line
     "TRT735",  # slice writes with per-element bounds: the second trace finds the loop unrolled another number of times
     "TRT381",  # einx reads the sizes into Python: the trace warns at the einx call, the innermost line of the user
@@ -273,7 +274,7 @@ APPLY, REMAINS, INFO = "apply", "remains", "info"
 #: a caller takes the rows only from the list TRT360's rewrite made while tracing (alone it keeps its loop), and a
 #: caller written as a comprehension (zoo 19's YOLOv7 wrappers, `torch.cat([... for i, d in enumerate(out)])`)
 #: is no `for` statement the second trace names: without it, TRT360's rewrite alone stays unfaithful.
-COMPANION_OF = {"TRT361": "TRT360"}
+COMPANION_OF = {"TRT361": "TRT360", "TRT393": "TRT360"}
 #: (rule, helper) -> the (rule, helper) pairs of the applied fix it goes with, as :data:`COMPANION_OF` says, for
 #: rules whose findings come in halves told apart by their helper: TRT366's stack of a sequence a function is handed
 #: (`_trt_restack`, oriented_det's `extract_backbone_features`: `torch.stack(images, dim=0)`) takes the batch whole

@@ -1,0 +1,189 @@
+"""TRT393: each image's rows of a per-image list capped, padded with zeros to a fixed count and stacked.
+
+The rewrite as text (the forms taken: ``new_zeros`` of separate sizes or one tuple, ``len``/``size(0)``/``shape[0]``,
+``F.pad``, the stack assigned or along ``dim=0``; what is left alone), the helper against the loop on real tensors
+(an image with no rows, with fewer rows than the cap, with more; NaN and infinities; no row at all), eager mode
+unchanged, the exported graph of YOLOv7's NMS with the padding (``tests/recipe_variants/trt393/``) equal to eager mode
+at other batches where the original's graph is not, a script compiling none of it, and ``migrate`` applying TRT360
+and TRT393 together to end at exit 0.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import pytest
+import torch
+from support import rewrite, rules_found
+from variant_models import TORCHVISION_STANDIN as STANDIN
+from variant_models import assert_follows_the_batch, built_variant, line_of, load_variant, migrate_with_standin, seeded
+
+from trtcodemod.engine import Options, fix_source
+from trtcodemod.helpers.per_image import _TrtPerImageList, _trt_padded_by_image
+
+RULE = ("TRT393",)
+VARIANT = Path(__file__).resolve().parents[1] / "recipe_variants" / "trt393" / "yolov7_nms_padded_rows.py"
+torchvision_standin = load_variant(STANDIN, "torchvision_standin_trt393")
+
+LOOP = """import torch
+import torch.nn.functional as F
+
+
+def padded(detections, k):
+    rows = []
+    for det in detections:
+        det = det[:k]
+        rows.append({pad})
+    {stack}
+"""
+PADS = {
+    "new_zeros": "torch.cat([det, det.new_zeros(k - det.shape[0], 6)])",
+    "tuple": "torch.cat((det, det.new_zeros((k - len(det), 6))), 0)",
+    "size": "torch.cat([det, det.new_zeros(k - det.size(0), 6)], dim=0)",
+    "F.pad": "F.pad(det, (0, 0, 0, k - det.shape[0]))",
+}
+
+
+@pytest.mark.parametrize("pad", sorted(PADS))
+@pytest.mark.parametrize("stack", ["return torch.stack(rows)", "out = torch.stack(rows, dim=0)\n    return out"])
+def test_the_rewrite(pad: str, stack: str) -> None:
+    code = LOOP.format(pad=PADS[pad], stack=stack)
+    assert rules_found(code, select=RULE) == ["TRT393"]
+    assert rewrite(code, select=RULE) == code  # unsafe: nothing without --unsafe
+    after = rewrite(code, select=RULE, unsafe=True)
+    statement = stack.split("\n")[0].replace("torch.stack(rows, dim=0)", "_trt_padded_by_image(detections, k)")
+    statement = statement.replace("torch.stack(rows)", "_trt_padded_by_image(detections, k)")
+    assert ("    _trt_flat = None\n    if not torch.jit.is_scripting() and _trt_tracing():\n"
+            "        _trt_flat = _trt_flat_rows(detections)\n    if _trt_flat is not None:\n"
+            f"        {statement}\n    else:\n        for det in detections:\n") in after, after
+    assert rules_found(after, select=RULE) == []
+    assert rewrite(after, select=RULE, unsafe=True) == after
+
+
+def test_a_loop_without_a_cap_is_named_only() -> None:
+    # eager mode raises where an image has more rows than `k`; the padded tensor would cap them
+    code = LOOP.format(pad=PADS["new_zeros"], stack="return torch.stack(rows)").replace("        det = det[:k]\n", "")
+    assert rules_found(code, select=RULE) == ["TRT393"]
+    assert rewrite(code, select=RULE, unsafe=True) == code
+
+
+@pytest.mark.parametrize("code", [
+    # the cap and the padding disagree
+    LOOP.format(pad=PADS["new_zeros"].replace("k - det", "m - det"), stack="return torch.stack(rows)"),
+    # padded along another axis
+    LOOP.format(pad="F.pad(det, (0, k - det.shape[0]))", stack="return torch.stack(rows)"),
+    LOOP.format(pad="torch.cat([det, det.new_zeros(k - det.shape[0], 6)], 1)", stack="return torch.stack(rows)"),
+    # the rows read after the stack, a cap made from them, a stack along another axis
+    LOOP.format(pad=PADS["new_zeros"], stack="out = torch.stack(rows)\n    return out, rows"),
+    LOOP.format(pad=PADS["new_zeros"], stack="return torch.stack(rows)").replace("det[:k]", "det[:len(det) - 1]")
+        .replace("k - det.shape[0]", "len(det) - 1 - det.shape[0]"),
+    LOOP.format(pad=PADS["new_zeros"], stack="return torch.stack(rows, 1)"),
+    # not zeros
+    LOOP.format(pad="torch.cat([det, det.new_ones(k - det.shape[0], 6)])", stack="return torch.stack(rows)"),
+])
+def test_other_loops_are_left_alone(code: str) -> None:
+    assert rules_found(code, select=RULE) == []
+
+
+def _loop(detections: list[torch.Tensor], k: int) -> torch.Tensor:
+    rows = []
+    for det in detections:
+        det = det[:k]
+        rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], *det.shape[1:])]))
+    return torch.stack(rows)
+
+
+def _listed(detections: list[torch.Tensor]) -> _TrtPerImageList:
+    """The list as TRT360's rewrite makes it while tracing: its entries, and their rows flattened with each row's
+    image and the number of images."""
+    flat = torch.cat(detections)
+    image = torch.cat([torch.full((len(d),), i) for i, d in enumerate(detections)])
+    return _TrtPerImageList(list(detections), flat, image, torch.tensor(len(detections)))
+
+
+@pytest.mark.parametrize("counts", [(3, 0, 7), (0, 0), (5,), (1, 2, 3, 4, 5), (9, 9)])
+@pytest.mark.parametrize("k", [1, 4])
+def test_the_helper_is_the_loop(counts: tuple[int, ...], k: int) -> None:
+    generator = seeded(sum(counts) + k)
+    detections = [torch.randn(n, 6, generator=generator) * 50 for n in counts]
+    if counts[0]:
+        detections[0][0, 1], detections[0][-1, 2] = float("nan"), float("inf")  # stays in its own slot
+    got = _trt_padded_by_image(_listed(detections), k)
+    want = _loop(detections, k)
+    assert got.shape == want.shape and got.dtype == want.dtype
+    torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+    half = [d.half() for d in detections]
+    assert _trt_padded_by_image(_listed(half), k).dtype == torch.float16
+
+
+def test_eager_code_and_other_lists_run_the_loop() -> None:
+    code = LOOP.format(pad=PADS["new_zeros"], stack="return torch.stack(rows)")
+    namespace: dict = {}
+    exec(compile(rewrite(code, select=RULE, unsafe=True), "after.py", "exec"), namespace)  # noqa: S102
+    detections = [torch.randn(2, 6), torch.randn(0, 6)]
+    torch.testing.assert_close(namespace["padded"](detections, 3), _loop(detections, 3))
+    with pytest.raises(RuntimeError):  # the loop's own error where the zeros' columns differ from the rows'
+        namespace["padded"]([torch.randn(2, 5)], 3)
+    namespace["_trt_tracing"] = lambda: True  # a plain list while tracing: no flattened rows, the loop
+    torch.testing.assert_close(namespace["padded"](detections, 3), _loop(detections, 3))
+    torch.testing.assert_close(namespace["padded"](_listed(detections), 3), _loop(detections, 3))
+
+
+@pytest.fixture()
+def torchvision_ops(monkeypatch):
+    monkeypatch.setitem(sys.modules, "torchvision", torchvision_standin)
+
+
+def _sets(seed: int) -> dict[str, tuple[torch.Tensor]]:
+    def images(batch: int) -> torch.Tensor:
+        return torch.rand(batch, 3, 32, 32, generator=seeded(seed + batch)) - 0.25
+
+    empty = images(3)
+    empty[1] = 40.0  # the middle image: no candidate over the threshold
+    few = images(2)
+    corner = few[0, :, :4, :4].clone()
+    few[0] = 40.0
+    few[0, :, :4, :4] = corner  # one corner of candidates: fewer rows than the cap
+    return {"batch-1": (images(1),), "batch-3": (images(3),), "batch-5": (images(5),),
+            "an-image-without-rows": (empty,), "few-rows": (few,), "zeros": (torch.zeros(2, 3, 32, 32),),
+            "negatives": (-images(3),)}
+
+
+def test_the_variant_exports_and_follows_the_batch(torchvision_ops, tmp_path: Path) -> None:
+    """TRT360 and TRT393 from the code alone: the original's graph stacks the example's two images; the rewritten
+    one equals eager mode at 1, 3 and 5 images, with an image without rows and one with fewer than the cap."""
+    rules = ("TRT360", "TRT393")
+    new_path = tmp_path / "padded_rewritten.py"
+    source = fix_source(VARIANT.read_bytes(), str(VARIANT), Options(select=rules, scope="all", unsafe=True)).source
+    new_path.write_text(source.decode())
+    assert "return _trt_padded_by_image(detections, self.max_det)" in new_path.read_text()
+    module, original = built_variant(VARIANT, "trt393_variant")
+    _, rewritten = built_variant(new_path, "trt393_variant_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    sets = _sets(1)
+    counts = [(row[:, 4] > 0).sum().item() for row in original(*sets["an-image-without-rows"])]
+    assert counts[1] == 0 and max(counts) == original.max_det  # an image without rows; the cap bites
+    assert 0 < (original(*sets["few-rows"])[0, :, 4] > 0).sum().item() < original.max_det
+    assert_follows_the_batch(original, rewritten, module, module.inputs(seeded(0)), sets, tmp_path)
+
+
+def test_a_script_compiles_none_of_it(tmp_path: Path) -> None:
+    from support import import_file
+
+    code = LOOP.format(pad=PADS["new_zeros"], stack="return torch.stack(rows)").replace(
+        "def padded(detections, k):", "def padded(detections: list[torch.Tensor], k: int):")
+    (tmp_path / "padded_script.py").write_text(rewrite(code, select=RULE, unsafe=True))
+    scripted = torch.jit.script(import_file(tmp_path / "padded_script.py", "trt393_padded_script").padded)
+    detections = [torch.randn(5, 6), torch.randn(1, 6)]
+    torch.testing.assert_close(scripted(detections, 3), _loop(detections, 3))
+
+
+def test_migrate_applies_it_with_the_nms_rewrite(torchvision_ops, tmp_path: Path) -> None:
+    path, report = migrate_with_standin(VARIANT, STANDIN, tmp_path, "trt393_migrate")
+    assert report["before"]["faithful"] is not True, report["before"]
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    assert ("TRT393", line_of(path, "        for det in detections:")) in applied, applied
+    assert ("TRT360", line_of(path, "for xi, x in enumerate(prediction):")) in applied, applied
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0

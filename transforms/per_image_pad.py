@@ -1,0 +1,267 @@
+"""TRT393: each image's rows capped and padded with zeros to a fixed count, stacked, taken flattened while tracing.
+
+A deployment that wants one fixed-size tensor of detections from a per-image NMS's list writes ``rows = []``, ``for
+det in detections: det = det[:k]; rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))``, ``return
+torch.stack(rows)``: ``(batch, k, 6)``. A trace unrolls the loop with the example's batch. Where ``detections`` is
+the list TRT360's rewrite of the NMS loop made while tracing (it carries every image's rows flattened, each row's
+image and the traced number of images), the rewrite fills the ``(batch, k, ...)`` tensor at once; the loop stays for
+eager code and for any other list.
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
+from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
+from trtcodemod.transforms.per_image_nms import _CAT
+from trtcodemod.transforms.per_image_rows import ROWS_HELPER
+
+PAD_HELPER = "_trt_padded_by_image"
+_FLAT = "_trt_flat"
+_STACK = ("torch.stack",)
+_F_PAD = ("torch.nn.functional.pad",)
+
+_ASSUMPTION = ("the list that TRT360's rewrite of a per-image loop made while tracing reaches the loop unchanged (no "
+               "entry added, removed, replaced or written in place since), and the zeros the loop appends have the "
+               "rows' other sizes (eager mode raises where they do not; the graph pads with the rows' own)")
+
+_LOOP = ("rows = []\n"
+         "for det in detections:\n"
+         "    det = det[:k]\n"
+         "    rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))\n")
+
+
+def _indent(text: str) -> str:
+    return "".join("    " + line for line in text.splitlines(keepends=True))
+
+
+class PerImagePad(RuntimeScopeRule):
+    needs_text = spelled("torch.stack")
+    info = RuleInfo(
+        id="TRT393",
+        name="per-image-pad",
+        summary="each image's rows of a per-image list capped and padded with zeros to a fixed count, then stacked: "
+                "tracing unrolls the loop with the example's batch; fill the padded tensor from the rows a per-image "
+                "NMS loop (TRT360) left flattened",
+        doc=f"""\
+What it finds, in run-time code: a loop over a list of one tensor of rows an image (what a
+per-image NMS returns: YOLOv5/v7's `non_max_suppression`) that keeps each image's first `k`
+rows, pads them with zero rows up to `k`, and stacks the padded tensors into one of
+`(images, k, ...)`, the fixed-size output a TensorRT deployment wants:
+`rows = []` / `for det in detections:` / `det = det[:k]` /
+`rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))` (or `new_zeros((k - len(det), 6))`,
+`det.size(0)`, `torch.cat(..., 0)`, `F.pad(det, (0, 0, 0, k - det.shape[0]))`) / `torch.stack(rows)`
+(returned, assigned or along `dim=0`), the cap `k` the same in both places and not made in the loop.
+
+Why it hurts: a traced export runs the loop once an image of the example and records each: at
+another batch size the graph still stacks the example's number of images.
+
+The rewrite keeps the loop for eager code and for every list of another origin. Where the list is
+the one TRT360's rewrite of the NMS loop made while tracing (`_trt_flat_rows(detections)` is then not
+`None`), the stacked tensor is `_trt_padded_by_image(detections, k)`: each row's slot is its rank
+among its image's rows (one-hot counts, no TopK), and slot `(image, j)` gathers that row, or a zero
+row where the image has fewer than `j + 1` rows: each image's `det[:k]` padded with zeros to `k`,
+in the dtype and device of the rows, for every image at once. A script compiles none of it (the list
+is looked at only under `not torch.jit.is_scripting() and _trt_tracing()`).
+
+Fix safety: unsafe: {_ASSUMPTION}. `migrate` applies it with TRT360's rewrite of the loop that makes
+the list, and keeps it only where the rewritten model's graph is faithful and equivalent on its
+inputs at other batch sizes.""",
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        examples=(
+            Example(
+                f"def padded(detections, k):\n{_indent(_LOOP)}    return torch.stack(rows)\n",
+                "def padded(detections, k):\n"
+                "    rows = []\n"
+                f"    {_FLAT} = None\n"
+                f"    if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                f"        {_FLAT} = {ROWS_HELPER}(detections)\n"
+                f"    if {_FLAT} is not None:\n"
+                f"        return {PAD_HELPER}(detections, k)\n"
+                "    else:\n"
+                "        for det in detections:\n"
+                "            det = det[:k]\n"
+                "            rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))\n"
+                "        return torch.stack(rows)\n",
+                unsafe=True,
+            ),
+            Example("def padded(detections, k):\n    rows = []\n    for det in detections:\n"
+                    "        rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))\n"
+                    "    return torch.stack(rows)\n"),
+        ),
+        references=("https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting",
+                    "https://pytorch.org/docs/stable/generated/torch.stack.html"),
+    )
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if not self.active():
+            return
+        body = node.body
+        for position in range(1, len(body) - 1):
+            if type(body[position]) is cst.For:
+                self._loop(body, position)
+
+    def _loop(self, body, position: int) -> None:
+        loop, made, stacked = body[position], body[position - 1], body[position + 1]
+        rows = _empty_list(made)
+        if rows is None or loop.orelse is not None or loop.asynchronous is not None \
+                or type(loop.target) is not cst.Name or not plain_read(loop.iter):
+            return
+        entry, results = loop.target.value, code_of(loop.iter).strip()
+        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None
+                 for s in (loop.body.body if type(loop.body) is cst.IndentedBlock else ())]
+        if not 1 <= len(small) <= 2 or any(s is None for s in small):
+            return
+        if len(small) == 1:
+            padded = _appended(small[0], rows)
+            if padded is not None and self._padding(padded, entry) is not None \
+                    and self._stacked(stacked, rows) is not None:
+                self.found(loop, "each image's rows padded with zeros to a fixed count, then stacked: a traced export "
+                                 "unrolls the loop with the example's batch (not rewritten: no cap `det = det[:k]` "
+                                 "before the padding, so eager mode raises where an image has more rows than the "
+                                 "count; cap the rows first, then TRT393 takes the loop)")
+            return
+        cap = _capped(small[0], entry)
+        padded = _appended(small[1], rows)
+        if cap is None or padded is None or self._padding(padded, entry) != code_of(cap).strip():
+            return
+        if {n.value for n in walk(cap) if type(n) is cst.Name} & {entry, rows}:
+            return  # a cap made from the rows themselves
+        value = self._stacked(stacked, rows)
+        if value is None or self._read_after(body[position + 2:], {rows, entry}):
+            return
+        replaced = stacked.body[0].with_changes(value=cst.parse_expression(f"{PAD_HELPER}({results}, "
+                                                                           f"{code_of(cap).strip()})"))
+        statements = [
+            cst.parse_statement(f"{_FLAT} = None\n").with_changes(leading_lines=loop.leading_lines),
+            cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                                f"    {_FLAT} = {ROWS_HELPER}({results})\n"),
+            cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
+                   body=cst.IndentedBlock(body=[cst.SimpleStatementLine(body=[replaced])]),
+                   orelse=cst.Else(body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=()),
+                                                                stacked.with_changes(leading_lines=())]))),
+        ]
+        self.found(loop, "each image's rows capped and padded with zeros to a fixed count, then stacked: a traced "
+                         "export unrolls the loop with the example's batch; where the list is the one TRT360's "
+                         "rewrite of a per-image NMS loop made while tracing, the padded tensor is filled from its "
+                         f"flattened rows at once; assumes {_ASSUMPTION}",
+                   Fix({loop: cst.FlattenSentinel(statements), stacked: cst.RemovalSentinel.REMOVE},
+                       safety=Safety.UNSAFE, helpers=(TRACING_HELPER, ROWS_HELPER, PAD_HELPER), covers=True))
+
+    def _padding(self, node: cst.BaseExpression, entry: str) -> str | None:
+        """The count ``k`` that ``node`` pads the rows ``entry`` to with zero rows: ``torch.cat([entry,
+        entry.new_zeros(k - n, ...)])`` (along the first axis) or ``F.pad(entry, (0, 0, 0, k - n))``, ``n`` the
+        rows' count (``entry.shape[0]``, ``entry.size(0)``, ``len(entry)``); None for anything else."""
+        node = strip_parens(node)
+        if type(node) is not cst.Call or any(a.star for a in node.args):
+            return None
+        if self.context.refers_to(node.func, *_CAT):
+            if not 1 <= len(node.args) <= 2 or node.args[0].keyword is not None or (
+                    len(node.args) == 2 and (node.args[1].keyword is not None and node.args[1].keyword.value != "dim"
+                                             or int_value(strip_parens(node.args[1].value)) != 0)):
+                return None
+            parts = strip_parens(node.args[0].value)
+            if type(parts) not in (cst.List, cst.Tuple) or len(parts.elements) != 2 \
+                    or any(type(e) is cst.StarredElement for e in parts.elements) \
+                    or code_of(parts.elements[0].value).strip() != entry:
+                return None
+            zeros = strip_parens(parts.elements[1].value)
+            if type(zeros) is not cst.Call or type(zeros.func) is not cst.Attribute \
+                    or zeros.func.attr.value != "new_zeros" or code_of(zeros.func.value).strip() != entry \
+                    or not zeros.args or any(a.keyword or a.star for a in zeros.args):
+                return None
+            sizes = [a.value for a in zeros.args]
+            if len(sizes) == 1 and type(strip_parens(sizes[0])) is cst.Tuple:
+                sizes = [e.value for e in strip_parens(sizes[0]).elements]
+            return self._short_of(sizes[0], entry) if sizes else None
+        if self.context.refers_to(node.func, *_F_PAD):
+            if len(node.args) != 2 or any(a.keyword for a in node.args) \
+                    or code_of(node.args[0].value).strip() != entry:
+                return None
+            widths = strip_parens(node.args[1].value)
+            if type(widths) not in (cst.Tuple, cst.List) or len(widths.elements) != 4 \
+                    or any(int_value(strip_parens(e.value)) != 0 for e in widths.elements[:3]):
+                return None
+            return self._short_of(widths.elements[3].value, entry)
+        return None
+
+    @staticmethod
+    def _short_of(node: cst.BaseExpression, entry: str) -> str | None:
+        """``k`` of ``k - n``, ``n`` the count of the rows ``entry``."""
+        node = strip_parens(node)
+        if type(node) is not cst.BinaryOperation or type(node.operator) is not cst.Subtract:
+            return None
+        if code_of(node.right).strip() not in (f"{entry}.shape[0]", f"{entry}.size(0)", f"len({entry})"):
+            return None
+        return code_of(node.left).strip()
+
+    def _stacked(self, statement: cst.BaseStatement, rows: str) -> cst.BaseExpression | None:
+        """``torch.stack(rows)`` (or along ``0`` / ``dim=0``) returned, assigned or evaluated by ``statement``."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        if type(small) not in (cst.Return, cst.Assign) or small.value is None:
+            return None
+        call = strip_parens(small.value)
+        if type(call) is not cst.Call or not self.context.refers_to(call.func, *_STACK) \
+                or not 1 <= len(call.args) <= 2 or any(a.star for a in call.args) or call.args[0].keyword \
+                or code_of(call.args[0].value).strip() != rows:
+            return None
+        if len(call.args) == 2 and ((call.args[1].keyword is not None and call.args[1].keyword.value != "dim")
+                                    or int_value(strip_parens(call.args[1].value)) != 0):
+            return None
+        return call
+
+    @staticmethod
+    def _read_after(statements, names: set[str]) -> bool:
+        """Does a later statement of the block read one of ``names`` before binding it again?"""
+        for statement in statements:
+            for node in walk(statement):
+                if type(node) is cst.Name and node.value in names:
+                    return True
+        return False
+
+
+def _empty_list(statement: cst.BaseStatement) -> str | None:
+    """The name ``statement`` binds to an empty list (``rows = []``, ``rows = list()``), or None."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    small = statement.body[0]
+    if type(small) is not cst.Assign or len(small.targets) != 1 or type(small.targets[0].target) is not cst.Name:
+        return None
+    value = strip_parens(small.value)
+    empty = type(value) is cst.List and not value.elements or (
+        type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "list" and not value.args)
+    return small.targets[0].target.value if empty else None
+
+
+def _capped(statement: cst.BaseSmallStatement, entry: str) -> cst.BaseExpression | None:
+    """``k`` of ``entry = entry[:k]``."""
+    if type(statement) is not cst.Assign or len(statement.targets) != 1 \
+            or code_of(statement.targets[0].target).strip() != entry:
+        return None
+    value = strip_parens(statement.value)
+    if type(value) is not cst.Subscript or code_of(value.value).strip() != entry or len(value.slice) != 1:
+        return None
+    part = value.slice[0].slice
+    if type(part) is not cst.Slice or part.lower is not None or part.step is not None or part.upper is None:
+        return None
+    return part.upper
+
+
+def _appended(statement: cst.BaseSmallStatement, rows: str) -> cst.BaseExpression | None:
+    """The value of ``rows.append(value)``."""
+    if type(statement) is not cst.Expr:
+        return None
+    call = strip_parens(statement.value)
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
+            or code_of(call.func.value).strip() != rows or len(call.args) != 1 or call.args[0].keyword \
+            or call.args[0].star:
+        return None
+    return call.args[0].value
+
+
+RULES = (PerImagePad,)
