@@ -208,8 +208,7 @@ def test_real_forms_not_taken_yet(torchvision_ops, name: str) -> None:
     forms its docstring names). Where the rule grows to take one, move it to ``TAKEN``."""
     variant = VARIANTS_DIR / name
     code = variant.read_text()
-    assert rules_found(code, select=("TRT360",)) == ["TRT360"]
-    assert rules_found(code, select=RULE) == []
+    assert rules_found(code, select=("TRT360", "TRT393")) == ["TRT360"]  # the NMS loop only
     _, model = built_variant(variant, f"trt393_not_taken_{variant.stem}")
     for batch in (1, 3):
         out = model(torch.rand(batch, 3, 32, 32, generator=seeded(batch)) - 0.25)
