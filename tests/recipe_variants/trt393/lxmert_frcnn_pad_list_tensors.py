@@ -12,73 +12,29 @@ value=pad_value)`` (``pad_value`` 0 by default), ``new.append``, ``torch.stack(n
 image's rows a separate tensor made by the caller. Reduced: the other ``padding``/``return_tensors``/``location``
 branches and the 1-d ``too_small`` case are left out; the rows are YOLOv7's ``(n, 6)`` detections rather than the
 R-CNN's boxes, and ``max_detections`` (5) is above the NMS's cap (4), as ``do_nms``'s ``maxd`` keeps it there
-(a negative pad would crop). The NMS is YOLOv7's ``non_max_suppression`` reduced from WongKinYiu/yolov7 @ a207844b1ce82d204ab36d87d496728d3d2348e7 utils/general.py:608-700 exactly as ``tests/recipe_variants/trt393/yolov7_nms_padded_rows.py`` (and ``trt360/yolov7_nms_output_by_index.py``) reduce it (its cap ``max_det`` is 4), the per-image loop TRT360 takes. Written here in our own words.
+(a negative pad would crop). A confidence filter capped at 4 (``per_image_detections``) makes the per-image
+list in place of the NMS that makes it there. Written here in our own words.
 
 TRT393 does not take this loop (see the report): no ``rows = []`` right before a ``for det in detections`` loop
 (an index loop that pops), ``F.pad`` by keywords with a ``mode`` and a ``value``, the count not ``det.shape[0]``.
 """
 
-import time
 
-import numpy as np
 import torch
-import torchvision
 from torch import Tensor, nn
 
 
-def xywh2xyxy(x):
-    y = x.clone() if isinstance(x, torch.Tensor) else np.copy(x)
-    y[:, 0] = x[:, 0] - x[:, 2] / 2
-    y[:, 1] = x[:, 1] - x[:, 3] / 2
-    y[:, 2] = x[:, 0] + x[:, 2] / 2
-    y[:, 3] = x[:, 1] + x[:, 3] / 2
-    return y
-
-
-def non_max_suppression(prediction: Tensor, conf_thres: float = 0.25, iou_thres: float = 0.45, classes=None,
-                        agnostic: bool = False, multi_label: bool = False, labels=()) -> list[Tensor]:
-    nc = prediction.shape[2] - 5
-    xc = prediction[..., 4] > conf_thres
-    max_wh, max_det, max_nms, time_limit = 4096, 4, 30000, 10.0
-    merge = False
-    t = time.time()
-    output = [torch.zeros((0, 6), device=prediction.device)] * prediction.shape[0]
-    for xi, x in enumerate(prediction):
-        x = x[xc[xi]]
-        if labels and len(labels[xi]):
-            x = torch.cat((x, labels[xi]), 0)
-        if not x.shape[0]:
-            continue
-        if nc == 1:
-            x[:, 5:] = x[:, 4:5]
-        else:
-            x[:, 5:] *= x[:, 4:5]
-        box = xywh2xyxy(x[:, :4])
-        if multi_label:
-            i, j = (x[:, 5:] > conf_thres).nonzero(as_tuple=False).T
-            x = torch.cat((box[i], x[i, j + 5, None], j[:, None].float()), 1)
-        else:
-            conf, j = x[:, 5:].max(1, keepdim=True)
-            x = torch.cat((box, conf, j.float()), 1)[conf.view(-1) > conf_thres]
-        if classes is not None:
-            x = x[(x[:, 5:6] == torch.tensor(classes, device=x.device)).any(1)]
-        n = x.shape[0]
-        if not n:
-            continue
-        elif n > max_nms:
-            x = x[x[:, 4].argsort(descending=True)[:max_nms]]
-        c = x[:, 5:6] * (0 if agnostic else max_wh)
-        boxes, scores = x[:, :4] + c, x[:, 4]
-        i = torchvision.ops.nms(boxes, scores, iou_thres)
-        if i.shape[0] > max_det:
-            i = i[:max_det]
-        if merge and (1 < n < 3E3):
-            i = i[:1]
-        output[xi] = x[i]
-        if (time.time() - t) > time_limit:
-            print(f"WARNING: NMS time limit {time_limit}s exceeded")
-            break
-    return output
+def per_image_detections(prediction: Tensor, conf_thres: float, max_det: int) -> list[Tensor]:
+    """Each image's candidates over the threshold as ``(n, 6)`` rows (corners, score, best class), best first, at most
+    ``max_det``: a stand-in for the per-image NMS that makes the list in the cited code (how the list is made does not
+    change the padding loop's form, which TRT393 does not take)."""
+    out = []
+    for x in prediction:
+        x = x[x[:, 4] > conf_thres]
+        x = x[x[:, 4].argsort(descending=True)[:max_det]]
+        corners = torch.cat([x[:, :2] - x[:, 2:4] / 2, x[:, :2] + x[:, 2:4] / 2], 1)
+        out.append(torch.cat([corners, x[:, 4:5], x[:, 5:].argmax(1, keepdim=True).to(x.dtype)], 1))
+    return out
 
 
 def pad_list_tensors(list_tensors, preds_per_image, max_detections, pad_value=0):
@@ -96,7 +52,7 @@ def pad_list_tensors(list_tensors, preds_per_image, max_detections, pad_value=0)
 
 
 class Model(nn.Module):
-    """One strided convolution: centre-size boxes, objectness and three class scores a cell, then the NMS."""
+    """One strided convolution: centre-size boxes, objectness and three class scores a cell, then the list."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -106,7 +62,7 @@ class Model(nn.Module):
     def forward(self, x: Tensor):
         p = self.m(x).flatten(2).transpose(1, 2)
         pred = torch.cat([28 * p[..., :2].sigmoid(), 10 * p[..., 2:4].sigmoid(), p[..., 4:].sigmoid()], -1)
-        detections = non_max_suppression(pred, conf_thres=0.1, iou_thres=0.45)
+        detections = per_image_detections(pred, 0.1, 4)
         preds_per_image = torch.tensor([p.size(0) for p in detections])
         return pad_list_tensors(detections, preds_per_image, max_detections=self.max_det, pad_value=0)
 
