@@ -1027,6 +1027,36 @@ def test_a_check_of_passes_and_reports_is_read_without_error(tmp_path: Path) -> 
     assert _guard_note(str(source), 9) == ""  # only `pass`: no check, a value the graph may need
 
 
+def test_a_value_read_for_a_checks_message_is_a_warning(tmp_path: Path) -> None:
+    """torchfcpe's mel extractor: `if torch.max(y) > 1.: print('... max value is ', torch.max(y))`. The test is a
+    check that only reports; the value printed in its branch (and a raise's message, and the parts of it computed
+    first) only makes the message: warnings. A value the branch assigns to anything but a plain name is no message."""
+    from trtcodemod.migrate.locate import MESSAGE_NOTE, WARN_GUARD_NOTE, _guard_note, baked_values
+
+    source = tmp_path / "mel.py"
+    source.write_text("import torch\n\n\ndef mel(y):\n"
+                      "    if torch.max(y) > 1.:\n"
+                      "        print('max value is ',\n"
+                      "              torch.max(y))\n"
+                      "    if torch.min(y) < -1.:\n"
+                      "        low = float(torch.min(y))\n"
+                      "        raise ValueError(f'min {low}')\n"
+                      "    if y.sum() > 0:\n"
+                      "        y[0] = float(y.max())\n"
+                      "    return y\n")
+    path = str(source)
+    assert _guard_note(path, 5) == WARN_GUARD_NOTE
+    assert _guard_note(path, 6) == _guard_note(path, 7) == MESSAGE_NOTE
+    assert _guard_note(path, 9) == _guard_note(path, 10) == MESSAGE_NOTE
+    assert _guard_note(path, 12) == ""  # a write into the tensor: a value the graph needs
+    warnings = [{"category": "TracerWarning", "source": f"{path}:{line}", "message": "Converting a tensor to a "
+                 "Python number"} for line in (7, 12)]
+    report = {"export_checks": [{"side": "before", "exporter": "torchscript", "faithful": True,
+                                 "warnings": warnings}]}
+    problems = baked_values(VerifyReport.from_json(report), "before", None)
+    assert [(p.line, p.severity) for p in problems] == [(7, "warning"), (12, "error")]
+
+
 ATAN2 = (b"import torch\n\n\ndef heading(v):\n    return torch.atan2(v[:, 1], v[:, 0])\n\n\n"
          b"def forward(x):\n    return x * 2\n")
 

@@ -102,6 +102,11 @@ GUARD_NOTE = ("; it stands in a check that raises (an assert, `if ...: raise`): 
 WARN_GUARD_NOTE = ("; it stands in a check that only raises or warns (`if ...: warnings.warn(...)`): the exported "
                    "graph drops the check and its warning, and computes the same values")
 
+#: What a read inside such a check's branch means: it only makes the message of the raise or report.
+MESSAGE_NOTE = ("; it is read only for the message of a check's report or exception (`print(...)`, a log, a warning, "
+                "the text of a `raise`): the exported graph drops the check and its message, and computes the same "
+                "values")
+
 #: The same for a read whose value only decides whether a check function raises (:mod:`.check_calls`).
 CHECK_CALL_NOTE = ("; it only decides whether a check function raises (a function that only raises or returns a "
                    "constant, called as a statement, its result unused): the exported graph drops the check and "
@@ -174,13 +179,14 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
     for node in ast.walk(tree):
         test: ast.AST | None = None
         note = GUARD_NOTE
+        message: list[ast.stmt] = []  # the check's branches, whose reads make only its message
         if isinstance(node, ast.Assert):
             test = node
         elif isinstance(node, ast.If) and not node.orelse and _raises(node.body):
-            test = node.test
+            test, message = node.test, node.body
         elif isinstance(node, ast.If) and _only_checks(node.body) and _only_checks(node.orelse) \
                 and _raises_or_reports([*node.body, *node.orelse]):
-            test, note = node.test, WARN_GUARD_NOTE
+            test, note, message = node.test, WARN_GUARD_NOTE, [*node.body, *node.orelse]
         elif isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
             func = node.value.func
             name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -189,6 +195,10 @@ def _guard_lines(path: str, mtime: float) -> dict[int, str]:
         if test is not None:
             for line in range(test.lineno, (test.end_lineno or test.lineno) + 1):
                 lines.setdefault(line, note)
+        for statement in message:
+            # torchfcpe's `if torch.max(y) > 1.: print('... max value is ', torch.max(y))`: the value printed
+            for line in range(statement.lineno, (statement.end_lineno or statement.lineno) + 1):
+                lines.setdefault(line, MESSAGE_NOTE)
     for line in constant_test_lines(tree, Path(path)):
         lines.setdefault(line, CONSTANT_NOTE)
     return lines
