@@ -574,7 +574,8 @@ TensorRT versions: before 10.12 (see above); from 8.2 only for ellipsis and diag
 equations.""",
         fix=Safety.UNSAFE,
         assumption=(
-            "matmul accepts the operands' shapes as einsum did (and, for einops' einsum, they are torch tensors), "
+            "matmul and `*` accept the operands' shapes as einsum did (and, for einops' einsum, they are torch "
+            "tensors), "
             "and results may differ from einsum's in the last bits"),
         needed_before=EINSUM_FULL_SINCE,
         examples=(
