@@ -159,3 +159,24 @@ def test_the_original_does_not_export_and_the_rewrite_follows_every_size(models)
             want = original(x)
         for a, b in zip(want, got):
             assert_same(a, torch.from_numpy(b), atol=1e-6, rtol=0)
+
+
+@pytest.mark.parametrize("spatial", [2, 3])
+def test_the_helper_bakes_nothing_while_tracing(spatial) -> None:
+    """theta's last two sizes pick the helper's path; read as traced sizes, the comparison was a bool
+    the exporter bakes with a TracerWarning at the helper's line (SPIGA's crops, zoo 69), which
+    migrate reports as a value left in the user's file."""
+    sizes = (4, 5) if spatial == 2 else (3, 4, 5)
+
+    class Crops(torch.nn.Module):
+        def forward(self, theta, x):
+            return _trt_affine_grid(theta, [theta.shape[0], x.shape[1], *sizes], align_corners=False)
+
+    theta = torch.randn(2, spatial, spatial + 1)
+    x = torch.randn(2, 3, *sizes)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        torch.onnx.export(Crops(), (theta, x), io.BytesIO(), dynamo=False, opset_version=17,
+                          input_names=["theta", "x"], dynamic_axes={"theta": {0: "n"}, "x": {0: "n"}})
+    traced = [str(w.message) for w in caught if issubclass(w.category, torch.jit.TracerWarning)]
+    assert traced == []

@@ -20,6 +20,7 @@ those errors stay torch's; a size that is not positive raises its ValueError.
 import torch
 
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+from trtcodemod.helpers.splitting import _trt_untraced_int
 
 
 def _trt_affine_grid(theta, size: list[int], align_corners: bool | None = None):
@@ -29,7 +30,10 @@ def _trt_affine_grid(theta, size: list[int], align_corners: bool | None = None):
         return torch.nn.functional.affine_grid(theta, size, align_corners=align_corners)
     if _trt_onnx_exporting() and isinstance(theta, torch.Tensor) and theta.is_floating_point() and theta.dim() == 3:
         spatial = len(size) - 2  # the size's length is known here, when the call runs
-        if spatial in (2, 3) and theta.shape[-2] == spatial and theta.shape[-1] == spatial + 1:
+        # theta's last two sizes are read outside the trace: they choose torch's path or this one, and a
+        # traced comparison of them would be a bool the exporter bakes (with a TracerWarning) at every call
+        rows, columns = _trt_untraced_int(theta.shape[-2]), _trt_untraced_int(theta.shape[-1])
+        if spatial in (2, 3) and rows == spatial and columns == spatial + 1:
             if any(isinstance(s, int) and s <= 0 for s in size):
                 raise ValueError(f"Expected non-zero, positive output size. Got {size}")  # as F.affine_grid
             if spatial == 2:
