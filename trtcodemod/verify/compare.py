@@ -65,6 +65,12 @@ NO_REFERENCE_SHARE = 0.25
 #: otherwise is off by whole values at its flipped rows, far beyond this.
 REFERENCE_RMS = 0.25
 
+#: The same, where eager float32 misses its float64 run at :data:`NO_REFERENCE_SHARE` of an output but not at
+#: most of it (:func:`_only_where_eager_misses`): fewer elements moved, so only rounding-sized moves judge the
+#: output as a whole. Measured: SPIGA WFLW's landmarks (zoo 69, set 3) 0.00135 of the output's RMS; a row of
+#: effdet CSPDarkDet-53m's detections float64 ranked otherwise (tenth zoo, set 2, a class apart) 0.071.
+BAND_RMS = 0.01
+
 
 @dataclass
 class OutputComparison:
@@ -308,6 +314,26 @@ def _eager_misses(expected: np.ndarray, exact: np.ndarray, atol: float, rtol: fl
     return int(np.count_nonzero(usable & (np.abs(e - x) > atol + rtol * np.abs(x))))
 
 
+def _only_where_eager_misses(expected: np.ndarray, exact: np.ndarray, atol: float, rtol: float, outside: np.ndarray,
+                             own_misses: int) -> bool:
+    """Are the graph's elements still ``outside`` all ones where eager float32 itself misses its float64 run,
+    on an output where it does so at :data:`NO_REFERENCE_SHARE` of the elements or more? Eager mode judges
+    the graph element by element wherever it is within the tolerance of float64, and the graph passes there;
+    where it is no reference (SPIGA's landmarks after three cascaded steps, zoo 69: 173 of 588 elements), the
+    output as a whole judges (:func:`judged_by_exact`), while eager mode's own error stays rounding-sized
+    (:data:`BAND_RMS`). A row a discrete choice flipped in the graph alone lies where eager mode is a reference,
+    and fails; one eager mode flipped puts its error far beyond that scale, and is judged element by element."""
+    if own_misses < NO_REFERENCE_SHARE * expected.size:
+        return False
+    eager_share, _ = rms_shares(expected, expected, exact)
+    if eager_share is None or eager_share > BAND_RMS:
+        return False
+    e, x = (np.asarray(v, dtype=np.float64) for v in (expected, exact))
+    with np.errstate(invalid="ignore", over="ignore"):
+        misses = _usable(np.asarray(expected), e, x) & (np.abs(e - x) > atol + rtol * np.abs(x))
+    return not (outside & ~misses).any()
+
+
 #: The share of an integer output's elements that rounding may flip by one beyond what eager float32 flips against
 #: its float64 run (:func:`_rounding_flips`). SwinIR x4 with uint8 output (zoo 67, random weights, 2x3x144x176): the
 #: TorchScript graph differed from eager mode at 5 of 152064 elements, each by 1.
@@ -399,7 +425,8 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         outside[:] = False
     judged = False
     if outside.any() and referenced and (
-            (2 * own_misses > e.size and judged_by_exact(expected, actual, exact, atol))
+            ((2 * own_misses > e.size or _only_where_eager_misses(expected, exact, atol, rtol, outside, own_misses))
+             and judged_by_exact(expected, actual, exact, atol))
             or judged_normwise(expected, actual, exact, atol, rtol, outside)):
         # Over the output, the graph is as close to the float64 run as eager mode is: where
         # eager mode's amplified rounding leaves it no reference element by element, or where
