@@ -32,11 +32,13 @@ def _with_dtype(args: list[cst.Arg], dtype: str) -> list[cst.Arg]:
     last = args[-1]
     between = args[-2].comma if len(args) > 1 and isinstance(args[-2].comma, cst.Comma) else \
         cst.Comma(whitespace_after=cst.SimpleWhitespace(" "))
+    # The space after the last argument (a line break before a closing parenthesis on its own line, with no
+    # trailing comma) now follows the added one: `..., device=d, dtype=torch.int64\n)`.
     added = cst.Arg(keyword=cst.Name("dtype"), value=cst.parse_expression(dtype),
                     equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                           whitespace_after=cst.SimpleWhitespace("")),
-                    comma=last.comma)
-    return [*args[:-1], last.with_changes(comma=between), added]
+                    comma=last.comma, whitespace_after_arg=last.whitespace_after_arg)
+    return [*args[:-1], last.with_changes(comma=between, whitespace_after_arg=cst.SimpleWhitespace("")), added]
 
 
 class FullDtype(Rule):

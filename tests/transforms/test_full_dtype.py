@@ -6,7 +6,10 @@ export refused by ONNX Runtime (float indices into an embedding) and the rewritt
 other batches; and ``migrate`` on a cited reduction of Chronos-Bolt's ``[REG]`` tokens, whose fill value is a
 config attribute, applying it from the recorded run to end at exit 0; and fairseq MMPT's ignored labels
 (``torch.full(inputs.shape, -100)``), rewritten from the code alone and by ``migrate``, which finds the
-float labels typed at the ``full`` line though ONNX Runtime refuses them after a clamp and an index.
+float labels typed at the ``full`` line though ONNX Runtime refuses them after a clamp and an index; and
+transformers' Idefics2 patch position ids (``torch.full(size=..., fill_value=0, device=...)`` over three lines, no
+trailing comma), rewritten from the code alone and exported, which ``migrate`` does not tie yet (the refused
+input's type walk stops at a ``where``; recorded by its own test).
 """
 
 from __future__ import annotations
@@ -45,6 +48,9 @@ class Head(nn.Module):
     ("torch.full(size=(n,), fill_value=0)", "torch.full(size=(n,), fill_value=0, dtype=torch.int64)"),
     ("torch.full(\n        (n, 1),\n        7,\n        device=d,\n    )",
      "torch.full(\n        (n, 1),\n        7,\n        device=d,\n        dtype=torch.int64,\n    )"),
+    # no trailing comma, the closing parenthesis on its own line (Idefics2): the line break stays before it
+    ("torch.full(\n        size=(n, 1), fill_value=0, device=d\n    )",
+     "torch.full(\n        size=(n, 1), fill_value=0, device=d, dtype=torch.int64\n    )"),
 ])
 def test_the_inferred_dtype_is_written_out(before: str, after: str) -> None:
     source = HEADER + f"def f(x, shape, n, d):\n    return {before}\n"
@@ -143,4 +149,47 @@ def test_fairseq_mmpt_labels_migrate_through_the_clamp() -> None:
     clamped and indexed there); the graph walk up through nodes that keep their input's type finds it typed at the
     ``full`` line, so the plan ties TRT734 to it and ``migrate`` ends at exit 0."""
     report = assert_migrate_corrects(FAIRSEQ, "TRT734", "trt734_migrate_fairseq")
+    assert [fix["rule"] for fix in report["applied"]] == ["TRT734"], report["applied"]
+
+
+IDEFICS2 = TESTS / "recipe_variants" / "trt734" / "transformers_idefics2_patch_positions.py"
+
+
+def test_idefics2_patch_positions_rewritten_from_the_code_alone(tmp_path: Path) -> None:
+    """``torch.full(size=(batch_size, h * w), fill_value=0, device=...)`` over three lines: the keyword form, a size
+    that is a product of floor divisions of the image's traced height and width, and ids joined by ``torch.where``.
+
+    Rewritten from the code alone (safe); eager mode unchanged on the example, other batches and image sizes, one
+    patch, zeros, negatives and an empty batch; the original's graph is refused by ONNX Runtime (the ``where``
+    cast to float, then float indices into the position embedding's ``Gather``); the rewritten graph equals eager
+    mode at other sizes."""
+    variant = rewritten_variant(IDEFICS2, "TRT734", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    assert variant["safe_only"] == variant["source"]
+    assert ("            size=(batch_size, max_nb_patches_h * max_nb_patches_w), fill_value=0, "
+            "device=pixel_values.device, dtype=torch.int64\n") in variant["source"], variant["source"]
+    assert rules_found(variant["source"], select=("TRT734",)) == []
+    pixels, mask = module.inputs(seeded(0))
+    sets = {"example": (pixels, mask), "more": module.inputs(seeded(1), 5, 12, 8),
+            "one patch": module.inputs(seeded(2), 1, 2, 2), "zeros": (torch.zeros_like(pixels), mask),
+            "negatives": (-pixels.abs(), mask), "empty batch": module.inputs(seeded(3), 0, 8, 6)}
+    assert_eager_unchanged(original, rewritten, sets)
+    example = sets["example"]
+    refused = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                           input_names=["pixel_values", "patch_attention_mask"], output_names=["out"],
+                           dynamic_axes=module.DYNAMIC, opset=17)
+    assert refused.error is None, refused.error
+    with pytest.raises(Exception, match="tensor\\(float\\)"):
+        ort.InferenceSession(str(tmp_path / "before.onnx"), providers=["CPUExecutionProvider"])
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label in ("example", "more", "one patch", "zeros", "negatives"):
+        assert_graph_within(session, original, sets[label], 1e-5, label)
+
+
+def test_idefics2_patch_positions_migrate() -> None:
+    """ONNX Runtime refuses the embedding's ``Gather`` for a float input made at the ``where`` line; the exporter
+    cast the int64 ids there to the float of the ``full`` (``ConstantOfShape``), so the walk to the line that
+    typed it follows the ``Where`` operand it did not cast, to the ``full`` line: the plan ties TRT734 to it and
+    ``migrate`` ends at exit 0."""
+    report = assert_migrate_corrects(IDEFICS2, "TRT734", "trt734_migrate_idefics2")
     assert [fix["rule"] for fix in report["applied"]] == ["TRT734"], report["applied"]

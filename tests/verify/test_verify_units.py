@@ -620,3 +620,26 @@ def test_type_origin_walks_up_through_nodes_that_keep_a_type() -> None:
     assert type_origin(graph, named["/where"]).name == "/cast"  # Where keeps the type of its second input
     assert type_origin(graph, named["/cast"]) is None
     assert type_origin(graph, named["/full"]) is None
+
+
+def test_type_origin_follows_the_operand_a_promotion_did_not_cast() -> None:
+    """Idefics2's ``torch.where(mask, pos_ids, position_ids)``, ``position_ids`` a ``torch.full`` with no dtype
+    of a traced size: the exporter casts the int64 ids to the full's float, so the type came from the full."""
+    from onnx import TensorProto, helper
+
+    from trtcodemod.verify.static import type_origin
+
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["full"], name="/full"),
+             helper.make_node("Cast", ["ids"], ["ids_float"], name="/promote", to=TensorProto.FLOAT),
+             helper.make_node("Where", ["mask", "ids_float", "full"], ["chosen"], name="/where"),
+             helper.make_node("Reshape", ["chosen", "shape"], ["flat"], name="/view"),
+             helper.make_node("Where", ["mask", "ids_float", "other"], ["beside_input"], name="/where_input"),
+             helper.make_node("Cast", ["full"], ["full_int"], name="/cast_back", to=TensorProto.INT64),
+             helper.make_node("Where", ["mask", "ids_float", "full_int"], ["both_cast"], name="/both"),
+             helper.make_node("Max", ["ids_float", "full"], ["largest"], name="/max")]
+    graph = helper.make_graph(nodes, "g", [], [])
+    named = {node.name: node for node in graph.node}
+    assert type_origin(graph, named["/view"]).name == "/full"
+    assert type_origin(graph, named["/max"]).name == "/full"
+    assert type_origin(graph, named["/where_input"]).name == "/promote"  # the other is the graph's input
+    assert type_origin(graph, named["/both"]).name == "/promote"  # both cast: nothing tells which typed it

@@ -106,6 +106,26 @@ _TYPE_KEPT = {"Identity": 0, "Clip": 0, "Reshape": 0, "Squeeze": 0, "Unsqueeze":
               "Abs": 0, "Where": 1, "Max": 0, "Min": 0, "Relu": 0}
 
 
+#: Nodes with two data inputs of one type (Where's two values, Max's and Min's operands): where the exporter
+#: promoted one of them with a Cast, the type came from the other.
+_PROMOTED_PAIR = {"Where": (1, 2), "Max": (0, 1), "Min": (0, 1)}
+
+
+def _uncast_operand(node: Any, position: int, makers: dict[str, Any]) -> int:
+    """The data input of ``node`` whose type its output has: ``position``, or the other of a pair where the
+    exporter cast ``position``'s to match it (Idefics2's ``torch.where(mask, pos_ids, position_ids)``: the int64
+    ids cast to the float of a ``torch.full`` with no dtype, made from a traced size)."""
+    pair = _PROMOTED_PAIR.get(node.op_type)
+    if pair is None or max(pair) >= len(node.input) or position not in pair:
+        return position
+    other = pair[1] if position == pair[0] else pair[0]
+    made = [makers.get(node.input[k]) for k in (position, other)]
+    # (Where the other is the graph's input or a weight, the cast stays the origin: no node of the code typed it.)
+    if made[1] is None or getattr(made[0], "op_type", None) != "Cast" or made[1].op_type == "Cast":
+        return position
+    return other
+
+
 def type_origin(graph: Any, node: Any, steps: int = 32) -> Any | None:
     """The node that set the type of ``node``'s output, walking up through nodes that keep their data input's
     type (``_TYPE_KEPT``), or None where ``node`` itself set it (or the walk leaves the graph's nodes)."""
@@ -117,6 +137,7 @@ def type_origin(graph: Any, node: Any, steps: int = 32) -> Any | None:
         position = _TYPE_KEPT.get(current.op_type)
         if position is None or position >= len(current.input):
             break
+        position = _uncast_operand(current, position, makers)
         above = makers.get(current.input[position])
         if above is None:
             break
