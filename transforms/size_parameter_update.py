@@ -65,6 +65,18 @@ def _used_as_number(func: cst.FunctionDef, name: str) -> bool:
     return False
 
 
+#: Attributes that only a tensor (not a number) has: a parameter read through one of them is a tensor.
+_TENSOR_ATTRIBUTES = frozenset({"shape", "size", "dim", "ndim", "numel", "device", "dtype"})
+
+
+def _read_as_tensor(func: cst.FunctionDef, name: str) -> bool:
+    """Does the body read ``name.shape``, ``name.size(-1)``, ``name.dtype``...? Then ``name`` holds a tensor, and
+    ``int(... * name.size(-1))`` is a number made from its size, not the parameter used as a number (audiocraft's
+    watermark crop: ``watermark *= mask`` on a tensor the caller still holds, updated in place on purpose)."""
+    return any(type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == name
+               and node.attr.value in _TENSOR_ATTRIBUTES for node in walk(func.body))
+
+
 def _mentions(expr: cst.BaseExpression, name: str) -> bool:
     return any(type(n) is cst.Name and n.value == name for n in walk(expr))
 
@@ -82,7 +94,8 @@ What it finds: an augmented assignment (`+=`, `-=`, `*=`, `//=`, `/=` and the ot
 a parameter of the enclosing function that holds a number, where the same file calls that function
 with a plain name in that parameter's place, by position or by its keyword (a caller that still
 holds the value it passed). "Holds a number": annotated `int` or `float`, or given to `math.*`, `int`, `float`, `round`, `range`, `abs`,
-or to `max`/`min` beside an integer literal in the function; or, with facts (inside `migrate`), passed
+or to `max`/`min` beside an integer literal in the function (and never read as a tensor there: `.shape`,
+`.size()`, `.dim()`, `.numel()`, `.device`, `.dtype`); or, with facts (inside `migrate`), passed
 an `int` in every recorded call. Demucs v3's `valid_length(self, length)` (`if self.resample: length
 *= 2`, then `math.ceil(...)` and `max(1, length)` on it, called as `self.valid_length(length)` in
 `forward`) is the case found in real code.
@@ -180,7 +193,7 @@ TensorRT versions: all (the size is wrong before TensorRT sees the graph).""",
         param = params[index]
         annotated = _annotation(param) in _NUMBER_ANNOTATIONS
         observed = name in self.provider(ObservedFacts).number_parameters(func, frozenset({"int"}))
-        if not (annotated or observed or _used_as_number(func, name)):
+        if not (annotated or observed or (_used_as_number(func, name) and not _read_as_tensor(func, name))):
             return
         # A method's callers pass the arguments after `self`.
         is_method = bool(params) and params[0].name.value in ("self", "cls")

@@ -4,6 +4,8 @@ What the rule finds and leaves alone, the rewrite's text and safety label, and o
 Demucs v3's ``valid_length``: eager mode unchanged at every length and on edge values, the original's
 TorchScript export stopped by the caller's doubled size, the rewritten export equal to eager mode at
 other batches and lengths, and ``migrate`` applying it (proved from the recorded calls) to end at exit 0.
+audiocraft's watermark crop (``watermark *= mask`` on a tensor parameter read through ``.size(-1)``) is a
+real case the rule leaves alone: the in-place update of the caller's tensor is eager mode's meaning there.
 """
 
 from __future__ import annotations
@@ -177,3 +179,39 @@ def test_uvr_driver_calls_it_on_a_submodule_and_both_updates_are_rebound(tmp_pat
 
 def test_migrate_applies_it_to_the_uvr_driver_and_ends_equivalent() -> None:
     assert_migrate_applies(UVR, "TRT730", "trt730_uvr_migrate")
+
+
+AUDIOCRAFT = VARIANTS / "audiocraft_watermark_crop.py"
+
+
+def test_a_tensor_parameter_read_through_its_size_is_left_alone(tmp_path: Path) -> None:
+    """audiocraft's watermark crop (a left-alone variant, not counted): ``watermark *= mask`` on a parameter that
+    ``int(... * watermark.size(-1))`` reads through its size. That is a tensor, updated in place on purpose: the
+    caller's tensor is masked in eager mode, which a rebinding would not do. Neither the code alone nor the
+    recorded run (a tensor passed, not an int) gives TRT730 a reason to rewrite it."""
+    from variant_models import observed_facts
+
+    text = AUDIOCRAFT.read_text()
+    assert rules_found(text, select=("TRT730",)) == []
+    module = load_variant(AUDIOCRAFT, "trt730_audiocraft")
+    facts = observed_facts(AUDIOCRAFT, module, tmp_path)
+    assert check_source(AUDIOCRAFT.read_bytes(), str(AUDIOCRAFT.resolve()), Options(select=("TRT730",), facts=facts,
+                                                                                     scope="all")) == []
+    # Why: eager mode masks the caller's own tensor; the rebinding the rule writes elsewhere would not.
+    rebound = tmp_path / "audiocraft_rebound.py"
+    rebound.write_text(text.replace("        watermark *= mask\n", "        watermark = watermark * mask\n"))
+    original, changed = module.build(), load_variant(rebound, "trt730_audiocraft_rebound").build()
+    signal, watermark = module.inputs(seeded(0))
+    held, held_too = watermark.clone(), watermark.clone()
+    original.crop(signal.clone(), held)
+    changed.crop(signal.clone(), held_too)
+    assert not torch.equal(held, watermark) and torch.equal(held_too, watermark)
+
+
+def test_a_parameter_used_as_a_number_beside_a_tensor_read_of_another_is_still_found() -> None:
+    """Only the parameter read through ``.size()`` is taken for a tensor: Demucs' ``length`` beside a tensor
+    ``x`` read with ``x.shape[-1]`` is still a number."""
+    code = METHOD.replace("    def valid_length(self, length):\n",
+                          "    def valid_length(self, length, x=None):\n"
+                          "        width = x.shape[-1] if x is not None else 0\n")
+    assert _found(code) == [("TRT730", "unsafe")]
