@@ -3,8 +3,10 @@
 
 The analysis is static and local to the function: the loop must be a statement of the function's own body,
 over ``range(<size>)`` or ``range(<start>, <size>)``; every name it reads must have a type the code shows
-(a parameter annotated as a tensor or number, a local bound from a tensor expression, a size, or a number
-literal; ``self.<attr>`` a ``nn.Parameter`` or a buffer ``__init__`` registers). Nothing is guessed: a
+(a parameter annotated as a tensor or number, ``FloatTensor`` and the like written bare where the file imports them
+from torch, a local bound from a tensor expression, a size (``x.size(0)``, ``x.shape[1]``, unpacked from ``x.shape``
+or ``x.size()``), a tensor's ``.device``, or a number literal; ``self.<attr>`` a ``nn.Parameter`` or a buffer
+``__init__`` registers). Nothing is guessed: a
 name of unknown type leaves the loop as it is.
 """
 
@@ -15,9 +17,14 @@ import libcst as cst
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 TENSOR, INT, FLOAT, BOOL = "torch.Tensor", "int", "float", "bool"
+#: A tensor's device (`device = h.device`, read by `.to(device)` in the loop): TorchScript types it `torch.device`.
+DEVICE = "torch.device"
 #: Annotations read as a tensor (pytorch-crf annotates `tags: torch.LongTensor`, `mask: torch.ByteTensor`).
 _TENSOR_ANNOTATIONS = {"Tensor", "torch.Tensor", "torch.LongTensor", "torch.ByteTensor", "torch.FloatTensor",
                        "torch.BoolTensor"}
+#: The same types written bare, as a file that imports them from torch writes them (TorchCRF: `from torch import
+#: BoolTensor, FloatTensor, LongTensor`, then `h: FloatTensor`): read as tensors only where the file imports them so.
+_BARE_TENSOR_TYPES = {"LongTensor", "ByteTensor", "FloatTensor", "BoolTensor", "DoubleTensor", "IntTensor"}
 #: Tensor methods whose result is a number, not a tensor (anything else a tensor method returns is taken as a
 #: tensor only inside the loop, where TorchScript types it itself).
 _NUMBER_METHODS = {"size", "dim", "numel", "item", "tolist", "stride", "element_size", "nelement", "ndimension"}
@@ -70,10 +77,13 @@ class SizeLoopScript(Rule):
         doc="""\
 What it finds: a `for <i> in range(<size>)` or `for <i> in range(<start>, <size>)` statement
 directly in the body of a function or method, where `<size>` is a size of a tensor
-(`x.size(0)`, `x.shape[1]`, or a local bound from one: `n = x.size(0)`, `n, b = x.shape`),
+(`x.size(0)`, `x.shape[1]`, or a local bound from one: `n = x.size(0)`, `n, b = x.shape`,
+`b, n, _ = x.size()`),
 whose body only assigns locals (`name = ...`, `name += ...`) from the loop index, locals bound
 before the loop (tensors and numbers whose type the code shows), `self.<attr>` tensors
-(a `nn.Parameter` or buffer that `__init__` sets), `torch` functions and tensor methods: the
+(a `nn.Parameter` or buffer that `__init__` sets), a device read from a tensor before the loop
+(`device = h.device`, passed as a `torch.device`), `torch` functions and tensor methods (a tensor's
+type may be written bare, `h: FloatTensor`, where the file has `from torch import FloatTensor`): the
 forward algorithm and gold-path score of a linear-chain CRF (pytorch-crf's
 `_compute_normalizer`, `score = torch.where(mask[i].unsqueeze(1), torch.logsumexp(score.unsqueeze(2)
 + self.transitions + emissions[i].unsqueeze(1), dim=1), score)`). Not reported: a body that
@@ -181,6 +191,19 @@ class CRF(nn.Module):
 
     # --- the analysis ---------------------------------------------------------------------------------------------
 
+    def _torch_imports(self) -> set[str]:
+        """The bare tensor types (``FloatTensor``) the file imports from torch by name."""
+        found: set[str] = set()
+        for statement in self.context.module.body:
+            if type(statement) is not cst.SimpleStatementLine:
+                continue
+            for small in statement.body:
+                if type(small) is cst.ImportFrom and small.module is not None and _dotted(small.module) == "torch" \
+                        and not small.relative and type(small.names) is not cst.ImportStar:
+                    found.update(a.name.value for a in small.names if type(a.name) is cst.Name
+                                 and a.asname is None and a.name.value in _BARE_TENSOR_TYPES)
+        return found
+
     def _tensor_attributes(self) -> set[str]:
         """``self.<attr>`` names the class's ``__init__`` binds to a ``nn.Parameter`` or registers as a buffer."""
         klass = self.context.enclosing_class
@@ -208,7 +231,7 @@ class CRF(nn.Module):
         index_name = loop.target.value
         in_class = self.context.enclosing_class is not None
         attributes = self._tensor_attributes() if in_class else set()
-        types, sizes = _parameter_types(function)
+        types, sizes = _parameter_types(function, self._torch_imports())
         # Locals bound before the loop, in order.
         for statement in statements[:index]:
             _bind(statement, types, sizes, attributes)
@@ -402,19 +425,21 @@ def _is_range(node: cst.BaseExpression) -> bool:
             and 1 <= len(node.args) <= 2 and all(a.keyword is None and a.star == "" for a in node.args))
 
 
-def _annotation_kind(annotation: cst.Annotation | None) -> str | None:
+def _annotation_kind(annotation: cst.Annotation | None, bare: set[str] = frozenset()) -> str | None:
     if annotation is None:
         return None
     text = _dotted(annotation.annotation)
-    if text in _TENSOR_ANNOTATIONS:
+    if text in _TENSOR_ANNOTATIONS or text in bare:
         return TENSOR
     return text if text in (INT, FLOAT, BOOL) else None
 
 
-def _parameter_types(function: cst.FunctionDef) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+def _parameter_types(function: cst.FunctionDef, bare: set[str] = frozenset()
+                     ) -> tuple[dict[str, str], dict[str, tuple[str, str]]]:
+    """The parameters' types their annotations show (``bare``: tensor types the file imports from torch)."""
     types: dict[str, str] = {}
     for param in function.params.params:
-        kind = _annotation_kind(param.annotation)
+        kind = _annotation_kind(param.annotation, bare)
         if kind is not None:
             types[param.name.value] = kind
     return types, {}
@@ -458,6 +483,10 @@ def _bind(statement: cst.CSTNode, types: dict[str, str], sizes: dict[str, tuple[
                     tensor = None
                     if type(value) is cst.Attribute and value.attr.value == "shape" and type(value.value) is cst.Name:
                         tensor = value.value.value
+                    elif type(value) is cst.Call and type(value.func) is cst.Attribute \
+                            and value.func.attr.value == "size" and not value.args \
+                            and type(value.func.value) is cst.Name:
+                        tensor = value.func.value.value  # `batch_size, seq_len, _ = h.size()` (TorchCRF)
                     if tensor is not None and types.get(tensor) == TENSOR:
                         for k, n in enumerate(names):
                             _forget(n, types, sizes)
@@ -502,6 +531,8 @@ def _kind(node: cst.BaseExpression, types: dict[str, str], attributes: set[str])
     if type(node) is cst.Attribute:
         if _dotted(node.value) == "self":
             return TENSOR if node.attr.value in attributes else None
+        if node.attr.value == "device" and _kind(node.value, types, attributes) == TENSOR:
+            return DEVICE
         return None
     if type(node) is cst.Subscript:
         return TENSOR if _kind(node.value, types, attributes) == TENSOR else None

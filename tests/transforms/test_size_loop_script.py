@@ -110,6 +110,45 @@ def test_rewrite_text() -> None:
         assert rules_found(code, select=("TRT106",)) == [], body
 
 
+#: TorchCRF's spelling (tests/recipe_variants/trt106/torchcrf_batch_first_denominator.py): bare tensor types imported
+#: from torch, sizes unpacked from ``size()``, the step's mask moved to ``device = h.device`` inside the loop.
+BARE = '''\
+import torch
+from torch import nn
+from torch import BoolTensor, FloatTensor
+
+
+class CRF(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.trans = nn.Parameter(torch.randn(5, 5))
+
+    def f(self, h: FloatTensor, mask: BoolTensor):
+        device = h.device
+        batch_size, seq_len, _ = h.size()
+        score = h[:, 0]
+        for t in range(1, seq_len):
+            mask_t = mask[:, t].unsqueeze(1).to(device)
+            score = torch.where(mask_t, torch.logsumexp(score.unsqueeze(2) + self.trans, 1) + h[:, t], score)
+        return score
+'''
+
+
+def test_bare_tensor_types_size_unpacking_and_a_device() -> None:
+    after = rewrite(BARE, unsafe=True, select=("TRT106",))
+    assert ("def _trt_loop_f(h: torch.Tensor, mask: torch.Tensor, device: torch.device, score: torch.Tensor, "
+            "self_trans: torch.Tensor):\n    seq_len = h.size(1)\n") in after, after
+    assert "score = _trt_loop_f(h, mask, device, score, self.trans)" in after
+    # The bare names are tensors only where the file imports them from torch.
+    for imports in ("from torch import nn\n", "from torch import nn\nfrom mylib import BoolTensor, FloatTensor\n",
+                    "from torch import nn\nfrom torch import BoolTensor as BoolTensor, FloatTensor as FloatTensor\n"):
+        code = BARE.replace("from torch import nn\nfrom torch import BoolTensor, FloatTensor\n", imports)
+        assert rules_found(code, select=("TRT106",)) == [], imports
+    # A size unpacked from the tensor before it is rebound is not the rebound tensor's size.
+    rebound = BARE.replace("        score = h[:, 0]\n", "        h = h.transpose(0, 1)\n        score = h[:, 0]\n")
+    assert rules_found(rebound, select=("TRT106",)) == []
+
+
 def _crf(code: str, tmp_path: Path, seed: int = 0) -> torch.nn.Module:
     torch.manual_seed(seed)
     return import_source(code, tmp_path)["CRF"](5)
