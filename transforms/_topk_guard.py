@@ -353,6 +353,20 @@ def _return_value(statement: cst.BaseStatement) -> cst.BaseExpression | None:
     return None
 
 
+#: Decorators under which a traced export compiles the function with TorchScript (LightGlue-ONNX's SuperPoint:
+#: ``@torch.jit.script_if_tracing`` on ``select_top_k_keypoints``), so its branches are kept, not traced.
+_SCRIPTING_DECORATORS = {"torch.jit.script", "torch.jit.script_if_tracing", "jit.script", "jit.script_if_tracing",
+                         "script", "script_if_tracing"}
+
+
+def _compiled_by_torchscript(function: cst.FunctionDef) -> bool:
+    for decorator in function.decorators:
+        target = decorator.decorator.func if type(decorator.decorator) is cst.Call else decorator.decorator
+        if code_of(target) in _SCRIPTING_DECORATORS:
+            return True
+    return False
+
+
 def read_early_return(node: cst.If, function: cst.CSTNode | None,
                       size_of: Callable[[cst.BaseExpression], "tuple[cst.BaseExpression, int] | None"],
                       is_cap: Callable[[cst.BaseExpression], bool],
@@ -365,6 +379,8 @@ def read_early_return(node: cst.If, function: cst.CSTNode | None,
     ``v`` where the early return has ``s`` and ``x[i]`` where it has ``x``."""
     if type(function) is not cst.FunctionDef or type(function.body) is not cst.IndentedBlock:
         return None
+    if _compiled_by_torchscript(function):
+        return None  # the TorchScript exporter keeps its `if` as an ONNX If: both outcomes are already in the graph
     body = list(function.body.body)
     if not any(statement is node for statement in body):
         return None

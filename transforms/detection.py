@@ -638,7 +638,10 @@ top-k's values for its input and `name[indices]` for every other name. It assume
 returned tensors share the guarded axis's size (the indices select the same rows of each),
 and, where there are more entries than the cap, that equal scores (NaN ones too: eager and
 ONNX Runtime both take NaN as the largest, measured) may come in ONNX's index order: the same
-values, their keypoints in another order than eager's.
+values, their keypoints in another order than eager's. Not taken in a function TorchScript
+compiles while tracing (`@torch.jit.script`, `@torch.jit.script_if_tracing`, as LightGlue-ONNX
+decorates its `select_top_k_keypoints`): the exporter keeps that `if` as an ONNX `If`, and the
+graph already follows the size.
 
 Fix safety: unsafe. Eager, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run `torch.topk` with the caller's K: same values, indices, gradients and errors. The exported

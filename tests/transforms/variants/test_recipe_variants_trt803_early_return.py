@@ -14,11 +14,17 @@ is unchanged (outputs and gradients) at 0, 1, 20, 32 (the cap), 33 and 60 keypoi
 inf scores; the rewritten model exported at 60 keypoints equals eager mode at 0, 1, 20, 32, 33 and 60 in ONNX
 Runtime (distinct scores: the same rows; equal scores: the same values, rows in ONNX's index order, the rule's
 stated assumption); and ``migrate`` takes the fix (verified equivalent) and ends with exit 0.
+
+nunif's copy (the cap a constructor keyword over a ``None`` default, integer rows flipped and cast before it) is
+taken the same way. LightGlue-ONNX decorates the function ``@torch.jit.script_if_tracing``: a trace compiles it
+with TorchScript and the exporter keeps the ``if`` as an ONNX ``If``, so its original export already equals eager
+mode at every size; TRT803 leaves it alone, and ``migrate`` finds nothing to fix there.
 """
 
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from pathlib import Path
 from typing import Any
@@ -45,7 +51,13 @@ VARIANTS: dict[str, tuple[str, tuple[str, ...]]] = {
         "scores, indices = _trt_topk_guarded(scores, k, dim=0, sorted=True)")),
     "transformers_superpoint_top_k": ("if k >= len(keypoints):", (
         "if not _trt_topk_guard(k, len(keypoints)):", "scores, indices = _trt_topk_guarded(scores, k, dim=0)")),
+    "nunif_superpoint_select": ("if k >= len(keypoints):", (
+        "if not _trt_topk_guard(k, len(keypoints)):",
+        "scores, indices = _trt_topk_guarded(scores, k, dim=0, sorted=True)")),
 }
+#: Variants TRT803 leaves alone: LightGlue-ONNX's ``@torch.jit.script_if_tracing`` cap, which a trace compiles with
+#: TorchScript (the export keeps its ``if``: nothing to fix).
+LEFT_ALONE = ("lightglue_onnx_script_if_tracing",)
 SIZES = (0, 1, 20, 32, 33, 60)
 
 
@@ -147,3 +159,58 @@ def test_migrate(name: str, migrated) -> None:
     assert applied == [("TRT803", line_of(path, VARIANTS[name][0]))], report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+
+
+def test_the_added_variants_cite_owners_of_their_own() -> None:
+    """nunif and LightGlue-ONNX, each at a full commit, apart from each other and from the first three's sources
+    (Magic Leap's SuperGlue release, cvg's glue-factory, the transformers package)."""
+    from variant_models import assert_cited_by_distinct_owners
+
+    added = ["nunif_superpoint_select", *LEFT_ALONE]
+    assert_cited_by_distinct_owners(HERE, added, count=len(added))
+    for name in added:
+        [cited] = re.findall(r"\b([\w.-]+)/[\w.-]+ @ [0-9a-f]{40}", (HERE / f"{name}.py").read_text())
+        assert cited not in ("magicleap", "cvg", "huggingface"), (name, cited)
+
+
+@pytest.mark.parametrize("name", LEFT_ALONE)
+def test_a_function_torchscript_compiles_is_left_alone(name: str) -> None:
+    path = HERE / f"{name}.py"
+    assert check_source(path.read_bytes(), str(path.resolve()), Options(**OPTIONS)) == []
+    assert fix_source(path.read_bytes(), str(path.resolve()), Options(unsafe=True, **OPTIONS)).source \
+        == path.read_bytes()
+    # Why: its original export, traced at 20 or at 60 keypoints, already gives eager mode's rows at every size.
+    module = load_variant(path, f"trt803e_left_{name}")
+    model = built(module)
+    for traced_at in (20, 60):
+        session = _export(model, _sets(module, traced_at)["distinct"])
+        for n in SIZES:
+            for label, (points, scores) in _sets(module, n).items():
+                expected = [t.detach().numpy() for t in model(points, scores)]
+                got = session.run(None, {"keypoints": points.numpy(), "scores": scores.numpy()})
+                assert [g.shape for g in got] == [e.shape for e in expected], (traced_at, label, n)
+                assert np.array_equal(got[1], expected[1]), (traced_at, label, n)
+                if label == "distinct" or n <= module.CAP:
+                    assert np.array_equal(got[0], expected[0]), (traced_at, label, n)
+
+
+@pytest.mark.parametrize("name", LEFT_ALONE)
+def test_migrate_finds_nothing_to_fix_in_the_left_alone_variant(name: str) -> None:
+    path = HERE / f"{name}.py"
+    report = migrate_json(path, axes_json(load_variant(path, f"trt803e_m_left_{name}")))
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is True, report["before"]
+    assert [fix for fix in report["applied"] if fix["rule"] == "TRT803"] == [], report["applied"]
+    assert report["exit_code"] == 0, report["remaining"]
+
+
+@pytest.mark.parametrize("decorator", ["@torch.jit.script_if_tracing", "@torch.jit.script", "@jit.script_if_tracing",
+                                       "@torch.jit.script()"])
+def test_every_spelling_of_a_scripted_function_is_left_alone(decorator: str) -> None:
+    code = ("import torch\nfrom torch import jit\n\n\n" + decorator + "\n"
+            "def cap(keypoints: torch.Tensor, scores: torch.Tensor, k: int):\n"
+            "    if k >= keypoints.shape[0]:\n        return keypoints, scores\n"
+            "    scores, indices = torch.topk(scores, k, dim=0)\n    return keypoints[indices], scores\n")
+    assert check_source(code.encode(), "cap.py", Options(**OPTIONS)) == []
+    # The same function undecorated is taken.
+    plain = code.replace(decorator + "\n", "")
+    assert [f.rule for f in check_source(plain.encode(), "cap.py", Options(**OPTIONS))] == ["TRT803"]
