@@ -9,6 +9,7 @@ yet and warns otherwise. Written here in our own words, around a linear layer an
 from __future__ import annotations
 
 import io
+import re
 import warnings
 from pathlib import Path
 
@@ -236,11 +237,15 @@ def test_the_variants(name: str, tmp_path: Path) -> None:
     if module.STORE is None:
         assert found == [] and after == source
         return
-    assert found == ["TRT377"]
-    assert after.replace("            if not torch.onnx.is_in_onnx_export():\n    ", "") == source
-    [line] = [i for i, text in enumerate(source.splitlines(), 1)
-              if module.STORE in text and "STORE" not in text and "``" not in text]
-    assert after.splitlines()[line - 1].strip() == "if not torch.onnx.is_in_onnx_export():"
+    stores = module.STORE if isinstance(module.STORE, tuple) else (module.STORE,)  # sfs-BTSP stores seven entries
+    assert found == ["TRT377"] * len(stores)
+    # Each store under its own guard, at the store's depth; nothing else changed.
+    assert re.sub(r"^( *)if not torch\.onnx\.is_in_onnx_export\(\):\n\1    ", r"\1", after, flags=re.M) == source
+    for k, store in enumerate(stores):
+        [line] = [i for i, text in enumerate(source.splitlines(), 1)
+                  if store in text and "STORE" not in text and "``" not in text and "CALL" not in text
+                  and not text.strip().startswith('"')]  # the module's own constants quote the stores
+        assert after.splitlines()[line - 1 + k].strip() == "if not torch.onnx.is_in_onnx_export():", store
     x = module.inputs(torch.Generator().manual_seed(1))[0]
     with pytest.raises(AttributeError, match="has no attribute 'detach'"):
         _export_variant(module.build(), x, module.DYNAMIC)
@@ -283,8 +288,9 @@ def test_migrate_reads_the_base_class_file_the_forward_never_ran(tmp_path: Path)
 
 
 #: Variants whose store TRT377 guards and migrate applies at (their ``CALL`` line), each from a different owner:
-#: pytorch-mighty's ``getattr`` store in a loop over ``state_attr``, torchmetrics' ``deepcopy`` of a list state.
-MIGRATED = ("mighty_serializable_module", "torchmetrics_metric_state")
+#: pytorch-mighty's ``getattr`` store in a loop over ``state_attr``, torchmetrics' ``deepcopy`` of a list state,
+#: sfs-BTSP's seven stores of dicts and floats (two of them inside ``if``).
+MIGRATED = ("mighty_serializable_module", "torchmetrics_metric_state", "btsp_plugin_task_state")
 
 
 def test_the_migrated_variants_cite_distinct_owners() -> None:
@@ -324,9 +330,15 @@ def test_a_stored_variant_keeps_eager_mode_its_round_trip_and_exports_at_other_b
     _same(before.state_dict(), after.state_dict())  # the export left the entries in place
 
 
-@pytest.mark.parametrize("name", ["mighty_serializable_module", "torchmetrics_metric_state"])
+@pytest.mark.parametrize("name", MIGRATED)
 def test_migrate_applies_it_to_the_variant(name: str) -> None:
-    from variant_models import assert_migrate_applies
+    from variant_models import assert_migrate_applies, load_variant
 
     report = assert_migrate_applies(VARIANTS / f"{name}.py", "TRT377", f"trt377_{name}_migrate")
     assert any("state_dict` override stores at" in (fix.get("proof") or "") for fix in report["applied"]), report
+    module = load_variant(VARIANTS / f"{name}.py", f"trt377_{name}_stores")
+    if isinstance(module.STORE, tuple):  # every store guarded, not only the first the export stopped at
+        source = (VARIANTS / f"{name}.py").read_text().splitlines()
+        lines = [i for i, text in enumerate(source, 1) if text.strip() in module.STORE]
+        assert len(lines) == len(module.STORE)
+        assert sorted(fix["line"] for fix in report["applied"] if fix["rule"] == "TRT377") == lines, report["applied"]
