@@ -643,3 +643,41 @@ def test_type_origin_follows_the_operand_a_promotion_did_not_cast() -> None:
     assert type_origin(graph, named["/max"]).name == "/full"
     assert type_origin(graph, named["/where_input"]).name == "/promote"  # the other is the graph's input
     assert type_origin(graph, named["/both"]).name == "/promote"  # both cast: nothing tells which typed it
+
+
+def test_weights_load_where_the_model_writes_an_unprefixed_version_key() -> None:
+    """lightnet's ``state_dict`` override adds ``_LN_MODEL_VERSION`` to the dict its parent passes down, with no
+    prefix: a wrapper's own state does not load strictly into the same wrapper (zoo 73: every fix of seven lightnet
+    detectors was taken back as "does not run"). The verifier's load takes it where the key is the build's own, with
+    the same value, and still refuses a missing weight or another version."""
+    import pytest
+    import torch
+
+    from trtcodemod.verify.worker import _load_weights, _weights
+
+    class Versioned(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 4, 1)
+
+        def state_dict(self, **kwargs):
+            state = super().state_dict(**kwargs)
+            state["_LN_MODEL_VERSION"] = torch.tensor(1)
+            return state
+
+    class Wrap(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.network = Versioned()
+
+    source, target = Wrap(), Wrap()
+    state = _weights(source.state_dict())
+    assert "_LN_MODEL_VERSION" in state
+    with pytest.raises(RuntimeError, match="_LN_MODEL_VERSION"):
+        Wrap().load_state_dict(state)  # the library's own round trip fails
+    _load_weights(target, dict(state))
+    assert torch.equal(target.network.conv.weight, source.network.conv.weight)
+    with pytest.raises(RuntimeError):
+        _load_weights(Wrap(), {**state, "_LN_MODEL_VERSION": torch.tensor(2)})
+    with pytest.raises(RuntimeError):
+        _load_weights(Wrap(), {key: value for key, value in state.items() if key != "network.conv.bias"})

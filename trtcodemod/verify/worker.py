@@ -521,14 +521,30 @@ def _load_weights(model: Any, state: Any) -> None:
 
     try:
         model.load_state_dict(state)
-    except RuntimeError:
+    except RuntimeError as refused:
         own = model.state_dict()
         filled = {key: value for key, value in own.items()
                   if key not in state and not isinstance(value, torch.Tensor)}
-        if not filled:
-            raise
-        state.update(filled)
-        model.load_state_dict(state)
+        if filled:
+            state.update(filled)
+            model.load_state_dict(state)
+        elif not _loads_but_its_own_extras(model, state, own):
+            raise refused
+
+
+def _loads_but_its_own_extras(model: Any, state: Any, own: Any) -> bool:
+    """Does ``state`` load into ``model`` with nothing missing, where the only keys a strict load refuses are ones
+    the built model's own ``state_dict`` writes too, with the same values? lightnet's ``state_dict`` override adds
+    ``_LN_MODEL_VERSION`` to the dict its parent passes down, unprefixed, so a wrapper's own state does not load
+    strictly into the same wrapper: a version the build itself writes, not a weight."""
+    import torch
+
+    extra = [key for key in state if key not in dict(model.named_parameters()) and key not in dict(model.named_buffers())]
+    if not extra or any(key not in own or not isinstance(own[key], torch.Tensor) or not isinstance(state[key], torch.Tensor)
+                        or own[key].shape != state[key].shape or not torch.equal(own[key], state[key]) for key in extra):
+        return False
+    loaded = model.load_state_dict(state, strict=False)
+    return not loaded.missing_keys and set(loaded.unexpected_keys) <= set(extra)
 
 
 if __name__ == "__main__":
