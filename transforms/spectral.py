@@ -22,6 +22,11 @@ this file or imported with ``from ... import``) is a part read: the function is 
 magnitude while exporting. A part of real pairs viewed as complex, with no transform in between
 (Open-Unmix's ``ComplexNorm``: ``torch.abs(torch.view_as_complex(spec))`` of an STFT kept as
 ``(..., 2)`` pairs), is taken of the pairs: ``_trt_dft_part(_trt_view_as_complex(spec), "abs")``.
+A spectrum reshaped, viewed or transposed on its way to a part is part of the chain (torchaudio's
+``spectrogram``: ``spec_f = spec_f.reshape(shape[:-1] + spec_f.shape[-2:])``, then ``spec_f.abs()``):
+the method becomes ``_trt_complex_shaped(z, "reshape", ...)``, taken of each part while exporting, and a
+read of that spectrum's own sizes in its arguments ``_trt_complex_shape(z)``, the real part's shape then,
+so no complex tensor stays in the graph.
 """
 
 from __future__ import annotations
@@ -64,6 +69,13 @@ PART_HELPER = "_trt_dft_part"
 PRODUCT_HELPER = "_trt_complex_mul"
 #: What a spectrum divided by a real tensor or number (``a / n``) in such a chain becomes.
 QUOTIENT_HELPER = "_trt_complex_div"
+#: What a method that only moves a spectrum's elements (``z.reshape(...)``) in such a chain becomes.
+SHAPED_HELPER = "_trt_complex_shaped"
+#: What a size read of a spectrum in such a chain's reshape (``z.shape``, ``z.size()``) becomes.
+SHAPE_HELPER = "_trt_complex_shape"
+#: Those methods: each part moves the same way (torchaudio's ``spec_f.reshape(shape[:-1] + spec_f.shape[-2:])``).
+SHAPE_METHODS = {"reshape", "view", "transpose", "permute", "flatten", "unflatten", "unsqueeze", "squeeze",
+                 "contiguous", "movedim", "swapaxes", "swapdims", "narrow"}
 #: What the conjugate of a spectrum (``torch.conj(a)``, ``a.conj()``, ``conj_physical``) in such a chain becomes.
 CONJ_HELPER = "_trt_complex_conj"
 #: The functions and methods that conjugate: the name → whether the conjugate is materialized.
@@ -128,7 +140,8 @@ def plain_transform(call: cst.Call, name: str | None) -> bool:
     for ``torch.stft``, any of its own by position or keyword with ``return_complex=True`` (a
     complex result: the real pairs of ``return_complex=False`` are another layout)."""
     if name == "torch.stft":
-        return not has_star_args(call) and bool(call.args) and call.args[0].keyword is None \
+        return not has_star_args(call) and bool(call.args) \
+            and (call.args[0].keyword is None or call.args[0].keyword.value == "input") \
             and len(call.args) <= 10 and _keyword_is(call, "return_complex", "True")
     return _plain_transform(call)
 
@@ -413,6 +426,19 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
             if complex_maker(expr, context) is not None:
                 found[expr] = "maker"
                 return True
+            if type(expr.func) is cst.Attribute and expr.func.attr.value in SHAPE_METHODS \
+                    and not has_star_args(expr) and context.refers_to(expr.func.value, "torch") is None:
+                # A spectrum reshaped or transposed (torchaudio's STFT of the packed signal, reshaped back).
+                inner = {}
+                if spectral(expr.func.value, position, ancestors, inner, visiting, nested):
+                    found.update(inner)
+                    found[expr] = "shaped"
+                    if type(expr.func.value) is cst.Name:  # its own sizes read in its arguments
+                        for argument in expr.args:
+                            found.update(dict.fromkeys(_size_reads(argument.value, expr.func.value.value),
+                                                       "shape-read"))
+                    return True
+                return False
             conjugated = conjugate_of(expr, context)
             if conjugated is not None:  # the conjugate of a spectrum (Autoformer's `q_fft * torch.conj(k_fft)`)
                 inner: dict[cst.CSTNode, str] = {}
@@ -489,7 +515,7 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         if kind == "inverse":
             wanted = bool(kinds - {"maker"})
         else:  # a part of a transform of a real tensor alone, or of makers alone, is taken by itself
-            wanted = bool(kinds & {"product", "quotient"}) or bool(nested)
+            wanted = bool(kinds & {"product", "quotient", "shaped"}) or bool(nested)
         found[root] = kind
         if not wanted and weak and kind != "inverse" and type(operand) is cst.Name:
             weak_roots.append(found)
@@ -526,6 +552,22 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         first = next(n for n, k in ordered.items() if k == "inverse" or k.startswith("part:"))
         chains[id(first)] = ordered
     return chains
+
+
+def _size_reads(expr: cst.CSTNode, name: str) -> list[cst.CSTNode]:
+    """The reads of ``name``'s sizes in ``expr``: ``name.shape``, ``name.size()``, ``name.size(d)``."""
+    return [inner for inner in walk(expr) if _size_read_name(inner) == name]
+
+
+def _size_read_name(node: cst.CSTNode) -> str | None:
+    """The name whose sizes ``node`` reads (``z.shape``, ``z.size()``, ``z.size(d)`` with ``d`` by position)."""
+    if type(node) is cst.Attribute and node.attr.value == "shape" and type(node.value) is cst.Name:
+        return node.value.value
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "size" \
+            and type(node.func.value) is cst.Name and len(node.args) <= 1 \
+            and all(a.keyword is None and not a.star for a in node.args):
+        return node.func.value.value
+    return None
 
 
 def taken_stfts(function: cst.FunctionDef, context) -> set[int]:
@@ -735,6 +777,13 @@ export; while exporting, the part of the pairs the complex tensor remembers (Sqr
 squares for `abs`, TRT301's atan2 form for the angle), so `view_as_complex` is used by nothing and
 leaves the graph. Not taken: the complex tensor used as such (`view_as_complex(p) * 2`), a name
 read otherwise, bound twice or read in a nested function.
+
+A spectrum reshaped on its way to a part (torchaudio's `spectrogram`: `spec_f = torch.stft(input=...,
+return_complex=True)`, `spec_f = spec_f.reshape(shape[:-1] + spec_f.shape[-2:])`, `spec_f.abs()`):
+the method (`reshape`, `view`, `transpose`, `permute`, `flatten`, `unsqueeze`, `squeeze`, ...) →
+`_trt_complex_shaped(spec_f, "reshape", ...)` and its own `spec_f.shape` there →
+`_trt_complex_shape(spec_f)`: the method and the shape of each remembered part while exporting (the
+method itself otherwise), so the STFT, the reshape and the magnitude use nothing complex.
 
 Fix safety: unsafe; the assumption is that values equal to the FFT's up to rounding are good
 enough. A matrix product sums in another order than the FFT (measured: relative error below
@@ -1407,6 +1456,19 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 helpers.append(helper)
                 return cst.Call(func=cst.Name(helper), args=[
                     cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
+            if kind == "shape-read":
+                helpers.append(SHAPE_HELPER)
+                whole = cst.Call(func=cst.Name(SHAPE_HELPER), args=[cst.Arg(value=cst.Name(_size_read_name(original)))])
+                if type(original) is cst.Call and original.args:  # `z.size(d)`: that size of the shape
+                    return cst.Subscript(value=whole, slice=[cst.SubscriptElement(
+                        slice=cst.Index(value=updated.args[0].value))])  # type: ignore[attr-defined]
+                return whole
+            if kind == "shaped":
+                helpers.append(SHAPED_HELPER)
+                method = cst.SimpleString(f'"{updated.func.attr.value}"')  # type: ignore[attr-defined]
+                return cst.Call(func=cst.Name(SHAPED_HELPER), args=[
+                    cst.Arg(value=updated.func.value), cst.Arg(value=method),  # type: ignore[attr-defined]
+                    *updated.args])  # type: ignore[attr-defined]
             if kind == "conjugate":
                 helpers.append(CONJ_HELPER)
                 physical = conjugate_of(original, self.context)[1]  # type: ignore[index]
@@ -1448,8 +1510,8 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                    "products and the inverse's real output are computed from real and imaginary parts")
         else:
             how = ("its complex result reaches a real part (`.real`, `.imag`, `abs`, `angle`, `view_as_real`) through "
-                   "products, quotients by real tensors or numbers and complex transforms, so the transforms, the "
-                   "products and the part are computed from real and imaginary parts")
+                   "products, quotients by real tensors or numbers, reshapes and complex transforms, so the transforms, "
+                   "the products and the part are computed from real and imaginary parts")
         self.found(where, f"{self._why(first)}; {how} as cosine and sine matrix products while exporting (the torch "
                           "functions and `*` otherwise)",
                    Fix(replacements, safety=Safety.UNSAFE, helpers=tuple(dict.fromkeys(helpers))))

@@ -2023,3 +2023,129 @@ def test_a_real_pairs_stft_exports_without_stft_and_matches_eager(stft_pairs) ->
         [got] = session.run(None, {"x": x.numpy()})
         assert got.shape == tuple(want.shape), label
         assert np.allclose(got, want.numpy(), rtol=0, atol=1e-5 * max(1.0, want.abs().max().item())), label
+
+
+# --- torchaudio's spectrogram: the STFT of the packed signal, reshaped back, then its magnitude -----
+
+#: torchaudio 2.11.1's ``torchaudio.functional.spectrogram`` (functional/functional.py, lines 115-145), reduced in
+#: our own words: the batch axes packed into one, ``torch.stft(input=..., return_complex=True)`` by keyword, the
+#: spectrum reshaped back with its own ``.shape`` read in the reshape, an in-place division under a flag, and the
+#: magnitude (or its power) returned where ``power`` is given, the complex spectrum where it is not. Zoo 74's dasheng
+#: models and zoo 64's Conformer stopped here at first contact.
+TORCHAUDIO_SPECTROGRAM = '''
+import torch
+from torch import nn
+
+
+def spectrogram(waveform, window, n_fft, hop_length, power, normalized):
+    shape = waveform.size()
+    waveform = waveform.reshape(-1, shape[-1])
+    spec_f = torch.stft(
+        input=waveform,
+        n_fft=n_fft,
+        hop_length=hop_length,
+        win_length=n_fft,
+        window=window,
+        center=True,
+        pad_mode="reflect",
+        normalized=False,
+        onesided=True,
+        return_complex=True,
+    )
+    spec_f = spec_f.reshape(shape[:-1] + spec_f.shape[-2:])
+    if normalized:
+        spec_f /= window.pow(2.0).sum().sqrt()
+    if power is not None:
+        if power == 1.0:
+            return spec_f.abs()
+        return spec_f.abs().pow(power)
+    return spec_f
+
+
+class MelFrontEnd(nn.Module):
+    def __init__(self, power=2.0):
+        super().__init__()
+        self.power = power
+        self.register_buffer("window", torch.hann_window(64))
+        self.register_buffer("filters", torch.rand(33, 8, generator=torch.Generator().manual_seed(3)))
+
+    def forward(self, x):
+        spec = spectrogram(x, self.window, 64, 16, self.power, False)
+        if self.power is None:
+            return torch.view_as_real(spec)
+        return torch.matmul(spec.transpose(-1, -2), self.filters)
+'''
+
+
+def test_torchaudios_spectrogram_is_rewritten_as_a_chain() -> None:
+    after = rewrite(TORCHAUDIO_SPECTROGRAM, unsafe=True, select=("TRT709",))
+    assert '    spec_f = _trt_stft("tracked", input=waveform,\n' in after, after
+    assert '    spec_f = _trt_complex_shaped(spec_f, "reshape", shape[:-1] + _trt_complex_shape(spec_f)[-2:])\n' \
+        in after, after
+    assert '            return _trt_dft_part(spec_f, "tracked:abs")\n' in after
+    assert '        return _trt_dft_part(spec_f, "tracked:abs").pow(power)\n' in after
+    assert "spec_f /= window.pow(2.0).sum().sqrt()" in after  # (a copy the helpers check by its version)
+    assert {f.rule for f in check_source(textwrap.dedent(TORCHAUDIO_SPECTROGRAM).encode(), "spec.py",
+                                         Options(select=("TRT709", "TRT706")))} == {"TRT709"}
+    assert rewrite(TORCHAUDIO_SPECTROGRAM, select=("TRT709",)) == textwrap.dedent(TORCHAUDIO_SPECTROGRAM)
+    # A reshaped spectrum no part reads (only a product with a number): no chain, the STFT stays named.
+    complex_only = TORCHAUDIO_SPECTROGRAM.replace("return spec_f.abs().pow(power)", "return spec_f * 2") \
+        .replace("return spec_f.abs()", "return spec_f * 3")
+    assert "_trt_complex_shaped" not in rewrite(complex_only, unsafe=True, select=("TRT709",))
+
+
+@pytest.fixture(scope="module")
+def torchaudio_spectrograms(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("torchaudio_spectrogram")
+    before = import_source(TORCHAUDIO_SPECTROGRAM, folder)["MelFrontEnd"]
+    after = import_source(rewrite(TORCHAUDIO_SPECTROGRAM, unsafe=True, select=("TRT709",)), folder)["MelFrontEnd"]
+    return before, after
+
+
+def _waveforms() -> dict[str, torch.Tensor]:
+    generator = torch.Generator().manual_seed(5)
+    special = torch.randn(2, 1, 400, generator=generator)
+    special[0, 0, 9], special[1, 0, 200] = float("inf"), float("nan")
+    return {"example": torch.randn(2, 1, 400, generator=generator), "3 clips, 517 samples": torch.randn(3, 1, 517),
+            "one clip": torch.randn(1, 1, 640, generator=generator), "zeros": torch.zeros(2, 1, 400),
+            "negatives": -torch.rand(2, 1, 333, generator=generator), "two channels": torch.randn(2, 2, 300),
+            "inf and nan": special}
+
+
+@pytest.mark.parametrize("power", [1.0, 2.0, None])
+def test_torchaudios_spectrogram_rewrite_is_the_original_in_eager_mode(torchaudio_spectrograms, power) -> None:
+    before, after = torchaudio_spectrograms
+    original, rewritten = before(power).eval(), after(power).eval()
+    for label, x in _waveforms().items():
+        assert_same_run(run_once(original, [x]), run_once(rewritten, [x]), context=label)
+        graded = x.clone().requires_grad_()
+        assert_same_run(run_once(original, [graded]), run_once(rewritten, [x.clone().requires_grad_()]),
+                        context=f"{label}, with gradients")
+
+
+@pytest.mark.parametrize("power", [1.0, 2.0])
+def test_torchaudios_spectrogram_exports_without_a_complex_tensor(torchaudio_spectrograms, power) -> None:
+    before, after = torchaudio_spectrograms
+    original, rewritten = before(power).eval(), after(power).eval()
+    example = _waveforms()["example"]
+    axes = {"x": {0: "batch", 2: "samples"}}
+    with pytest.raises(Exception, match="stft|complex|STFT"):
+        torch.onnx.export(original, (example,), io.BytesIO(), dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes=axes)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(rewritten, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes=axes)
+    graph = onnx.load_from_string(buffer.getvalue())
+    assert not {"STFT", "DFT"} & {n.op_type for n in graph.graph.node}
+    assert not [n for n in graph.graph.node if n.domain not in ("", "ai.onnx")]
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    for label, x in _waveforms().items():
+        if label in ("inf and nan", "two channels"):
+            continue  # (a matrix product spreads inf/NaN over the frame: module docstring; channels: another axis)
+        want = original(x)
+        [got] = session.run(None, {"x": x.numpy()})
+        assert got.shape == tuple(want.shape), label
+        assert np.allclose(got, want.numpy(), rtol=1e-4, atol=1e-4 * max(1.0, want.abs().max().item())), label

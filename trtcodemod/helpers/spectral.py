@@ -467,6 +467,31 @@ def _trt_complex_div(input, other):
     return input / other
 
 
+def _trt_complex_shaped(input, method, *args, **kwargs):
+    """``input.<method>(*args, **kwargs)``, a method that only moves elements (``reshape``, ``view``,
+    ``transpose``, ``permute``, ...), always the same value; while ``torch.onnx.export`` traces the model and
+    ``input`` is a complex tensor whose parts the helpers remember, the method is taken of each part and the
+    result is a complex tensor remembering them (torchaudio's ``spectrogram``: the STFT of the signal packed to
+    2-D, reshaped back to its batch axes, then its magnitude), so nothing complex reaches the graph."""
+    if not torch.jit.is_scripting() and isinstance(input, torch.Tensor) and _trt_onnx_exporting():
+        parts = _trt_complex_parts(input)
+        if parts is not None:
+            return _trt_complex(getattr(parts[0], method)(*args, **kwargs),
+                                getattr(parts[1], method)(*args, **kwargs))
+    return getattr(input, method)(*args, **kwargs)
+
+
+def _trt_complex_shape(input):
+    """``input.shape``; while ``torch.onnx.export`` traces the model and ``input`` is a complex tensor whose parts
+    the helpers remember, the real part's shape (the same sizes): a size read of the spectrum (torchaudio's
+    ``spec_f.shape[-2:]``) then keeps no complex tensor in the graph."""
+    if not torch.jit.is_scripting() and isinstance(input, torch.Tensor) and _trt_onnx_exporting():
+        parts = _trt_complex_parts(input)
+        if parts is not None:
+            return parts[0].shape
+    return input.shape
+
+
 def _trt_complex_conj(input, physical=False):
     """``torch.conj(input)`` (``torch.conj_physical`` when ``physical``), always the same value;
     while ``torch.onnx.export`` traces the model and ``input`` is a complex tensor whose parts the
