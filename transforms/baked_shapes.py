@@ -1162,7 +1162,10 @@ as `int` does), so the value stays a traced size. `E` may hold `**` and square r
 grid's side `int(math.sqrt(x.shape[1]))` (vit-pytorch's RvT, `int(np.sqrt(h * w))`, `int(n ** 0.5)`)
 becomes `_trt_size_int(_trt_size_sqrt(x.shape[1]))`, `math.sqrt` itself in eager mode and under
 `torch.jit.script` (its scalar `aten::sqrt`), a float32 `Sqrt` while tracing; `math.sqrt` of a
-size alone becomes `_trt_size_sqrt(...)`. A rounding of such a rounding is one number too: SpyNet's
+size alone becomes `_trt_size_sqrt(...)`. The quotient rounded by torch, `int(torch.ceil(torch.tensor(h /
+step)))` (py-feat's RetinaFace priors; `torch.floor`, `torch.as_tensor` alike), is the same rounding: torch
+rounds a float32 of the quotient, which lands on the same integer as the float64 one for sizes below 2^24
+(a further assumption of this form). A rounding of such a rounding is one number too: SpyNet's
 size padded to a multiple of 32, `math.floor(math.ceil(w / 32.0) * 32.0)` (basicsr, mmagic), becomes
 `_trt_size_floor(_trt_size_ceil(w / 32.0) * 32.0)` (only the inner call rewritten, the outer floor
 read the traced size again), and a name bound to it counts as computed from sizes. `float(E)`
@@ -1569,13 +1572,21 @@ baked choice). Applies to every TensorRT version.""",
         return self._observed.known and self.traced_at(node) and self._observed.reads_values(node) is False
 
     def _rounding(self, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
-        """``("ceil", E)`` for ``math.ceil(E)``/``np.ceil(E)`` (floor alike): what ``int()`` of it rounds."""
+        """``("ceil", E)`` for ``math.ceil(E)``/``np.ceil(E)`` (floor alike), or ``torch.ceil(torch.tensor(E))``
+        (py-feat's RetinaFace priors: ``int(torch.ceil(torch.tensor(image_size[0] / step)))``, a float32 of the
+        quotient, which rounds as the float64 one for sizes below 2^24): what ``int()`` of it rounds."""
         if type(expr) is not cst.Call or len(expr.args) != 1 or expr.args[0].keyword or expr.args[0].star:
             return None
         for qualified in self.context.qualified_names(expr.func):
             module, _, function = qualified.rpartition(".")
             if module in ("math", "numpy") and function in ("ceil", "floor"):
                 return function, expr.args[0].value
+            if module == "torch" and function in ("ceil", "floor"):
+                made = expr.args[0].value
+                if type(made) is cst.Call and len(made.args) == 1 and not made.args[0].keyword \
+                        and not made.args[0].star and self.context.refers_to(made.func, "torch.tensor",
+                                                                             "torch.as_tensor") is not None:
+                    return function, made.args[0].value
         return None
 
     def _rounded_fix(self, node: cst.Call, builtin: str | None) -> Fix | None:

@@ -1290,6 +1290,11 @@ def test_rounding_helpers_keep_the_traced_size(helper, builtin, tmp_path) -> Non
     ("int(np.ceil(w / self.window))", "_trt_size_ceil(w / self.window)"),
     ("int(math.floor(h / 2.5))", "_trt_size_floor(h / 2.5)"),
     ("int(math.ceil(h / 4))", "(h + 3) // 4"),  # the exact integer form where there is one
+    # py-feat's RetinaFace priors: the quotient made a float32 tensor and rounded up by torch.
+    ("int(torch.ceil(torch.tensor(h / 8)))", "(h + 7) // 8"),
+    ("int(torch.floor(torch.as_tensor(w / self.stride)))", "_trt_size_floor(w / self.stride)"),
+    ("int(torch.ceil(torch.tensor(h / 8, dtype=torch.float64)))", None),  # (another dtype: not read)
+    ("int(torch.ceil(x.sum() / 8))", None),  # a tensor value
     # ptlflow's InputScaler: `float` of the size inside the rounding is the same quotient.
     ("int(math.ceil(float(h) / 4))", "(h + 3) // 4"),
     ("int(math.ceil(float(h) / self.stride))", "_trt_size_ceil(_trt_size_float(h) / self.stride)"),
