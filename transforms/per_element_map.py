@@ -23,6 +23,8 @@ from trtcodemod.transforms._tensor_evidence import TensorEvidence
 from trtcodemod.transforms.stacked_rows import _first_axis, _plain, _range_bound, _stack_rest
 
 HELPER = "_trt_stack_map"
+#: The same for a concatenation of elements each given a first axis of one (``torch.cat(out)`` of ``x.unsqueeze(0)``).
+CAT_HELPER = "_trt_cat_map"
 ROWS = "_trt_rows"
 #: A batch's rows handed to another function, and their stack there (:func:`trtcodemod.helpers.mapping._trt_unbound`).
 UNBOUND, LISTED, RESTACK = "_trt_unbound", "_trt_listed", "_trt_restack"
@@ -184,6 +186,56 @@ def _whole_value(statement: cst.BaseStatement) -> cst.Call | None:
     return None
 
 
+def _inlined(bound: cst.BaseStatement, appended: cst.BaseExpression, loop: cst.For, use: cst.BaseStatement,
+             function: cst.FunctionDef) -> cst.BaseExpression | None:
+    """``appended`` with the loop's local ``d`` replaced by its value, for a body ``d = f(e)`` then
+    ``out.append(g(d))``: ``d`` read once there, and after the loop rebound by the use itself (``d =
+    torch.cat(out)``) or read nowhere outside the loop (eager mode leaves the last element's value in it)."""
+    if type(bound) is not cst.SimpleStatementLine or len(bound.body) != 1 or type(bound.body[0]) is not cst.Assign \
+            or len(bound.body[0].targets) != 1 or type(bound.body[0].targets[0].target) is not cst.Name:
+        return None
+    local, value = bound.body[0].targets[0].target.value, bound.body[0].value
+    if type(loop.target) is cst.Name and loop.target.value == local:
+        return None
+    reads = [n for n in walk(appended) if type(n) is cst.Name and n.value == local]
+    in_loop = [n for n in walk(loop) if type(n) is cst.Name and n.value == local]
+    if len(reads) != 1 or len(in_loop) != 2 or any(type(n) is cst.Name and n.value == local for n in walk(value)):
+        return None
+    rebound = type(use) is cst.SimpleStatementLine and type(use.body[0]) is cst.Assign \
+        and type(use.body[0].targets[0].target) is cst.Name and use.body[0].targets[0].target.value == local
+    elsewhere = [n for n in walk(function.body) if type(n) is cst.Name and n.value == local]
+    after = [n for n in walk(use) if type(n) is cst.Name and n.value == local]
+    if not rebound and len(elsewhere) != len(in_loop):
+        return None
+    if rebound and len(after) != 1:
+        return None  # the use reads the loop's last value too
+
+    class Inline(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            return value.deep_clone() if original is reads[0] else updated
+
+    return appended.visit(Inline())
+
+
+def _unsqueezed_first(appended: cst.BaseExpression, context) -> cst.BaseExpression | None:
+    """``x`` of ``x.unsqueeze(0)``, ``x.unsqueeze(dim=0)``, ``torch.unsqueeze(x, 0)`` or ``x[None]``: each element
+    given a first axis of one, so their concatenation along it is their stack."""
+    if type(appended) is cst.Call and not any(a.star for a in appended.args):
+        args = appended.args
+        if type(appended.func) is cst.Attribute and appended.func.attr.value == "unsqueeze" \
+                and context.refers_to(appended.func, "torch.unsqueeze") is None and len(args) == 1 \
+                and code_of(args[0].value).strip() == "0" and (args[0].keyword is None or args[0].keyword.value == "dim"):
+            return appended.func.value
+        if context.refers_to(appended.func, "torch.unsqueeze") is not None and len(args) == 2 \
+                and args[0].keyword is None and code_of(args[1].value).strip() == "0" \
+                and (args[1].keyword is None or args[1].keyword.value == "dim"):
+            return args[0].value
+    if type(appended) is cst.Subscript and len(appended.slice) == 1 \
+            and type(appended.slice[0].slice) is cst.Index and code_of(appended.slice[0].slice.value).strip() == "None":
+        return appended.value
+    return None
+
+
 class PerElementMap(Rule):
     needs_text = (*spelled("torch.stack", "torch.unbind"), b"list(", b" for ")  # `[e for e in x]` handed on
     requires = (TensorEvidence, ObservedFacts)
@@ -200,7 +252,12 @@ a `Tensor` annotation, a torch call's result), seen holding one by a recorded ru
 recorded export warned "{_ITERATING}" at the comprehension. One `for`, no condition, the element a
 single name. The same written as a loop: `out = []`, then `for e in t: out.append(f(e))`, then
 `return torch.stack(out)` (or `y = torch.stack(out)`), the three statements one after the other, the
-stack the whole value, `out` and `e` read nowhere else in the function. Refused: an element
+stack the whole value, `out` and `e` read nowhere else in the function; the loop's body may bind a
+local first (`d = f(e)`, then `out.append(g(d))`: `g(f(e))`, `d` read nowhere after the loop unless
+the stack's own statement rebinds it), and the stack may be a concatenation along the first axis of
+elements given one (`torch.cat(out, dim=0)` of `x.unsqueeze(0)`, `torch.unsqueeze(x, 0)`, `x[None]`),
+as pypots' BRITS computes each sample's time gaps: `{CAT_HELPER}`, `torch.cat` as written, the mapped
+elements' two first axes merged while tracing. Refused: an element
 expression that draws random numbers (`torch.rand*`, `dropout`, `normal_`...), calls a method
 that changes an object other than the element (`.append`, `.update`, an in-place `x.add_` on an
 outer `x`), `setattr`, or holds a nested comprehension, a lambda or `:=`. Zoo 27's RetinaFace
@@ -486,13 +543,23 @@ graph is faithful and equivalent on its inputs.""",
         out = _started_empty(start)
         if out is None or type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
                 or type(loop.target) is not cst.Name or type(loop.body) is not cst.IndentedBlock \
-                or len(loop.body.body) != 1:
+                or len(loop.body.body) not in (1, 2):
             return
-        appended = _appended(loop.body.body[0], out)
+        appended = _appended(loop.body.body[-1], out)
         stack = _whole_value(use)
-        if appended is None or stack is None or self.context.refers_to(stack.func, "torch.stack") is None \
-                or not _stack_rest(stack) or type(stack.args[0].value) is not cst.Name \
+        if appended is None or stack is None or not _stack_rest(stack) or type(stack.args[0].value) is not cst.Name \
                 or stack.args[0].value.value != out:
+            return
+        if len(loop.body.body) == 2:  # `d = f(e)` then `out.append(g(d))` (pypots' BRITS deltas): `g(f(e))`
+            appended = _inlined(loop.body.body[0], appended, loop, use, function)
+            if appended is None:
+                return
+        helper = HELPER
+        if self.context.refers_to(stack.func, "torch.cat", "torch.concat", "torch.concatenate") is not None:
+            if _unsqueezed_first(appended, self.context) is None:
+                return  # a concatenation is a stack only of elements each given a first axis of one
+            helper = CAT_HELPER
+        elif self.context.refers_to(stack.func, "torch.stack") is None:
             return
         element = loop.target.value
         names = [n.value for n in walk(function.body) if type(n) is cst.Name]
@@ -502,15 +569,15 @@ graph is faithful and equivalent on its inputs.""",
         generator = self._generator(loop.target, loop.iter, appended, loop)
         if generator is None:
             return
-        mapped = cst.Call(cst.Name(HELPER), [cst.Arg(generator)])
+        mapped = cst.Call(cst.Name(helper), [cst.Arg(generator)])
         small = use.body[0]
         rewritten = use.with_changes(body=[small.with_changes(value=mapped)],
                                      leading_lines=(*start.leading_lines, *loop.leading_lines, *use.leading_lines))
         self.report(loop, f"a loop appends a function of each element along a tensor's first axis to `{out}`, then "
                           "stacks it: a trace unrolls it with the example's batch size; "
-                          f"`{HELPER}` maps the function with `torch.vmap` while tracing; assumes {_ASSUMPTION}",
+                          f"`{helper}` maps the function with `torch.vmap` while tracing; assumes {_ASSUMPTION}",
                     Fix({start: cst.RemovalSentinel.REMOVE, loop: cst.RemovalSentinel.REMOVE, use: rewritten},
-                        safety=Safety.UNSAFE, helpers=(HELPER, ROWS)))
+                        safety=Safety.UNSAFE, helpers=(helper, ROWS)))
 
     def _generator(self, target: cst.BaseAssignTargetExpression, iterator: cst.BaseExpression,
                    elt: cst.BaseExpression, where: cst.CSTNode) -> cst.GeneratorExp | None:

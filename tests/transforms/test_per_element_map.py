@@ -143,6 +143,60 @@ def test_the_loop_in_eager_mode_and_its_graph(tmp_path: Path) -> None:
         assert np.allclose(got, before()(loc, priors).numpy(), rtol=1e-6, atol=1e-6, equal_nan=True), batch
 
 
+#: pypots' BRITS time gaps (``pypots/data/utils.py:68-73``, pypots 1.5), reduced: each sample's decoding bound to
+#: a local, appended with a first axis of one, and the list concatenated along it; the local rebound by that line.
+CONCATENATED = DECODE.replace(
+    "        return torch.stack([decode(l, priors, [0.1, 0.2]) for l in loc])\n",
+    "        boxes = []\n"
+    "        for l in loc:\n"
+    "            decoded = decode(l, priors, [0.1, 0.2])\n"
+    "            boxes.append(decoded.unsqueeze(0))\n"
+    "        decoded = torch.concat(boxes, dim=0)\n"
+    "        return decoded\n")
+
+
+def test_rewrite_text_of_the_concatenated_loop() -> None:
+    after = rewrite(CONCATENATED, unsafe=True, select=("TRT366",))
+    assert "    def forward(self, loc, priors):\n" \
+           "        decoded = _trt_cat_map(decode(l, priors, [0.1, 0.2]).unsqueeze(0) for l in _trt_rows(loc))\n" \
+           "        return decoded\n" in after, after
+    for appended, expected in (("decoded[None]", "decode(l, priors, [0.1, 0.2])[None]"),
+                               ("torch.unsqueeze(decoded, 0)", "torch.unsqueeze(decode(l, priors, [0.1, 0.2]), 0)"),
+                               ("decoded.unsqueeze(dim=0) * 2", None),  # not the element with an axis added
+                               ("decoded.unsqueeze(1)", None)):  # another axis: no stack along the first
+        after = rewrite(CONCATENATED.replace("decoded.unsqueeze(0)", appended), unsafe=True, select=("TRT366",))
+        assert (f"_trt_cat_map({expected} for l in _trt_rows(loc))" in after) if expected else \
+            "_trt_cat_map" not in after, (appended, after)
+
+
+@pytest.mark.parametrize("body", [
+    # the local read after the loop: eager mode leaves the last element's value in it
+    "out = []\nfor e in x:\n    d = g(e)\n    out.append(d[None])\ny = torch.cat(out)\nreturn y, d",
+    # the local read twice in the append
+    "out = []\nfor e in x:\n    d = g(e)\n    out.append(d[None] + d[None])\nreturn torch.cat(out)",
+    # the local's value reads itself (a running value)
+    "d = x[0]\nout = []\nfor e in x:\n    d = g(e) + d\n    out.append(d[None])\nreturn torch.cat(out)",
+    # a concatenation of elements with no axis added: another shape than a stack
+    "out = []\nfor e in x:\n    out.append(g(e))\nreturn torch.cat(out)",
+])
+def test_concatenated_loop_left_alone(body: str) -> None:
+    code = HEADER + "def f(x: torch.Tensor):\n" + "".join(f"    {line}\n" for line in body.splitlines())
+    assert rules_found(code, select=("TRT366",)) == []
+
+
+def test_the_concatenated_loop_in_eager_mode_and_its_graph(tmp_path: Path) -> None:
+    before, after = _programs(tmp_path, CONCATENATED)
+    priors = torch.rand(6, 4) + 0.1
+    for batch in (1, 3, 0):
+        loc = _edge_locs(batch).requires_grad_(batch > 0)
+        assert_same_run(run_once(before(), [loc, priors]), run_once(after(), [loc, priors]), context=str(batch))
+    session = _exported(after(), (torch.randn(2, 6, 4), priors), ["loc", "priors"])
+    for batch in (1, 5):
+        loc = _edge_locs(batch)
+        [got] = session.run(None, {"loc": loc.numpy(), "priors": priors.numpy()})
+        assert np.allclose(got, before()(loc, priors).numpy(), rtol=1e-6, atol=1e-6, equal_nan=True), batch
+
+
 def test_a_list_of_unknown_kind_only_with_the_exports_warning(tmp_path: Path) -> None:
     code = HEADER + "def f(items, w):\n    return torch.stack([g(e, w) for e in items])\n"
     assert rules_found(code, select=("TRT366",)) == []

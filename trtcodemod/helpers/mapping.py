@@ -60,6 +60,20 @@ def _trt_stack_map(items: list[torch.Tensor]) -> torch.Tensor:
     return torch.stack(list(items))
 
 
+def _trt_cat_map(items: list[torch.Tensor]) -> torch.Tensor:
+    """``torch.cat(list(items))``, ``items`` the generator ``(f(e).unsqueeze(0) for e in _trt_rows(t))``: each
+    element given a first axis of one, so the concatenation is their stack (an empty batch raises as
+    ``torch.cat`` does). While ``torch.jit.trace`` records the model, the element function is mapped over
+    ``t``'s first axis by ``torch.vmap`` and the two first axes merged; as written where vmap cannot run it."""
+    if torch.jit.is_scripting():
+        return torch.cat(items)
+    if torch.jit.is_tracing():
+        mapped = _trt_vmapped(items)
+        if mapped is not None and mapped.dim() >= 2 and mapped.shape[1] == 1:
+            return mapped.flatten(0, 1)
+    return torch.cat(list(items))
+
+
 @torch.jit.unused
 def _trt_vmapped(items) -> torch.Tensor | None:
     """``torch.vmap`` of the generator expression's element function over the tensor its rows come from,
