@@ -50,7 +50,8 @@ one that holds at every size (a special case that forwards a size, pads to a mul
 chunks), a graph traced at an ordinary size fails or computes other values at the sizes the
 special case is for.
 
-The rewrite: {form}.
+The rewrite: {form}. A test that is itself an `and`/`or` (`pad_r > 0 or pad_b > 0`) is put in
+parentheses whole, so that no part of it decides while tracing.
 Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` decide as written
 (`_trt_tracing()` is False there, and `or`/`and` leave the test's value as it was); while
 `torch.jit.trace` or `torch.export` records the model, the one branch runs at every size
@@ -65,14 +66,22 @@ every input set; one that fails is listed under `tried_last` in the JSON report.
 
 
 def _decided_while_tracing(test: cst.BaseExpression) -> bool:
-    """``_trt_tracing() or ...`` / ``not _trt_tracing() and ...``: a test this rule wrote."""
+    """``_trt_tracing() or ...`` / ``not _trt_tracing() and ...``: a test this rule wrote (also the unparenthesized
+    ``_trt_tracing() or a or b`` of earlier versions, which parses as ``(_trt_tracing() or a) or b``)."""
     test = strip_parens(test)
     if type(test) is not cst.BooleanOperation:
         return False
+    while type(strip_parens(test.left)) is cst.BooleanOperation \
+            and type(strip_parens(test.left).operator) is type(test.operator):
+        test = strip_parens(test.left)
     left = strip_parens(test.left)
     if type(left) is cst.UnaryOperation and type(left.operator) is cst.Not:
         left = strip_parens(left.expression)
     return type(left) is cst.Call and type(left.func) is cst.Name and left.func.value == TRACING
+
+
+#: Expressions that bind more loosely than (or as loosely as) the ``or``/``and`` put before the test: parenthesized.
+_LOOSER = (cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
 
 
 class _TracedBranch(SizeRule):
@@ -106,6 +115,10 @@ class _TracedBranch(SizeRule):
             return  # a size the data decides (after a mask or nonzero): no branch holds for every input
         tracing = cst.Call(cst.Name(TRACING))
         test_node = node.test
+        if type(test_node) in _LOOSER and not test_node.lpar:
+            # `a or b` after `not _trt_tracing() and` would bind as `(not _trt_tracing() and a) or b`: b still
+            # decides while tracing (and `_trt_tracing() or a or b` would not read as this rule's test again)
+            test_node = test_node.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         if self.taken:
             new = cst.BooleanOperation(tracing, cst.Or(), test_node)
             which = "the `if` branch"

@@ -5,7 +5,10 @@ Reduced from huggingface/diffusers at tag v0.42.1, src/diffusers/models/unets/un
 ``sample.shape[-2:]`` that sets ``forward_upsample_size`` where a side is not a multiple of it, and the up blocks
 handed ``upsample_size = res_samples[-1].shape[2:]`` only then) and src/diffusers/models/upsampling.py
 (``Upsample2D.forward``: nearest interpolation by a scale of 2, or to ``output_size`` when one is given). Written here
-in our own words: two down and two up stages of one convolution each, no time or text conditioning.
+in our own words: two down and two up stages of one convolution each, no time or text conditioning. The same lines
+at a pinned commit: huggingface/diffusers @ 58eb52c0803ea9af3abec60841c2a093bdf1f951
+src/diffusers/models/unets/unet_2d_condition.py:1043-1053 (the decision) and 1204-1205 (the sizes forwarded),
+src/diffusers/models/upsampling.py:140-176 (``Upsample2D.forward``).
 
 Traced at latents whose sides are multiples of 4, the graph upsamples by 2; at 9 x 9 the upsampled map is 10 x 10
 against a skip connection of 9 x 9, and the concatenation fails. Forwarding the sizes is right at every size.
