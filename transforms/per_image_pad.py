@@ -24,8 +24,10 @@ _STACK = ("torch.stack",)
 _F_PAD = ("torch.nn.functional.pad",)
 
 _ASSUMPTION = ("the list that TRT360's rewrite of a per-image loop made while tracing reaches the loop unchanged (no "
-               "entry added, removed, replaced or written in place since), and the zeros the loop appends have the "
-               "rows' other sizes (eager mode raises where they do not; the graph pads with the rows' own)")
+               "entry added, removed, replaced or written in place since), the zeros the loop appends have the "
+               "rows' other sizes (eager mode raises where they do not; the graph pads with the rows' own); where "
+               "`F.pad` pads, each image's rows are 2-D (its four widths pad the second-to-last axis) and the count "
+               "is 0 or more (without a cap, eager mode raises on a negative one)")
 
 _LOOP = ("rows = []\n"
          "for det in detections:\n"
@@ -54,6 +56,9 @@ rows, pads them with zero rows up to `k`, and stacks the padded tensors into one
 `rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))` (or `new_zeros((k - len(det), 6))`,
 `det.size(0)`, `torch.cat(..., 0)`, `F.pad(det, (0, 0, 0, k - det.shape[0]))`) / `torch.stack(rows)`
 (returned, assigned or along `dim=0`), the cap `k` the same in both places and not made in the loop.
+`F.pad` needs no cap (a negative width crops the rows to `k`, so `rows.append(F.pad(det, (0, 0, 0,
+k - len(det))))` alone is the same loop), and is also taken by keyword (`input=`, `pad=`) with
+`mode="constant"` and `value=0`.
 
 Why it hurts: a traced export runs the loop once an image of the example and records each: at
 another batch size the graph still stacks the example's number of images.
@@ -117,24 +122,28 @@ inputs at other batch sizes.""",
             return
         if len(small) == 1:
             padded = _appended(small[0], rows)
-            if padded is not None and self._padding(padded, entry) is not None \
-                    and self._stacked(stacked, rows) is not None:
+            count = self._padding(padded, entry) if padded is not None else None
+            if count is None or self._stacked(stacked, rows) is None:
+                return
+            if not self._crops(padded):
                 self.found(loop, "each image's rows padded with zeros to a fixed count, then stacked: a traced export "
                                  "unrolls the loop with the example's batch (not rewritten: no cap `det = det[:k]` "
                                  "before the padding, so eager mode raises where an image has more rows than the "
                                  "count; cap the rows first, then TRT393 takes the loop)")
-            return
-        cap = _capped(small[0], entry)
-        padded = _appended(small[1], rows)
-        if cap is None or padded is None or self._padding(padded, entry) != code_of(cap).strip():
-            return
-        if {n.value for n in walk(cap) if type(n) is cst.Name} & {entry, rows}:
-            return  # a cap made from the rows themselves
+                return
+            # `F.pad(det, (0, 0, 0, k - len(det)))` caps by itself: a negative width crops the rows to `k`
+        else:
+            cap = _capped(small[0], entry)
+            padded = _appended(small[1], rows)
+            if cap is None or padded is None or self._padding(padded, entry) != code_of(cap).strip():
+                return
+            count = code_of(cap).strip()
+        if {n.value for n in walk(cst.parse_expression(count)) if type(n) is cst.Name} & {entry, rows}:
+            return  # a count made from the rows themselves
         value = self._stacked(stacked, rows)
         if value is None or self._read_after(body[position + 2:], {rows, entry}):
             return
-        replaced = stacked.body[0].with_changes(value=cst.parse_expression(f"{PAD_HELPER}({results}, "
-                                                                           f"{code_of(cap).strip()})"))
+        replaced = stacked.body[0].with_changes(value=cst.parse_expression(f"{PAD_HELPER}({results}, {count})"))
         statements = [
             cst.parse_statement(f"{_FLAT} = None\n").with_changes(leading_lines=loop.leading_lines),
             cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
@@ -178,15 +187,21 @@ inputs at other batch sizes.""",
                 sizes = [e.value for e in strip_parens(sizes[0]).elements]
             return self._short_of(sizes[0], entry) if sizes else None
         if self.context.refers_to(node.func, *_F_PAD):
-            if len(node.args) != 2 or any(a.keyword for a in node.args) \
-                    or code_of(node.args[0].value).strip() != entry:
+            arguments = _pad_arguments(node)
+            if arguments is None or code_of(arguments[0]).strip() != entry:
                 return None
-            widths = strip_parens(node.args[1].value)
+            widths = strip_parens(arguments[1])
             if type(widths) not in (cst.Tuple, cst.List) or len(widths.elements) != 4 \
                     or any(int_value(strip_parens(e.value)) != 0 for e in widths.elements[:3]):
                 return None
             return self._short_of(widths.elements[3].value, entry)
         return None
+
+    def _crops(self, node: cst.BaseExpression) -> bool:
+        """Is ``node`` (a padding :meth:`_padding` read) ``F.pad``, whose negative width crops the rows to the count
+        (``torch.cat`` with ``new_zeros`` raises instead)?"""
+        node = strip_parens(node)
+        return type(node) is cst.Call and self.context.refers_to(node.func, *_F_PAD)
 
     @staticmethod
     def _short_of(node: cst.BaseExpression, entry: str) -> str | None:
@@ -223,6 +238,28 @@ inputs at other batch sizes.""",
                 if type(node) is cst.Name and node.value in names:
                     return True
         return False
+
+
+def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+    """(input, widths) of ``F.pad(input, widths)`` that pads with zeros: positional or by keyword (``input=``,
+    ``pad=``), with ``mode="constant"`` and ``value=0`` (or ``0.0``) allowed; None for another mode or value."""
+    names = ("input", "pad", "mode", "value")
+    bound: dict[str, cst.BaseExpression] = {}
+    for position, argument in enumerate(call.args):
+        name = argument.keyword.value if argument.keyword is not None else (
+            names[position] if position < len(names) else None)
+        if argument.star or name not in names or name in bound:
+            return None
+        bound[name] = strip_parens(argument.value)
+    if "input" not in bound or "pad" not in bound:
+        return None
+    mode = bound.get("mode")
+    if mode is not None and not (type(mode) is cst.SimpleString and mode.evaluated_value == "constant"):
+        return None
+    value = bound.get("value")
+    if value is not None and not (type(value) in (cst.Integer, cst.Float) and float(value.value) == 0):
+        return None
+    return bound["input"], bound["pad"]
 
 
 def _empty_list(statement: cst.BaseStatement) -> str | None:

@@ -1,7 +1,8 @@
 """TRT393: each image's rows of a per-image list capped, padded with zeros to a fixed count and stacked.
 
 The rewrite as text (the forms taken: ``new_zeros`` of separate sizes or one tuple, ``len``/``size(0)``/``shape[0]``,
-``F.pad``, the stack assigned or along ``dim=0``; what is left alone), the helper against the loop on real tensors
+``F.pad`` positional or by keyword, and without a cap, its negative width cropping; the stack assigned or along
+``dim=0``; what is left alone), the helper against the loop on real tensors
 (an image with no rows, with fewer rows than the cap, with more; NaN and infinities; no row at all), eager mode
 unchanged, the exported graph of YOLOv7's NMS with the padding (``tests/recipe_variants/trt393/``) equal to eager mode
 at other batches where the original's graph is not, a script compiling none of it, and ``migrate`` applying TRT360
@@ -51,6 +52,8 @@ PADS = {
     "tuple": "torch.cat((det, det.new_zeros((k - len(det), 6))), 0)",
     "size": "torch.cat([det, det.new_zeros(k - det.size(0), 6)], dim=0)",
     "F.pad": "F.pad(det, (0, 0, 0, k - det.shape[0]))",
+    # LXMERT's `pad_list_tensors` spelling: every argument by keyword, the mode and the zero fill written out
+    "F.pad keywords": 'F.pad(input=det, pad=(0, 0, 0, k - len(det)), mode="constant", value=0)',
 }
 
 
@@ -77,7 +80,30 @@ def test_a_loop_without_a_cap_is_named_only() -> None:
     assert rewrite(code, select=RULE, unsafe=True) == code
 
 
+@pytest.mark.parametrize("pad", ["F.pad(det, (0, 0, 0, k - det.shape[0]))",
+                                 "F.pad(input=det, pad=[0, 0, 0, k - det.size(0)], value=0.0)"])
+def test_f_pad_caps_the_rows_by_itself(pad: str) -> None:
+    """A negative width crops: `F.pad(det, (0, 0, 0, k - n))` is `det[:k]` padded to `k` for every `n`, so the loop
+    needs no `det = det[:k]` (Ultralytics' `NMSModel` pads so, after a cap the NMS made)."""
+    code = LOOP.format(pad=pad, stack="return torch.stack(rows)").replace("        det = det[:k]\n", "")
+    assert rules_found(code, select=RULE) == ["TRT393"]
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert ("    if _trt_flat is not None:\n        return _trt_padded_by_image(detections, k)\n    else:\n"
+            "        for det in detections:\n            rows.append(") in after, after
+    assert rewrite(after, select=RULE, unsafe=True) == after
+
+
 @pytest.mark.parametrize("code", [
+    # padded with something else than zeros: another mode, another value
+    LOOP.format(pad='F.pad(det, (0, 0, 0, k - det.shape[0]), mode="reflect")', stack="return torch.stack(rows)"),
+    LOOP.format(pad="F.pad(det, (0, 0, 0, k - det.shape[0]), value=-1)", stack="return torch.stack(rows)"),
+    LOOP.format(pad='F.pad(det, (0, 0, 0, k - det.shape[0]), "constant", float("nan"))',
+                stack="return torch.stack(rows)"),
+    # an argument the call does not have, or the widths twice
+    LOOP.format(pad="F.pad(det, (0, 0, 0, k - det.shape[0]), pad=(0, 0))", stack="return torch.stack(rows)"),
+    # without a cap, a count made from the rows
+    LOOP.format(pad="F.pad(det, (0, 0, 0, len(det) + 1 - det.shape[0]))", stack="return torch.stack(rows)")
+        .replace("        det = det[:k]\n", ""),
     # the cap and the padding disagree
     LOOP.format(pad=PADS["new_zeros"].replace("k - det", "m - det"), stack="return torch.stack(rows)"),
     # padded along another axis
@@ -103,6 +129,10 @@ def _loop(detections: list[torch.Tensor], k: int) -> torch.Tensor:
     return torch.stack(rows)
 
 
+def _uncapped_loop(detections: list[torch.Tensor], k: int) -> torch.Tensor:
+    return torch.stack([torch.nn.functional.pad(det, (0, 0, 0, k - det.shape[0])) for det in detections])
+
+
 def _listed(detections: list[torch.Tensor]) -> _TrtPerImageList:
     """The list as TRT360's rewrite makes it while tracing: its entries, and their rows flattened with each row's
     image and the number of images."""
@@ -122,6 +152,7 @@ def test_the_helper_is_the_loop(counts: tuple[int, ...], k: int) -> None:
     want = _loop(detections, k)
     assert got.shape == want.shape and got.dtype == want.dtype
     torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+    torch.testing.assert_close(_uncapped_loop(detections, k), want, equal_nan=True, rtol=0, atol=0)
     half = [d.half() for d in detections]
     assert _trt_padded_by_image(_listed(half), k).dtype == torch.float16
 
