@@ -71,6 +71,8 @@ PRODUCT_HELPER = "_trt_complex_mul"
 QUOTIENT_HELPER = "_trt_complex_div"
 #: What a method that only moves a spectrum's elements (``z.reshape(...)``) in such a chain becomes.
 SHAPED_HELPER = "_trt_complex_shaped"
+#: What a real number written into a spectrum through an index (``xf[mask] = 0``) in such a chain becomes.
+PUT_HELPER = "_trt_complex_put"
 #: What a size read of a spectrum in such a chain's reshape (``z.shape``, ``z.size()``) becomes.
 SHAPE_HELPER = "_trt_complex_shape"
 #: Those methods: each part moves the same way (torchaudio's ``spec_f.reshape(shape[:-1] + spec_f.shape[-2:])``).
@@ -463,6 +465,21 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
                 found[expr] = "product"
                 return True
             return False
+        if type(expr) is cst.Assign:
+            # `xf[mask] = 0` into a spectrum, a real number written (TimeMixer's frequencies below its top k
+            # dropped before `irfft(xf)`): the spectrum it wrote into, with the write.
+            target = expr.targets[0].target if len(expr.targets) == 1 else None
+            if type(target) is cst.Subscript and type(target.value) is cst.Name and len(target.slice) == 1 \
+                    and type(target.slice[0].slice) is cst.Index and _real_number(expr.value) \
+                    and not any(type(n) is cst.Name and n.value == target.value.value
+                                for n in walk(target.slice[0].slice)):
+                here = next((k for k, (unit, _) in enumerate(order) if unit is expr), None)
+                inner = {}
+                if here is not None and spectral(target.value, here, order[here][1], inner, visiting, nested):
+                    found.update(inner)
+                    found[expr] = "put"
+                    return True
+            return False
         if type(expr) is cst.Name:
             reached = False
             for before, around, value in reaching(expr.value, position, ancestors):
@@ -552,6 +569,14 @@ def spectral_chains(function: cst.FunctionDef, context, weak: bool = False) -> d
         first = next(n for n, k in ordered.items() if k == "inverse" or k.startswith("part:"))
         chains[id(first)] = ordered
     return chains
+
+
+def _real_number(expr: cst.BaseExpression) -> bool:
+    """A real number literal (``0``, ``-1.5``, ``float("nan")`` is not one): what a masked write into a spectrum
+    may put there for the chain to follow it."""
+    if type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus:
+        expr = expr.expression
+    return type(expr) in (cst.Integer, cst.Float)
 
 
 def _size_reads(expr: cst.CSTNode, name: str) -> list[cst.CSTNode]:
@@ -783,7 +808,12 @@ return_complex=True)`, `spec_f = spec_f.reshape(shape[:-1] + spec_f.shape[-2:])`
 the method (`reshape`, `view`, `transpose`, `permute`, `flatten`, `unsqueeze`, `squeeze`, ...) →
 `_trt_complex_shaped(spec_f, "reshape", ...)` and its own `spec_f.shape` there →
 `_trt_complex_shape(spec_f)`: the method and the shape of each remembered part while exporting (the
-method itself otherwise), so the STFT, the reshape and the magnitude use nothing complex.
+method itself otherwise), so the STFT, the reshape and the magnitude use nothing complex. A real
+number written into a spectrum through one index before it reaches an inverse or a part (TimeMixer's
+`xf[freq <= top_k_freq.min()] = 0`, then `torch.fft.irfft(xf)`; the index not reading the spectrum
+itself) → `xf = _trt_complex_put(xf, <index>, 0)`: the same write, in place, on the same tensor in
+eager mode; while exporting, the number written into a copy of the real part and 0 into one of the
+imaginary part (a bool mask of their shape as `masked_fill`).
 
 Fix safety: unsafe; the assumption is that values equal to the FFT's up to rounding are good
 enough. A matrix product sums in another order than the FFT (measured: relative error below
@@ -1456,6 +1486,13 @@ TensorRT versions: all (the export fails or yields DFT before TensorRT is involv
                 helpers.append(helper)
                 return cst.Call(func=cst.Name(helper), args=[
                     cst.Arg(value=updated.left), cst.Arg(value=updated.right)])  # type: ignore[attr-defined]
+            if kind == "put":  # `xf[m] = 0` → `xf = _trt_complex_put(xf, m, 0)`: the same tensor written in place
+                helpers.append(PUT_HELPER)
+                target = updated.targets[0].target  # type: ignore[attr-defined]
+                return cst.Assign(targets=[cst.AssignTarget(target=target.value.deep_clone())], value=cst.Call(
+                    func=cst.Name(PUT_HELPER), args=[cst.Arg(value=target.value.deep_clone()),
+                                                     cst.Arg(value=target.slice[0].slice.value),
+                                                     cst.Arg(value=updated.value)]))  # type: ignore[attr-defined]
             if kind == "shape-read":
                 helpers.append(SHAPE_HELPER)
                 whole = cst.Call(func=cst.Name(SHAPE_HELPER), args=[cst.Arg(value=cst.Name(_size_read_name(original)))])

@@ -2149,3 +2149,70 @@ def test_torchaudios_spectrogram_exports_without_a_complex_tensor(torchaudio_spe
         [got] = session.run(None, {"x": x.numpy()})
         assert got.shape == tuple(want.shape), label
         assert np.allclose(got, want.numpy(), rtol=1e-4, atol=1e-4 * max(1.0, want.abs().max().item())), label
+
+
+# --- a real number written into a spectrum through a mask, then the inverse: TimeMixer's decomposition -----
+
+#: pypots 1.5's TimeMixer ``DFT_series_decomp`` (pypots/nn/modules/timemixer/layers.py:23-31), in our own words:
+#: the spectrum's magnitudes, the top k kept by zeroing every bin at or below the k-th largest, then the inverse.
+MASKED_SPECTRUM = '''
+import torch
+from torch import nn
+
+
+class SeasonalTrend(nn.Module):
+    def __init__(self, top_k=3):
+        super().__init__()
+        self.top_k = top_k
+
+    def forward(self, x):
+        xf = torch.fft.rfft(x)
+        freq = abs(xf)
+        freq[0] = 0
+        top_k_freq, top_list = torch.topk(freq, self.top_k)
+        xf[freq <= top_k_freq.min()] = 0
+        season = torch.fft.irfft(xf)
+        return season, x - season
+'''
+
+
+def test_a_masked_write_into_a_spectrum_is_part_of_the_chain() -> None:
+    after = rewrite(MASKED_SPECTRUM, unsafe=True, select=("TRT709",))
+    assert "        xf = _trt_complex_put(xf, freq <= top_k_freq.min(), 0)\n" in after, after
+    assert '        freq = _trt_dft_part(xf, "tracked:abs")\n' in after and "season = _trt_irfft(xf)\n" in after
+    assert rewrite(MASKED_SPECTRUM, select=("TRT709",)) == textwrap.dedent(MASKED_SPECTRUM)
+    # A complex value, a value read from the spectrum itself, or a tensor written: the chain stops there.
+    for write in ("xf[freq <= top_k_freq.min()] = 1j", "xf[xf.abs() <= top_k_freq.min()] = 0",
+                  "xf[freq <= top_k_freq.min()] = freq.min()"):
+        changed = rewrite(MASKED_SPECTRUM.replace("xf[freq <= top_k_freq.min()] = 0", write), unsafe=True,
+                          select=("TRT709",))
+        assert "_trt_complex_put" not in changed and "_trt_irfft" not in changed, write
+
+
+def test_the_masked_spectrum_is_the_original_in_eager_mode_and_exports(tmp_path) -> None:
+    original = import_source(MASKED_SPECTRUM, tmp_path)["SeasonalTrend"]()
+    rewritten = import_source(rewrite(MASKED_SPECTRUM, unsafe=True, select=("TRT709",)), tmp_path)["SeasonalTrend"]()
+    generator = torch.Generator().manual_seed(2)
+    sets = {"example": torch.randn(4, 6, 48, generator=generator), "batch 7": torch.randn(7, 6, 48),
+            "one": torch.randn(1, 6, 48), "zeros": torch.zeros(2, 6, 48),
+            "negatives": -torch.rand(2, 6, 48, generator=generator)}
+    for label, x in sets.items():
+        assert_same_run(run_once(original, [x]), run_once(rewritten, [x]), context=label)
+        assert_same_run(run_once(original, [x.clone().requires_grad_()]),
+                        run_once(rewritten, [x.clone().requires_grad_()]), context=f"{label}, with gradients")
+    with pytest.raises(Exception, match="fft"):
+        torch.onnx.export(original, (sets["example"],), io.BytesIO(), dynamo=False, opset_version=17)
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(rewritten, (sets["example"],), buffer, dynamo=False, opset_version=17, input_names=["x"],
+                          dynamic_axes={"x": {0: "batch"}})
+    graph = onnx.load_from_string(buffer.getvalue())
+    assert not {"DFT"} & {n.op_type for n in graph.graph.node}
+    assert not [n for n in graph.graph.node if n.domain not in ("", "ai.onnx")]
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    for label in ("example", "batch 7", "one", "negatives"):
+        want = original(sets[label])
+        got = session.run(None, {"x": sets[label].numpy()})
+        for w, g in zip(want, got):
+            assert np.allclose(g, w.numpy(), rtol=0, atol=1e-5), label

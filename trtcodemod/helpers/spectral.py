@@ -492,6 +492,27 @@ def _trt_complex_shape(input):
     return input.shape
 
 
+def _trt_complex_put(input, index, value):
+    """``input[index] = value``, then ``input`` (the same tensor, written in place); while ``torch.onnx.export``
+    traces the model and ``input`` is a complex tensor whose parts the helpers remember, with a real number
+    ``value``, the write is made to copies of the parts (``value`` into the real part, 0 into the imaginary one;
+    a mask of the parts' shape as a ``masked_fill``, a Where) and the result is a complex tensor remembering them:
+    TimeMixer's ``xf[freq <= top_k_freq.min()] = 0`` before ``irfft(xf)``."""
+    if not torch.jit.is_scripting() and isinstance(input, torch.Tensor) and _trt_onnx_exporting() \
+            and isinstance(value, (int, float)) and not isinstance(value, bool):
+        parts = _trt_complex_parts(input)
+        if parts is not None:
+            re, im = parts
+            if isinstance(index, torch.Tensor) and index.dtype == torch.bool and index.shape == re.shape:
+                return _trt_complex(re.masked_fill(index, value), im.masked_fill(index, 0))
+            re, im = re.clone(), im.clone()
+            re[index] = value
+            im[index] = 0
+            return _trt_complex(re, im)
+    input[index] = value
+    return input
+
+
 def _trt_complex_conj(input, physical=False):
     """``torch.conj(input)`` (``torch.conj_physical`` when ``physical``), always the same value;
     while ``torch.onnx.export`` traces the model and ``input`` is a complex tensor whose parts the
