@@ -130,8 +130,9 @@ def test_loop_left_alone(body: str) -> None:
     assert rules_found(code, select=("TRT366",)) == []
 
 
-def test_the_loop_in_eager_mode_and_its_graph(tmp_path: Path) -> None:
-    before, after = _programs(tmp_path, LOOP)
+@pytest.mark.parametrize("source", ["loop", "concatenated"])
+def test_the_loop_in_eager_mode_and_its_graph(tmp_path: Path, source: str) -> None:
+    before, after = _programs(tmp_path, {"loop": LOOP, "concatenated": CONCATENATED}[source])
     priors = torch.rand(6, 4) + 0.1
     for batch in (1, 3, 0):
         loc = _edge_locs(batch).requires_grad_(batch > 0)
@@ -182,19 +183,6 @@ def test_rewrite_text_of_the_concatenated_loop() -> None:
 def test_concatenated_loop_left_alone(body: str) -> None:
     code = HEADER + "def f(x: torch.Tensor):\n" + "".join(f"    {line}\n" for line in body.splitlines())
     assert rules_found(code, select=("TRT366",)) == []
-
-
-def test_the_concatenated_loop_in_eager_mode_and_its_graph(tmp_path: Path) -> None:
-    before, after = _programs(tmp_path, CONCATENATED)
-    priors = torch.rand(6, 4) + 0.1
-    for batch in (1, 3, 0):
-        loc = _edge_locs(batch).requires_grad_(batch > 0)
-        assert_same_run(run_once(before(), [loc, priors]), run_once(after(), [loc, priors]), context=str(batch))
-    session = _exported(after(), (torch.randn(2, 6, 4), priors), ["loc", "priors"])
-    for batch in (1, 5):
-        loc = _edge_locs(batch)
-        [got] = session.run(None, {"loc": loc.numpy(), "priors": priors.numpy()})
-        assert np.allclose(got, before()(loc, priors).numpy(), rtol=1e-6, atol=1e-6, equal_nan=True), batch
 
 
 def test_a_list_of_unknown_kind_only_with_the_exports_warning(tmp_path: Path) -> None:
