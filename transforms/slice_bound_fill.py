@@ -18,15 +18,31 @@ from trtcodemod.transforms._op_calls import in_inserted_helper
 HELPER = "_trt_slice_bound_mask"
 
 
-def _axis_range(loop: cst.For) -> tuple[str, cst.BaseExpression] | None:
-    """``for v in range(n)``: (v, n)."""
-    if type(loop.target) is not cst.Name or loop.orelse is not None or loop.asynchronous is not None:
+def _axis_range(loop: cst.For) -> tuple[str, cst.BaseExpression, tuple[str, cst.BaseExpression] | None] | None:
+    """``for v in range(n)``: (v, n, None); ``for i, v in enumerate(seq)``: (i, the length of ``seq``, (v, seq)),
+    ``v`` being ``seq[i]`` (CheXbert's ``for idx, src_len in enumerate(source_lengths): masks[idx, src_len:] =
+    0``). The length is ``torch.as_tensor(seq).size(0)``: a list's length, or a tensor's first axis as a trace
+    keeps it (``len`` of a traced tensor is a constant)."""
+    if loop.orelse is not None or loop.asynchronous is not None:
         return None
     it = loop.iter
-    if type(it) is not cst.Call or type(it.func) is not cst.Name or it.func.value != "range" or len(it.args) != 1 \
+    if type(it) is not cst.Call or type(it.func) is not cst.Name or len(it.args) != 1 \
             or it.args[0].keyword is not None or it.args[0].star:
         return None
-    return loop.target.value, it.args[0].value
+    if it.func.value == "range" and type(loop.target) is cst.Name:
+        return loop.target.value, it.args[0].value, None
+    target = loop.target
+    if it.func.value != "enumerate" or type(target) is not cst.Tuple or len(target.elements) != 2 \
+            or any(type(e) is not cst.Element or type(e.value) is not cst.Name for e in target.elements):
+        return None
+    index, value = (e.value.value for e in target.elements)  # type: ignore[attr-defined]
+    sequence = it.args[0].value
+    if any(type(n) not in (cst.Name, cst.Attribute, cst.Dot) for n in walk(sequence)):
+        return None  # read twice by the rewrite (its length and its elements): a name or an attribute only
+    if index == value or any(type(n) is cst.Name and n.value in (index, value) for n in walk(sequence)):
+        return None
+    length = cst.parse_expression(f"torch.as_tensor({code_of(sequence)}).size(0)")
+    return index, length, (value, sequence)
 
 
 def _fill_value(node: cst.BaseExpression) -> bool:
@@ -52,11 +68,16 @@ class _Write:
         self.axis, self.axes, self.start, self.stop, self.value = axis, axes, start, stop, value
 
 
-def _bound(node: cst.BaseExpression | None, axes: dict[str, int]) -> tuple[cst.BaseExpression | None, list[int]] | None:
+def _bound(node: cst.BaseExpression | None, axes: dict[str, int],
+           aliases: dict[str, tuple[str, cst.BaseExpression]]) -> tuple[cst.BaseExpression | None, list[int]] | None:
     """``lo[b, t]`` (a tensor indexed by every loop variable, each once): (``lo``, the variables' axes in that
-    order); (None, []) for an open end; None for anything else."""
+    order); an ``enumerate`` loop's value ``v`` (``seq[i]``) where that loop is the only one: (``seq``, [i's
+    axis]); (None, []) for an open end; None for anything else."""
     if node is None:
         return None, []
+    if type(node) is cst.Name and node.value in aliases:
+        index, sequence = aliases[node.value]
+        return (sequence, [axes[index]]) if list(axes) == [index] else None
     if type(node) is not cst.Subscript or any(type(e.slice) is not cst.Index for e in node.slice):
         return None
     names = [e.slice.value for e in node.slice]  # type: ignore[union-attr]
@@ -66,12 +87,13 @@ def _bound(node: cst.BaseExpression | None, axes: dict[str, int]) -> tuple[cst.B
     if len(set(order)) != len(axes) or len(order) != len(axes):
         return None
     base = node.value
-    if any(type(n) is cst.Name and n.value in axes for n in walk(base)):
+    if any(type(n) is cst.Name and (n.value in axes or n.value in aliases) for n in walk(base)):
         return None
     return base, order
 
 
-def _write(statement: cst.CSTNode, target: str, axes: dict[str, int]) -> _Write | None:
+def _write(statement: cst.CSTNode, target: str, axes: dict[str, int],
+           aliases: dict[str, tuple[str, cst.BaseExpression]]) -> _Write | None:
     if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
         return None
     assign = statement.body[0]
@@ -98,7 +120,7 @@ def _write(statement: cst.CSTNode, target: str, axes: dict[str, int]) -> _Write 
     if sliced is None or sum(type(e.slice) is cst.Index for e in subscript.slice) != len(axes):
         return None
     axis, part = sliced
-    lower, upper = _bound(part.lower, axes), _bound(part.upper, axes)
+    lower, upper = _bound(part.lower, axes, aliases), _bound(part.upper, axes, aliases)
     if lower is None or upper is None:
         return None
     if any(bound is not None and target in code_of(bound) for bound in (lower[0], upper[0])):
@@ -110,7 +132,7 @@ def _write(statement: cst.CSTNode, target: str, axes: dict[str, int]) -> _Write 
 
 
 class SliceBoundFill(Rule):
-    needs_text = (b"range",)
+    needs_text = (b"range", b"enumerate")
     info = RuleInfo(
         id="TRT735",
         name="slice-bound-fill",
@@ -124,7 +146,9 @@ and by a slice of one more axis whose bounds are read from tensors at the loop v
 -float('inf')`, `x[b, hi[b, t]:, t] = 0`). torchcrepe's `weighted_argmax` masks the pitch bins outside a window
 around each frame's peak this way; padding masks written row by row from lengths (`for i in range(batch_size):
 mask[i, :lengths[i]] = 1`, in FastSpeech-style variance adaptors, CRF taggers and collators) are the same
-construct.
+construct. A loop `for i, v in enumerate(seq)` is read as `for i in range(len(seq))` with `v` as `seq[i]`
+(CheXbert's `for idx, src_len in enumerate(source_lengths): masks[idx, src_len:] = 0`), `seq` being a name or
+an attribute, where it is the nest's only loop.
 
 Why it hurts: a traced export (`torch.onnx.export(..., dynamo=False)`) unrolls the loops with the example's
 sizes and reads each bound into a Python int (`__index__`): the graph holds one ScatterND per element of the
@@ -223,12 +247,16 @@ TensorRT versions: all.""",
     def _nest(self, node: cst.For) -> tuple[str, list[_Write], dict[str, cst.BaseExpression]] | None:
         """The tensor, its writes and each loop variable's count, where ``node`` is such a nest."""
         counts: dict[str, cst.BaseExpression] = {}
+        aliases: dict[str, tuple[str, cst.BaseExpression]] = {}  # an enumerate's value: (its index, the sequence)
         loop: cst.CSTNode = node
         while type(loop) is cst.For:
             found = _axis_range(loop)
-            if found is None or found[0] in counts:
+            if found is None or found[0] in counts or found[0] in aliases \
+                    or (found[2] is not None and found[2][0] in set(counts) | set(aliases)):
                 return None
             counts[found[0]] = found[1]
+            if found[2] is not None:
+                aliases[found[2][0]] = (found[0], found[2][1])
             body = loop.body.body
             if len(body) == 1 and type(body[0]) is cst.For:
                 loop = body[0]
@@ -238,9 +266,10 @@ TensorRT versions: all.""",
             if target is None:
                 return None
             axes = _loop_axes(first, counts)
-            if axes is None or any(n.value in counts for c in counts.values() for n in walk(c) if type(n) is cst.Name):
+            names = set(counts) | set(aliases)
+            if axes is None or any(n.value in names for c in counts.values() for n in walk(c) if type(n) is cst.Name):
                 return None
-            writes = [_write(statement, target, axes) for statement in body]
+            writes = [_write(statement, target, axes, aliases) for statement in body]
             if any(w is None for w in writes):
                 return None
             return target, writes, counts  # type: ignore[return-value]

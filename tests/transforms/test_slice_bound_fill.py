@@ -4,7 +4,10 @@ The rewrite's text for the windowed form (torchcrepe) and a padding mask by leng
 leaves alone; the helper against the loops on random and edge bounds (negative, beyond the axis, zero,
 empty axes), bit for bit with the dtype, also scripted; the cited reduction of torchcrepe's decoding:
 eager mode unchanged, the original's graph wrong at another length, the rewritten one equal to eager mode;
-and ``migrate`` applying it to end at exit 0.
+and ``migrate`` applying it to end at exit 0. Five padding masks by lengths reduced from other repositories
+(Speech-Transformer, Conv-TasNet, KoSpeech, CheXbert, gflownet; ``range`` and ``enumerate`` loops, a whole axis
+before the sliced one, a helper nested in another), each rewritten from its code alone, unchanged in eager mode
+on edge lengths, exported equal to eager mode at other batches and lengths, and corrected by ``migrate``.
 """
 
 from __future__ import annotations
@@ -15,11 +18,29 @@ from pathlib import Path
 import pytest
 import torch
 from support import TESTS, migrate_json, rewrite, rules_found
-from variant_models import axes_json, export_variant, line_of, load_variant, seeded
+from variant_models import (assert_cited_by_distinct_owners, assert_eager_unchanged, assert_migrate_corrects, axes_json,
+                            export_variant, graph_matches, input_names, line_of, load_variant, rewritten_variant,
+                            seeded)
 
 from trtcodemod.helpers.slice_masks import _trt_slice_bound_mask
 
-VARIANT = TESTS / "recipe_variants" / "trt735" / "torchcrepe_weighted_argmax.py"
+VARIANTS = TESTS / "recipe_variants" / "trt735"
+VARIANT = VARIANTS / "torchcrepe_weighted_argmax.py"
+# The padding masks by lengths, one row per loop step (name: the fill the rewrite writes).
+LENGTH_MASKS = {
+    "speech_transformer_non_pad_mask":
+        "non_pad_mask.masked_fill_(_trt_slice_bound_mask(non_pad_mask, 1, [0], [N], input_lengths, None), 0)",
+    "conv_tasnet_source_mask":
+        "mask.masked_fill_(_trt_slice_bound_mask(mask, 2, [0], [B], source_lengths, None), 0)",
+    "chexbert_attention_masks":  # enumerate: the bound is the loop's value, the count the lengths' own
+        "masks.masked_fill_(_trt_slice_bound_mask(masks, 1, [0], [torch.as_tensor(source_lengths).size(0)], "
+        "source_lengths, None), 0)",
+    "gflownet_scrabble_words":  # enumerate over a tensor of lengths
+        "samples.masked_fill_(_trt_slice_bound_mask(samples, 1, [0], [torch.as_tensor(lengths).size(0)], lengths, "
+        "None), 0)",
+    "kospeech_attn_pad_mask":  # in a helper nested in another
+        "non_pad_mask.masked_fill_(_trt_slice_bound_mask(non_pad_mask, 1, [0], [batch_size], input_lengths, None), 0)",
+}
 HEADER = "import torch\n\n"
 
 WINDOW = """
@@ -74,6 +95,45 @@ def test_the_windowed_writes_become_two_fills_in_order() -> None:
 ])
 def test_left_alone(code: str) -> None:
     assert rules_found(HEADER + code.replace("(mask, lengths)", "(mask, lengths, n, x)"), select=("TRT735",)) == []
+
+
+ENUMERATED = """
+def attention_masks(batch, source_lengths):
+    masks = torch.ones(batch.size(0), batch.size(1))
+    for idx, src_len in enumerate(source_lengths):
+        masks[idx, src_len:] = 0
+    return masks
+"""
+
+
+def test_an_enumerate_loop_reads_its_value_as_the_bound() -> None:
+    """``for i, v in enumerate(seq)`` is ``for i in range(len(seq))`` with ``v`` as ``seq[i]``: the count is the
+    sequence's length (a list's, or a tensor's first axis as a trace keeps it), the bound the sequence; eager mode
+    the same for tensors and lists, shorter than the rows, with zero, negative and beyond-the-axis lengths."""
+    new = rewrite(HEADER + ENUMERATED, unsafe=True, select=("TRT735",))
+    assert ("masks.masked_fill_(_trt_slice_bound_mask(masks, 1, [0], [torch.as_tensor(source_lengths).size(0)], "
+            "source_lengths, None), 0)") in new, new
+    before, after = {}, {}
+    exec(compile(HEADER + ENUMERATED, "before", "exec"), before)  # noqa: S102 - the test's own source
+    exec(compile(new, "after", "exec"), after)  # noqa: S102
+    batch = torch.zeros(4, 6)
+    for lengths in ([0, 6, -2, 9], [3, 1], [], torch.tensor([2, -7, 0, 5]), torch.tensor([4])):
+        want = before["attention_masks"](batch, lengths)
+        got = after["attention_masks"](batch, lengths)
+        assert torch.equal(got, want), lengths
+
+
+@pytest.mark.parametrize("code", [
+    ENUMERATED.replace("enumerate(source_lengths)", "enumerate(source_lengths, 1)"),  # another start
+    ENUMERATED.replace("enumerate(source_lengths)", "enumerate(source_lengths.tolist())"),  # a call, read twice
+    ENUMERATED.replace("masks[idx, src_len:]", "masks[idx, table[src_len]:]"),  # the value inside a bound
+    ENUMERATED.replace("masks[idx, src_len:]", "masks[src_len, idx:]"),  # the value as an index
+    ENUMERATED.replace("for idx, src_len in", "for idx, idx in"),  # one name twice
+    ENUMERATED.replace("masks[idx, src_len:] = 0", "for t in range(3):\n            masks[idx, src_len:, t] = 0"),
+])
+def test_enumerate_forms_left_alone(code: str) -> None:
+    assert rules_found(HEADER + code.replace("(batch, source_lengths)", "(batch, source_lengths, table)"),
+                       select=("TRT735",)) == []
 
 
 def _loops(x, start, stop, axis, looped, counts):
@@ -152,3 +212,57 @@ def test_the_torchcrepe_reduction_exports_and_migrates(tmp_path: Path) -> None:
     applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
     assert ("TRT735", line_of(VARIANT, "    " + module.CALL)) in applied, (report["applied"], report["remaining"])
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report.get("reverted"))
+
+
+def _length_sets(module, time: int) -> dict[str, tuple]:
+    """The example, other batches and lengths, and the edge lengths: zero, the whole axis, beyond it and negative
+    (Python's slice counts those from the end), with zero and negative data."""
+    example = module.inputs(seeded(0))
+    sets = {"example": example, "batch 5": module.inputs(seeded(1), 5, time + 3),
+            "batch 1": module.inputs(seeded(2), 1, 4)}
+    *data, lengths = example
+    for label, edge in {"zero": 0, "whole": time, "beyond": time + 4, "negative": -2}.items():
+        sets[label] = (*data, torch.full_like(lengths, edge))
+    sets["mixed"] = (*data, torch.tensor([0, time, -1][:len(lengths)]))
+    sets["zero data"] = (*(torch.zeros_like(t) for t in data), lengths)
+    sets["negative data"] = (*(-t.abs() - 1 if t.is_floating_point() else t.flip(0) for t in data), lengths)
+    return sets
+
+
+@pytest.mark.parametrize("name", sorted(LENGTH_MASKS))
+def test_a_length_mask_variant_is_rewritten_and_exports(name: str, tmp_path: Path) -> None:
+    """The text from the code alone (only with ``--unsafe``), eager mode unchanged on edge lengths and data, and
+    the rewritten graph (TorchScript, the variant's DYNAMIC axes) equal to eager mode at other batches and
+    lengths, where the original's baked the example's."""
+    variant = rewritten_variant(VARIANTS / f"{name}.py", "TRT735", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    assert LENGTH_MASKS[name] in variant["source"], variant["source"]
+    assert f"    {module.CALL}" not in variant["source"]
+    assert variant["safe_only"] == (VARIANTS / f"{name}.py").read_text()
+    assert rules_found(variant["source"], select=("TRT735",)) == []
+    time = module.inputs(seeded(0))[0].shape[-1 if name == "conv_tasnet_source_mask" else 1]
+    sets = _length_sets(module, time)
+    assert_eager_unchanged(original, rewritten, sets)
+    example = sets["example"]
+    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    assert not graph_matches(before, original, sets["batch 5"])
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in sets.items():
+        with torch.no_grad():
+            want = original(*inputs)
+        want = want if isinstance(want, tuple) else (want,)
+        got = after.run(None, {n: t.numpy() for n, t in zip(input_names(original), inputs)})
+        assert len(got) == len(want), label
+        for g, w in zip(got, want):
+            torch.testing.assert_close(torch.from_numpy(g), w, rtol=1e-5, atol=1e-5, equal_nan=True, msg=label)
+
+
+@pytest.mark.parametrize("name", sorted(LENGTH_MASKS))
+def test_migrate_corrects_a_length_mask_variant(name: str) -> None:
+    assert_migrate_corrects(VARIANTS / f"{name}.py", "TRT735", f"trt735_migrate_{name}")
+
+
+def test_the_length_mask_variants_cite_distinct_owners() -> None:
+    """One variant per owner (Conv-TasNet's is by Speech-Transformer's author; torchcrepe's cites its PyPI wheel)."""
+    names = [name for name in sorted(LENGTH_MASKS) if name != "conv_tasnet_source_mask"]
+    assert_cited_by_distinct_owners(VARIANTS, names, count=4)
