@@ -62,6 +62,37 @@ def test_a_called_attribute_and_the_local_names_it_was_built_from(tmp_path: Path
     assert construction_lines(path, 3) == []
 
 
+#: pypots' TimeMixer (nn/modules/timemixer/backbone.py:154-186), reduced: the pooling module built in the method
+#: that calls it, bound to a local name, called in a loop.
+LOCAL_MODULE = """\
+import torch
+from torch import nn
+
+
+class Mixer(nn.Module):
+    def scales(self, x, method):
+        if method == "avg":
+            pool = torch.nn.AvgPool1d(2)
+        else:
+            pool = torch.nn.MaxPool1d(
+                2)
+        out = [x]
+        for _ in range(2):
+            x = pool(x)
+            out.append(x)
+        relu = torch.relu
+        return out, relu(x)
+"""
+
+
+def test_a_module_built_and_called_by_a_local_name(tmp_path: Path) -> None:
+    path = tmp_path / "mixer.py"
+    path.write_text(LOCAL_MODULE)
+    path = norm(str(path))
+    assert _lines(construction_lines(path, 14)) == {8, 10, 11}  # both branches' builds
+    assert construction_lines(path, 17) == []  # a local name bound to no call
+
+
 ATTRIBUTE_LAYER = """\
 from torch import nn
 

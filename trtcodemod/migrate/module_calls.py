@@ -70,6 +70,17 @@ def _callee_attributes(call: ast.Call, function: ast.AST) -> set[str]:
     return attributes
 
 
+def _local_constructions(call: ast.Call, function: ast.AST) -> list[tuple[int, int]]:
+    """Line ranges of the calls that build the module ``call`` calls by a local name the same function binds to a
+    call (pypots' TimeMixer: ``down_pool = torch.nn.AvgPool1d(window)``, then ``down_pool(x)`` in a loop)."""
+    if not isinstance(call.func, ast.Name):
+        return []
+    name = call.func.id
+    return [(node.value.lineno, node.value.end_lineno or node.value.lineno) for node in ast.walk(function)
+            if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call)
+            and any(isinstance(t, ast.Name) and t.id == name for t in node.targets)]
+
+
 def _assigned(node: ast.stmt, attributes: set[str]) -> bool:
     """Does ``node`` assign ``self.<one of attributes>``, or fill it (``self.layers.append(...)``)?"""
     if isinstance(node, ast.Expr) and isinstance(node.value, ast.Call):
@@ -119,12 +130,13 @@ def construction_lines(path: str, line: int) -> list[tuple[int, int]]:
         return []
     function = max(holding, key=lambda f: f.lineno)
     attributes: set[str] = set()
+    ranges: list[tuple[int, int]] = []
     for call in ast.walk(function):
         if isinstance(call, ast.Call) and _within(call, line):
             attributes |= _callee_attributes(call, function)
+            ranges += _local_constructions(call, function)
     if not attributes:
-        return []
-    ranges: list[tuple[int, int]] = []
+        return ranges
     followed: set[str] = set()
     # Another attribute of ``self`` that a construction takes (``nn.TransformerEncoder(encoder_layer=
     # self.transformer_layer, ...)``, pytorch-beam-search's) is followed to its own assignments too.
