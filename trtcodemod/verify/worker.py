@@ -539,9 +539,16 @@ def _loads_but_its_own_extras(model: Any, state: Any, own: Any) -> bool:
     strictly into the same wrapper: a version the build itself writes, not a weight."""
     import torch
 
-    extra = [key for key in state if key not in dict(model.named_parameters()) and key not in dict(model.named_buffers())]
-    if not extra or any(key not in own or not isinstance(own[key], torch.Tensor) or not isinstance(state[key], torch.Tensor)
-                        or own[key].shape != state[key].shape or not torch.equal(own[key], state[key]) for key in extra):
+    named = {name for name, _ in model.named_parameters(remove_duplicate=False)}
+    named |= {name for name, _ in model.named_buffers(remove_duplicate=False)}
+    extra = [key for key in state if key not in named]
+
+    def same(key: str) -> bool:
+        mine, given = own.get(key), state[key]
+        return isinstance(mine, torch.Tensor) and isinstance(given, torch.Tensor) and mine.shape == given.shape \
+            and torch.equal(mine, given)
+
+    if not extra or not all(same(key) for key in extra):
         return False
     loaded = model.load_state_dict(state, strict=False)
     return not loaded.missing_keys and set(loaded.unexpected_keys) <= set(extra)
