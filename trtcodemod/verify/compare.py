@@ -215,11 +215,11 @@ def admitted_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarra
 def judged_by_exact(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray, atol: float) -> bool:
     """Is ``actual`` as accurate as ``expected`` (eager float32) against ``exact`` (float64) over
     the whole output, where eager mode's own rounding puts it outside the tolerance of float64
-    at most of it and element by element it judges nothing? (``compare_array`` asks only where
-    eager mode misses float64 at more than half of the output: a discrete choice that rounding
-    flipped, a top-k row or an NMS pick, moves the rows it flipped and is judged element by
-    element; rounding that a deep network amplifies moves nearly every element: IBPPose's sets,
-    77% and 69%.)
+    at most of it and element by element it judges nothing? (``compare_array`` asks where eager
+    mode misses float64 at more than half of the output, or at a quarter of it with the graph's misses
+    only there (:func:`_only_where_eager_misses`): a discrete choice that rounding flipped, a top-k
+    row or an NMS pick, moves the rows it flipped and is judged element by element; rounding that a
+    deep network amplifies moves nearly every element: IBPPose's sets, 77% and 69%.)
 
     Only where every element is usable and eager mode still carries the output (its root mean
     square error at most :data:`REFERENCE_RMS` of the float64 output's): then both the graph's
