@@ -2216,3 +2216,16 @@ def test_the_masked_spectrum_is_the_original_in_eager_mode_and_exports(tmp_path)
         got = session.run(None, {"x": sets[label].numpy()})
         for w, g in zip(want, got):
             assert np.allclose(g, w.numpy(), rtol=0, atol=1e-5), label
+
+
+def test_torchaudios_spectrogram_rewrite_fx_traces_and_compiles_as_the_original(torchaudio_spectrograms) -> None:
+    """The chain's parts outside an export are torch's own, with no branch on the tensor: ``torch.fx`` traces the
+    rewrite where it traced the original (a ``z.is_complex()`` test on the proxy stopped it), with the same values."""
+    before, after = torchaudio_spectrograms
+    x = _waveforms()["example"]
+    for power in (1.0, 2.0):
+        original, rewritten = before(power).eval(), after(power).eval()
+        want = original(x)
+        assert torch.equal(torch.fx.symbolic_trace(original)(x), want)
+        assert torch.equal(torch.fx.symbolic_trace(rewritten)(x), want)
+        assert torch.equal(torch.compile(rewritten, backend="eager")(x), want)

@@ -53,8 +53,14 @@ def _trt_dft_part(z, part):
         part = part[6:]
     if part == "complex" or part == "tracked":
         return z
-    if part.startswith("tracked:"):  # z is whatever a name of a chain holds: a real tensor is no spectrum
+    tracked = part.startswith("tracked:")
+    if tracked:
         part = part[8:]
+    if not _trt_onnx_exporting():
+        # Eager mode, torch.fx, torch.compile, torch.export: torch's own part of what the code holds, with no
+        # branch on the tensor (fx traces a proxy there, which no Python `if` may read).
+        return _trt_torch_part(z, part)
+    if tracked:  # z is whatever a name of a chain holds: a real tensor is no spectrum
         if not z.is_complex():
             if part == "view_as_real":
                 return torch.view_as_real(z)
@@ -88,6 +94,20 @@ def _trt_dft_part(z, part):
     if part == "imag":
         return z.imag
     return z.abs()
+
+
+def _trt_torch_part(z, part):
+    """``part`` of ``z`` as the code writes it: ``torch.view_as_real``, ``torch.real``, ``torch.imag``,
+    ``torch.angle`` or ``torch.abs``."""
+    if part == "view_as_real":
+        return torch.view_as_real(z)
+    if part == "real":
+        return torch.real(z)
+    if part == "imag":
+        return torch.imag(z)
+    if part == "angle":
+        return torch.angle(z)
+    return torch.abs(z)
 
 
 def _trt_view_as_complex(input):
@@ -621,8 +641,9 @@ def _trt_stft(part, input, n_fft, hop_length=None, win_length=None, window=None,
             and (window is None or (isinstance(window, torch.Tensor) and not window.is_complex())):
         return _trt_stft_onnx(input, part, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
                               onesided)
-    return _trt_dft_part(torch.stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized,
-                                    onesided, return_complex), part)
+    spectrum = torch.stft(input, n_fft, hop_length, win_length, window, center, pad_mode, normalized, onesided,
+                          return_complex)
+    return spectrum if pairs else _trt_dft_part(spectrum, part)  # (the real pairs are torch's own result)
 
 
 def _trt_overlap_add(frames, hop, n):
