@@ -1185,7 +1185,9 @@ of tensors (SpyNet's pyramid: `int(math.floor(ref[0].size(2) / 2.0))`), an eleme
 the window `get_window_size` returns in Video Swin's and monai's `int(np.ceil(h / window_size[0]))
 * window_size[0]`) where the recorded run read no
 tensor value at the call (its operands were numbers in eager mode) and the export warned there
-(a traced size met Python). `isinstance(s, int)` of such a size (a validation: oflibpytorch's
+(a traced size met Python); in `int(torch.ceil(torch.tensor(E)))` the run sees `int` read the tensor
+made of `E`, which counts as no value read where nothing in `E` held a tensor (py-feat's RetinaFace priors,
+`image_size` handed down). `isinstance(s, int)` of such a size (a validation: oflibpytorch's
 `get_valid_shape` raises unless every size of `(flow.shape[0],) + flow.shape[2:]` is a positive int, pyro's
 `next_fast_len` asserts it of `m + n - 1`) is False while the TorchScript exporter traces, where the size
 is a 0-d tensor, so the export stops at the `raise` eager mode never reaches (and `torch.export` passes a
@@ -1569,7 +1571,18 @@ baked choice). Applies to every TensorRT version.""",
         """Facts say ``node`` is about sizes: the observed export warned at its line that a traced
         value became a Python number, and the eager runs read no tensor value there (its operands
         were numbers then: sizes handed down by a caller, ``patch_h`` in ``int(patch_h * 14)``)."""
-        return self._observed.known and self.traced_at(node) and self._observed.reads_values(node) is False
+        if not (self._observed.known and self.traced_at(node)):
+            return False
+        if self._observed.reads_values(node) is False:
+            return True
+        # `int(torch.ceil(torch.tensor(E)))` reads the tensor `torch.tensor` made of `E`: a size for as long as `E`
+        # held no tensor in the run (py-feat's RetinaFace priors, `E` the image size over a step).
+        rounded = self._rounding(node.args[0].value) if len(node.args) == 1 and self._builtin(node.func) == "int" \
+            else None
+        return rounded is not None and type(node.args[0].value.args[0].value) is cst.Call \
+            and self._observed.reads_values_but_its_own(node) is False \
+            and not any(self._observed.is_tensor(n) for n in walk(rounded[1])
+                        if type(n) in (cst.Name, cst.Call, cst.Subscript))
 
     def _rounding(self, expr: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
         """``("ceil", E)`` for ``math.ceil(E)``/``np.ceil(E)`` (floor alike), or ``torch.ceil(torch.tensor(E))``

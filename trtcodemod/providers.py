@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import libcst as cst
 
-from trtcodemod.evidence.facts import FLOOR_GAP, RESULT
+from trtcodemod.evidence.facts import FLOOR_GAP, RESULT, Span
 from trtcodemod.evidence.proofs import prove_in_file, squeezed_axes
 from trtcodemod.rules import RuleInfo, UndeclaredProvider, _required
 
@@ -115,6 +115,20 @@ class ObservedFacts(Provider):
             return None
         reads = self.facts.value_reads(where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
         return None if reads is None else bool(reads)
+
+    def reads_values_but_its_own(self, node: cst.CSTNode) -> bool | None:
+        """:meth:`reads_values` leaving out a read at exactly ``node``'s span: ``int(t)`` reading the value of
+        the tensor its own argument made (py-feat's ``int(torch.ceil(torch.tensor(h / step)))``), where whether
+        that tensor came from the data is a question about the argument, asked apart."""
+        where = self._where_observed(node)
+        if where is None:
+            return None
+        own = (where.start.line, where.start.column + 1, where.end.line, where.end.column + 1)
+        reads, span = self.facts.value_reads(*own), self.facts.span(*own)
+        if reads is None or span is None:
+            return None
+        return any(not span.same(Span(e["path"], e["line"], e["column"], e["end_line"], e["end_column"]))
+                   for e in reads)
 
     def reads_values_inside(self, node: cst.CSTNode, statement: cst.CSTNode) -> bool | None:
         """:meth:`reads_values` for ``node``, a part of the compound ``statement`` (a nested ``if``'s test),

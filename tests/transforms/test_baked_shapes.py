@@ -2851,3 +2851,66 @@ def test_a_number_that_slices_a_tensor_a_helper_counts_keeps_its_fix(tmp_path) -
         x = torch.randn(1, 2, h, 5)
         assert ort_matches(after_session, original, x), h
     assert not ort_matches(before_session, original, torch.randn(1, 2, 12, 5))
+
+
+PRIORS_FROM_TORCH_ROUNDING = '''import torch
+from torch import nn
+
+
+def grid_sizes(image_size, steps):
+    return [[int(torch.ceil(torch.tensor(image_size[0] / step))), int(torch.ceil(torch.tensor(image_size[1] / step)))]
+            for step in steps]
+
+
+def scaled_grid_size(x, factor):
+    return int(torch.ceil(torch.tensor(x.shape[-1] * factor)))
+
+
+class Net(nn.Module):
+    def forward(self, x):
+        sizes = grid_sizes((x.shape[2], x.shape[3]), (8, 16))
+        wide = int(torch.ceil(torch.tensor(x.mean() * 4)))
+        return torch.zeros(sizes[0][0], sizes[1][1] + wide + scaled_grid_size(x, 0.5))
+
+
+def build():
+    return Net()
+
+
+def inputs(generator):
+    return (torch.rand(1, 3, 20, 36, generator=generator),)
+'''
+
+
+def test_a_rounding_by_torch_of_sizes_handed_down_is_taken_although_int_reads_its_tensor(tmp_path) -> None:
+    """py-feat's RetinaFace priors: `int(torch.ceil(torch.tensor(image_size[0] / step)))` with `image_size` handed down.
+    The recorded run sees `int()` read the value of the tensor its argument made; that read is of a tensor built
+    from Python numbers, so with the export's TracerWarning there it is TRT712's. A quotient that held a tensor value
+    in the run (`x.mean() * 4`) stays a value read, not a size."""
+    from trtcodemod.engine import Options, check_source, fix_source
+    from trtcodemod.migrate.run import observe
+    from trtcodemod.verify.spec import build_spec
+
+    model = tmp_path / "priors.py"
+    model.write_text(PRIORS_FROM_TORCH_ROUNDING)
+    facts, why = observe(build_spec({"model_file": str(model), "model": "build", "inputs": "inputs"}), tmp_path)
+    assert facts is not None, why
+    lines = PRIORS_FROM_TORCH_ROUNDING.splitlines()
+    rounding = [i for i, text in enumerate(lines, 1) if "torch.ceil(torch.tensor(" in text]
+    assert {e["line"] for e in facts.value_reads()} >= set(rounding)  # every `int()` reads a tensor's value
+    facts.note_traced([(str(model), line, "Converting a tensor to a Python integer might cause the trace to be "
+                        "incorrect.") for line in rounding])
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    found = check_source(PRIORS_FROM_TORCH_ROUNDING.encode(), str(model), options)
+    assert sorted(f.line for f in found) == [rounding[0], rounding[0], rounding[1]]  # not `x.mean()`'s
+    new = fix_source(PRIORS_FROM_TORCH_ROUNDING.encode(), str(model), options).source.decode()
+    assert "[[_trt_size_ceil(image_size[0] / step), _trt_size_ceil(image_size[1] / step)]" in new
+    assert "int(torch.ceil(torch.tensor(x.mean() * 4)))" in new
+    assert "_trt_size_ceil(x.shape[-1] * 0.5)" in new or "_trt_size_ceil(x.shape[-1] * factor)" in new
+    namespace: dict = {}
+    exec(compile(new, str(model), "exec"), namespace)
+    original: dict = {}
+    exec(compile(PRIORS_FROM_TORCH_ROUNDING, str(model), "exec"), original)
+    for shape in [(1, 3, 20, 36), (2, 3, 1, 1), (1, 3, 65, 7)]:
+        x = torch.rand(shape)
+        assert namespace["Net"]()(x).shape == original["Net"]()(x).shape
