@@ -532,3 +532,75 @@ def test_squeeze_all_export_at_batch_one_runs_at_other_batches(tmp_path) -> None
         got = session.run(None, {"feat": feat.numpy()})
         np.testing.assert_allclose(got[0], expected[0].numpy(), rtol=1e-5, atol=1e-6)
         np.testing.assert_allclose(got[1], expected[1].numpy(), rtol=1e-5, atol=1e-6)
+
+
+# braindecode's ShallowFBCSPNet folding its temporal bias into the spatial convolution (braindecode 1.8.1,
+# braindecode/modules/convolution.py:194-199), our own small model: a chain of method calls over four lines, two
+# of them `squeeze()` with no axis. CPython (3.11+) places a call whose attribute sits on a later line than the
+# chain's start at the attribute's name, so the observer saw the last `squeeze()` at `squeeze()` alone.
+CHAINED_SQUEEZES = """\
+import torch
+from torch import nn
+
+
+class Folded(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.time = nn.Conv2d(1, 4, (1, 5))
+        self.space = nn.Conv2d(4, 4, (3, 1), bias=False)
+
+    def forward(self, x):
+        bias = (
+            self.space.weight.squeeze()
+            .sum(-1)
+            .mm(self.time.bias.unsqueeze(-1))
+            .squeeze()
+        )
+        return self.space(self.time(x.unsqueeze(1))).mean((2, 3)) + bias
+
+
+def build():
+    torch.manual_seed(0)
+    return Folded().eval()
+
+
+def inputs(generator):
+    return (torch.rand(2, 3, 12, generator=generator),)
+"""
+
+
+def test_chained_squeezes_over_lines_each_get_their_observed_axes(tmp_path) -> None:
+    """Each `squeeze()` of a chain over several lines is matched to its own observed shape: the last one was
+    observed from its attribute's line, and before, its span overlapped both calls' events (ranks 4 and 2), so the
+    axes were unknown and the Squeeze with no axes stayed (ONNX Runtime then refused the graph's Gemm)."""
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.migrate.run import observe
+    from trtcodemod.verify.spec import build_spec
+
+    model = tmp_path / "folded.py"
+    model.write_text(CHAINED_SQUEEZES)
+    spec = build_spec({"model_file": str(model), "model": "build", "inputs": "inputs",
+                       "dynamic_axes": {"x": {"0": "batch"}}})
+    facts, why = observe(spec, tmp_path)
+    assert facts is not None, why
+    after = fix_source(CHAINED_SQUEEZES.encode(), str(model.resolve()),
+                       Options(select=("TRT403",), facts=facts, scope="all")).source.decode()
+    assert "            _trt_squeeze_axes(_trt_squeeze_axes(self.space.weight, [3])\n" in after
+    assert "            .mm(self.time.bias.unsqueeze(-1)), [1])\n" in after
+    namespace: dict = {}
+    exec(compile(after, str(model), "exec"), namespace)
+    original: dict = {}
+    exec(compile(CHAINED_SQUEEZES, str(model), "exec"), original)
+    for batch in (1, 2, 5):
+        x = torch.randn(batch, 3, 12)
+        assert torch.equal(namespace["build"]()(x), original["build"]()(x))
+
+
+def test_a_span_is_the_same_as_its_method_call_observed_from_a_later_line() -> None:
+    from trtcodemod.evidence.facts import Span
+
+    chain = Span("m.py", 12, 9, 17, 23)
+    assert chain.same(Span("m.py", 17, 14, 17, 23)) and Span("m.py", 17, 14, 17, 23).same(chain)
+    assert not chain.same(Span("m.py", 12, 14, 17, 23))  # one line: CPython keeps a call's start there
+    assert not chain.same(Span("m.py", 13, 9, 13, 40))  # another end: another call
+    assert chain.same(Span("m.py", 12, 9, 17, 23))
