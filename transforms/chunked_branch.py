@@ -69,12 +69,12 @@ def _split_counts(call: cst.Call) -> tuple[set[str], str] | None:
     return counts, _text(size)
 
 
-def _chunk_loops(block: cst.BaseSuite, count: str, step: str) -> list[cst.For | cst.CompFor]:
+def _chunk_loops(block: cst.CSTNode | list[cst.BaseStatement], count: str, step: str) -> list[cst.For | cst.CompFor]:
     """The loops (and comprehensions) in ``block`` over ``range(<start>, count, step)``, or over the pieces of
     ``x.split(step)`` (``torch.split(x, step)``) where ``count`` is the split axis's size: the chunks of ``count``
     rows, ``step`` at a time."""
     found = []
-    for node in walk(block):
+    for node in (n for part in (block if isinstance(block, list) else [block]) for n in walk(part)):
         if type(node) not in (cst.For, cst.CompFor):
             continue
         call = strip_parens(node.iter)
@@ -86,11 +86,23 @@ def _chunk_loops(block: cst.BaseSuite, count: str, step: str) -> list[cst.For | 
                 found.append(node)
             continue
         if type(call.func) is not cst.Name or call.func.value != "range" \
-                or len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args):
+                or any(a.keyword is not None or a.star for a in call.args):
             continue
-        if _text(call.args[1].value) == count and _text(call.args[2].value) == step:
+        if len(call.args) == 3 and _text(call.args[1].value) == count and _text(call.args[2].value) == step:
+            found.append(node)
+        elif len(call.args) == 1 and _text(call.args[0].value) in _chunk_counts(count, step):
             found.append(node)
     return found
+
+
+def _chunk_counts(count: str, step: str) -> set[str]:
+    """The spellings of the number of chunks of ``count`` rows, ``step`` at a time, that a loop over
+    ``range(<number>)`` takes (the sub-quadratic attention of stable-diffusion-webui and ComfyUI:
+    ``for i in range(math.ceil(q_tokens / query_chunk_size))``, each chunk at ``i * query_chunk_size``)."""
+    ceil = {f"math.ceil({count}/{step})", f"ceil({count}/{step})"}
+    ceil |= {f"int({c})" for c in ceil}
+    c, s = f"({count}+{step}-1)", step
+    return ceil | {f"{c}//{s}", f"-(-{count}//{s})", f"({count}-1)//{s}+1"}
 
 
 class ChunkedBranch(Rule):
@@ -111,7 +123,14 @@ memory of an intermediate (anomalib's PatchCore nearest-neighbour search over it
 bank, `if n <= chunk_size:` at `patchcore/torch_model.py`; diffusers' VAEs decoding a batch
 one latent at a time, `if self.use_slicing and z.shape[0] > 1:` with `z.split(1)`; the
 chunked form of an attention or a distance matrix). A switch may come first in an `and`
-(`flag and n > C`) where the chunked branch is the `if`.
+(`flag and n > C`) where the chunked branch is the `if`, or in an `or`
+(`chunk is None or chunk >= n`) where the whole one is. The other side may also be an
+`elif` chain (where the chunks are the `if`), or, after an `if` whose body ends in
+`return <whole>` and has no `else`, the statements that follow it (VGGT's DPT head,
+`if frames_chunk_size is None or frames_chunk_size >= S: return self._forward_impl(...)`
+then a loop over `range(0, S, frames_chunk_size)`). A loop may also run over the number of
+chunks, `range(math.ceil(n / C))`, `range((n + C - 1) // C)` or `range(-(-n // C))`
+(the sub-quadratic attention of stable-diffusion-webui and ComfyUI).
 
 Why it hurts: `n` is a traced size. The TorchScript export reads the test as a Python bool
 (a TracerWarning) and keeps only the branch the example took; the dynamo exporter
@@ -120,7 +139,8 @@ number of chunks; with the whole one, it follows the size, which is what a deplo
 needs (at the cost of the whole intermediate's memory, which the chunks bounded).
 
 The rewrite: the test becomes `_trt_tracing() or n <= C` (where the whole computation is
-the `if` branch; `not _trt_tracing() and n > C` where it is the `else`). Eager mode,
+the `if` branch, switch included: `_trt_tracing() or chunk is None or chunk >= n`;
+`not _trt_tracing() and n > C` where it is the `else`). Eager mode,
 `torch.jit.script`, `torch.fx` and `torch.compile` decide as written (`_trt_tracing()` is
 False there, and `or`/`and` leave the test's value as it was); while `torch.jit.trace` or
 `torch.export` records the model, the whole computation runs at every size and no decision
@@ -179,16 +199,39 @@ equivalent on its inputs.""".format(assumption=_ASSUMPTION),
     )
 
     def visit_If(self, node: cst.If) -> None:
-        if self.context.function is None or type(node.orelse) is not cst.Else:
+        if type(node.orelse) is cst.Else:
+            self._consider(node, node.orelse.body)
+        elif type(node.orelse) is cst.If:
+            # `if flag and n > C: <chunks> elif ...: <whole> else: <whole>`: the `elif` chain is what a small input
+            # runs (taken only where the chunks are the `if`, below).
+            self._consider(node, node.orelse, chain=True)
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        """``if frames_chunk_size is None or frames_chunk_size >= S: return <whole>`` followed by the chunks (VGGT's
+        DPT head): an ``if`` without ``else`` whose body ends in ``return``; the statements after it are its else."""
+        body = list(node.body)
+        for index, statement in enumerate(body):
+            if type(statement) is cst.If and statement.orelse is None and _returns(statement.body) \
+                    and index + 1 < len(body):
+                self._consider(statement, body[index + 1:])
+
+    def _consider(self, node: cst.If, other: cst.CSTNode | list[cst.BaseStatement], chain: bool = False) -> None:
+        """``node``'s test picks its body or ``other`` (its ``else``'s block, its ``elif`` chain, or the statements
+        after an ``if`` that returns) by a size: report it where one side is the other done in chunks."""
+        if self.context.function is None:
             return
         if any(type(n) is cst.Call and type(n.func) is cst.Name and n.func.value == TRACING for n in walk(node.test)):
             return  # already decided while tracing (this rule's rewrite, or TRT390's)
         test = whole_test = strip_parens(node.test)
-        guarded = False
-        while type(test) is cst.BooleanOperation and type(test.operator) is cst.And:
-            # `self.use_slicing and z.shape[0] > 1` (diffusers' VAEs): a switch, then the size test; the chunks
-            # run only where both hold, so the test must pick the chunked branch (checked below).
-            guarded, test = True, strip_parens(test.right)
+        switch = None
+        for kind in (cst.And, cst.Or):
+            while type(test) is cst.BooleanOperation and type(test.operator) is kind:
+                # `self.use_slicing and z.shape[0] > 1` (diffusers' VAEs): a switch, then the size test; the chunks
+                # run only where both hold, so the test must pick the chunked branch. `chunk is None or C >= S`
+                # (VGGT): the whole computation where either holds, so the test must pick the whole one.
+                switch, test = kind, strip_parens(test.right)
+            if switch is not None:
+                break
         if type(test) is not cst.Comparison or len(test.comparisons) != 1:
             return
         operator = test.comparisons[0].operator
@@ -198,22 +241,34 @@ equivalent on its inputs.""".format(assumption=_ASSUMPTION),
         whole_first = None
         for count, step, small in ((left, right, _AT_MOST), (right, left, _AT_LEAST)):
             first = isinstance(operator, small)  # the `if` branch runs where `count` is the small side
-            chunked = node.orelse.body if first else node.body
-            whole = node.body if first else node.orelse.body
+            chunked = other if first else node.body
+            whole = node.body if first else other
             if _chunk_loops(chunked, count, step) and not _chunk_loops(whole, count, step):
                 whole_first = first
                 break
-        if whole_first is None or guarded and whole_first:
-            return  # `flag and n <= C`: where the flag is off the chunks run at any size; not this form
+        if whole_first is None:
+            return
+        if switch is cst.And and whole_first or switch is cst.Or and not whole_first:
+            return  # `flag and n <= C` / `flag or n > C`: where the switch decides, the chunks run at any size
+        if chain and whole_first:
+            return  # the chunks in an `elif` run under its own test: not the small input's branch
         tracing = cst.Call(cst.Name(TRACING))
         if whole_first:
-            new = cst.BooleanOperation(tracing, cst.Or(), test)
+            new = cst.BooleanOperation(tracing, cst.Or(), whole_test)
         else:
             new = cst.BooleanOperation(cst.UnaryOperation(cst.Not(), tracing), cst.And(), whole_test)
         self.report(node.test, f"`{code_of(node.test).strip()}` picks a whole computation or the same one in chunks "
                                "by a traced size: the export keeps the example's branch; "
                                f"`{TRACING}()` takes the whole one while tracing; assumes {_ASSUMPTION}",
                     Fix({node.test: new}, safety=Safety.UNSAFE, helpers=(TRACING,)))
+
+
+def _returns(block: cst.BaseSuite) -> bool:
+    """Whether ``block`` ends in a ``return`` (so what follows its ``if`` runs only where the test is false)."""
+    if type(block) is not cst.IndentedBlock or not block.body:
+        return False
+    last = block.body[-1]
+    return type(last) is cst.SimpleStatementLine and type(last.body[-1]) is cst.Return
 
 
 RULES = (ChunkedBranch,)

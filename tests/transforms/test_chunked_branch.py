@@ -238,3 +238,153 @@ def test_migrate_takes_the_whole_decode_for_the_sliced_vae() -> None:
     from variant_models import assert_migrate_corrects
 
     assert_migrate_corrects(SLICED, "TRT389", "trt389_migrate_sliced_vae")
+
+
+# --- early returns, `or` switches and loops over the number of chunks: VGGT's DPT head, the web UI's attention ------
+
+VGGT = TESTS / "recipe_variants" / "trt389" / "vggt_dpt_head_frame_chunks.py"
+SUBQUAD = TESTS / "recipe_variants" / "trt389" / "webui_sub_quadratic_attention.py"
+COMFY = TESTS / "recipe_variants" / "trt389" / "comfyui_sub_quadratic_attention.py"
+
+MORE_FORMS = """
+import math
+import torch
+
+
+def rounded_up(x, c, g):
+    n = x.shape[0]
+    if n <= c:
+        return g(x)
+    return torch.cat([g(x[i * c:(i + 1) * c]) for i in range((n + c - 1) // c)])
+
+
+def negated_floor(x, c, g):
+    n = x.shape[0]
+    if c >= n:
+        return g(x)
+    out = []
+    for i in range(-(-n // c)):
+        out.append(g(x[i * c:(i + 1) * c]))
+    return torch.cat(out)
+
+
+def elif_chain(self, z, features):
+    if self.use_slicing and z.shape[0] > 1:
+        decoded = torch.cat([self.decode_one(z_slice) for z_slice in z.split(1)])
+    elif features:
+        decoded = self.decode_one(z, features)
+    else:
+        decoded = self.decode_one(z)
+    return decoded
+"""
+
+MORE_LEFT_ALONE = """
+import math
+import torch
+
+
+def switch_on_the_chunks(x, c, g):
+    if c is None or x.shape[0] > c:  # with no chunk size, the "chunks" run at every size
+        return torch.cat([g(p) for p in x.split(c)])
+    return g(x)
+
+
+def no_return(x, c, g):
+    n = x.shape[0]
+    if n <= c:  # the body falls through into the chunks: no early return
+        x = g(x)
+    for i in range(math.ceil(n / c)):
+        x = x + i
+    return x
+
+
+def chunks_in_the_elif(x, c, g, flag):
+    n = x.shape[0]
+    if n <= c:
+        y = g(x)
+    elif flag:  # the chunks run under their own test
+        y = torch.cat([g(p) for p in x.split(c)])
+    else:
+        y = x
+    return y
+
+
+def another_count(x, c, g):
+    n = x.shape[0]
+    if n <= c:
+        return g(x)
+    return torch.cat([g(x[i:i + 1]) for i in range(math.ceil(n / (c + 1)))])
+"""
+
+
+def test_early_returns_or_switches_and_chunk_counts_are_read_as_chunks(tmp_path: Path) -> None:
+    from variant_models import assert_unsafe_rewrite, rewritten_variant
+
+    vggt = rewritten_variant(VGGT, "TRT389", tmp_path)
+    assert_unsafe_rewrite(vggt, ("        if _trt_tracing() or frames_chunk_size is None or frames_chunk_size >= S:\n",
+                                 "for frames_start_idx in range(0, S, frames_chunk_size):"), "TRT389")
+    subquad = rewritten_variant(SUBQUAD, "TRT389", tmp_path)
+    assert_unsafe_rewrite(subquad, ("    if _trt_tracing() or q_tokens <= query_chunk_size:\n",
+                                    "for i in range(math.ceil(q_tokens / query_chunk_size)):"), "TRT389")
+    comfy = rewritten_variant(COMFY, "TRT389", tmp_path)
+    assert_unsafe_rewrite(comfy, ("    if _trt_tracing() or q_tokens <= query_chunk_size:\n",
+                                  "for i in range(math.ceil(q_tokens / query_chunk_size))"), "TRT389")
+    for variant in (vggt, subquad, comfy):
+        assert rewrite(variant["source"], unsafe=True, select=("TRT389",)) == variant["source"]  # not taken again
+    forms = rewrite(MORE_FORMS, unsafe=True, select=("TRT389",))
+    assert "    if _trt_tracing() or n <= c:\n" in forms
+    assert "    if _trt_tracing() or c >= n:\n" in forms
+    assert "    if not _trt_tracing() and self.use_slicing and z.shape[0] > 1:\n" in forms
+    assert rules_found(MORE_LEFT_ALONE, select=("TRT389",)) == []
+
+
+def _eager_sets(module, sizes: list[tuple[int, ...]], empty: tuple[int, ...]) -> dict[str, tuple]:
+    from variant_models import seeded
+
+    example = module.inputs(seeded(0))
+    sets = {f"sizes {size}": module.inputs(seeded(sum(size) + 1), *size) for size in sizes}
+    return {"example": example, **sets, "zeros": (torch.zeros_like(example[0]),),
+            "negatives": (-example[0].abs() - 1,), "empty": (torch.zeros(empty),)}
+
+
+@pytest.mark.parametrize("path, sizes, longer, empty", [
+    (VGGT, [(1, 1, 2, 2), (2, 3, 4, 6), (3, 8, 6, 4)], (2, 5, 4, 6), (1, 0, 3, 4, 4)),
+    (SUBQUAD, [(1, 1), (3, 6), (1, 17)], (2, 13), (2, 0, 8)),
+    (COMFY, [(1, 1), (3, 5), (1, 17)], (2, 13), (2, 0, 8)),
+], ids=["vggt", "webui", "comfyui"])
+def test_eager_mode_is_unchanged_and_the_graph_follows_the_size(tmp_path: Path, path: Path, sizes, longer,
+                                                                empty) -> None:
+    from variant_models import assert_eager_unchanged, assert_graph_within, export_variant, rewritten_variant
+
+    variant = rewritten_variant(path, "TRT389", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    sets = _eager_sets(module, sizes, empty)
+    sets["longer"] = module.inputs(torch.Generator().manual_seed(7), *longer)
+    assert_eager_unchanged(original, rewritten, sets)
+    example = sets["example"]
+    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    assert_graph_within(before, original, example, 1e-5, "the original on its example")
+    with pytest.raises(Exception):  # noqa: B017 - the example's chunks at fixed offsets: other values or a refusal
+        assert_graph_within(before, original, sets["longer"], 1e-5, "longer")
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in sets.items():
+        if label != "empty":
+            assert_graph_within(after, original, inputs, 1e-5, label)
+
+
+@pytest.mark.parametrize("path", [VGGT, SUBQUAD, COMFY], ids=["vggt", "webui", "comfyui"])
+def test_migrate_takes_the_whole_computation(path: Path) -> None:
+    from variant_models import assert_migrate_corrects
+
+    assert_migrate_corrects(path, "TRT389", f"trt389_migrate_{path.stem}")
+
+
+def test_the_variants_are_cited_by_distinct_owners() -> None:
+    """diffusers, VGGT, the web UI and ComfyUI at full commits; anomalib's PatchCore is cited at its release tag
+    (v2.7.0), the stored snapshot of that file being a version without the chunks."""
+    from variant_models import assert_cited_by_distinct_owners
+
+    folder = TESTS / "recipe_variants" / "trt389"
+    names = [path.stem for path in (SLICED, VGGT, SUBQUAD, COMFY)]
+    assert_cited_by_distinct_owners(folder, names, count=4)
+    assert "open-edge-platform/anomalib at tag v2.7.0" in VARIANT.read_text()

@@ -6,6 +6,10 @@ TorchScript export stopped by the caller's doubled size, the rewritten export eq
 other batches and lengths, and ``migrate`` applying it (proved from the recorded calls) to end at exit 0.
 audiocraft's watermark crop (``watermark *= mask`` on a tensor parameter read through ``.size(-1)``) is a
 real case the rule leaves alone: the in-place update of the caller's tensor is eager mode's meaning there.
+Three cited variants update a name that aliases a size read from a shape, with no caller involved (safe from
+the code alone): nunif's Depth Anything frame resize (``lower_bound = min(W, H)``), fairseq's attention with a
+scalar bias (``tgt_size = tgt_len``) and T5's attention over a cache in NVIDIA's examples (``real_seq_length =
+seq_length``); with Demucs v3 and UVR's Demucs v2, five variants the rule takes.
 """
 
 from __future__ import annotations
@@ -16,8 +20,10 @@ from pathlib import Path
 import pytest
 import torch
 from support import TESTS, rewrite, rules_found
-from variant_models import (assert_eager_unchanged, assert_graph_within, assert_migrate_applies, export_variant,
-                            input_names, load_variant, seeded)
+from variant_models import (assert_cited_by_distinct_owners, assert_eager_unchanged, assert_graph_within,
+                            assert_migrate_applies, assert_migrate_corrects, assert_safe_rewrite_corrects,
+                            assert_safe_rewrite_exports, export_variant, input_names, load_variant,
+                            rewritten_variant, seeded)
 
 from trtcodemod.engine import Options, check_source
 from trtcodemod.verify.export import export_model
@@ -215,3 +221,120 @@ def test_a_parameter_used_as_a_number_beside_a_tensor_read_of_another_is_still_f
                           "    def valid_length(self, length, x=None):\n"
                           "        width = x.shape[-1] if x is not None else 0\n")
     assert _found(code) == [("TRT730", "unsafe")]
+
+
+NUNIF = VARIANTS / "nunif_depth_anything_preprocess.py"
+
+ALIAS = """
+def padded(x, k):
+    b, n = x.shape[0], x.shape[1]
+    m = n
+    m -= m % k
+    return x[:, :m], n
+"""
+
+
+def test_an_alias_of_a_size_read_from_a_shape_is_rebound_safely() -> None:
+    """No caller: ``m = n`` (or ``min(W, H)``, or a tuple ``a, b = height, width``) holds the very 0-d tensor ``n``
+    holds while tracing, so ``m -= ...`` changes ``n`` too. A size read from a shape is an int in eager mode: safe."""
+    source = HEADER + ALIAS
+    assert _found(ALIAS) == [("TRT730", "safe")]
+    assert rewrite(source, select=("TRT730",)) == source.replace("m -= m % k", "m = m - (m % k)")
+    tupled = ALIAS.replace("    m = n\n", "    h, m = b, n\n")
+    assert _found(tupled) == [("TRT730", "safe")]
+    smallest = ALIAS.replace("    m = n\n", "    if k:\n        m = min(b, n)\n        m -= 1\n    else:\n"
+                             "        m = b\n").replace("    m -= m % k\n", "")
+    assert _found(smallest) == [("TRT730", "safe")]
+
+
+@pytest.mark.parametrize("code", [
+    # bound from a shape directly: no other name holds that tensor
+    ALIAS.replace("    m = n\n", "    m = x.shape[1]\n"),
+    # rebound from arithmetic (a new tensor) before the update
+    ALIAS.replace("    m = n\n", "    m = n + 0\n"),
+    # the binding that reaches the update is inside a branch: not known on every path
+    ALIAS.replace("    m = n\n", "    m = k\n    if k:\n        m = n\n"),
+    # `min` of a size and something else (a number of another origin)
+    ALIAS.replace("    m = n\n", "    m = min(n, k)\n"),
+    # the size name is bound to something else too: it may hold a tensor in eager mode
+    ALIAS.replace("    m = n\n", "    if k > 1:\n        n = x.new_tensor(n)\n    m = n\n"),
+    ALIAS.replace("def padded(x, k):", "def padded(x, k, n=None):"),
+])
+def test_no_alias_of_a_size_is_not_reported(code: str) -> None:
+    assert _found(code) == []
+
+
+def test_nunif_depth_anything_alias_rewritten_from_the_code_alone(tmp_path: Path) -> None:
+    """nunif's frame resize for Depth Anything: ``lower_bound = min(W, H)`` then ``lower_bound -= ...``. Safe from
+    the code alone; eager mode unchanged on the example, at other batches and frame sizes (the branch taken and
+    not), zeros, negatives (the clamp) and an empty batch; the original's graph resizes the frame to another size
+    than eager mode on the very frame it was traced with (``H`` shrank with ``lower_bound``), the rewritten one
+    equals eager mode at other batches (the frame's height and width are the deployment's, fixed)."""
+    assert rules_found(NUNIF.read_text(), select=("TRT730",)) == ["TRT730"]
+    assert_safe_rewrite_corrects(NUNIF, "TRT730", tmp_path, (
+        "        lower_bound = lower_bound - (lower_bound % ensure_multiple_of)\n",), [(3, 40, 50), (1, 40, 50)])
+    variant = rewritten_variant(NUNIF, "TRT730", tmp_path)
+    module = variant["module"]
+    x = module.inputs(seeded(0))[0]
+    sets = {"taller": module.inputs(seeded(1), 2, 70, 30), "large": module.inputs(seeded(2), 1, 90, 120),
+            "square": module.inputs(seeded(3), 2, 41, 41), "zeros": (torch.zeros_like(x),), "negatives": (-x,),
+            "empty batch": module.inputs(seeded(4), 0, 40, 50)}
+    assert_eager_unchanged(variant["original"], variant["rewritten"], sets)
+
+
+def test_nunif_depth_anything_alias_migrates() -> None:
+    assert_migrate_corrects(NUNIF, "TRT730", "trt730_migrate_nunif")
+
+
+FAIRSEQ = VARIANTS / "fairseq_downsampled_attention_scalar_bias.py"
+
+
+def test_fairseq_attention_alias_rewritten_from_the_code_alone(tmp_path: Path) -> None:
+    """fairseq's single-head attention with a scalar bias: ``tgt_size = tgt_len`` then ``tgt_size += 1`` inside the
+    ``if use_scalar_bias:`` (the alias reached from the block around it). Safe from the code alone; eager mode
+    unchanged on the example, at other lengths and batches, one step, zeros, negatives and an empty batch; the
+    original's export stops at the output's ``view`` by ``tgt_len`` (one step too many while tracing); the
+    rewritten one equals eager mode at other lengths and batches."""
+    assert rules_found(FAIRSEQ.read_text(), select=("TRT730",)) == ["TRT730"]
+    assert_safe_rewrite_exports(FAIRSEQ, "TRT730", tmp_path, ("            tgt_size = tgt_size + 1\n",),
+                                [(9, 3), (1, 1), (3, 0), (2, 5)], "is invalid for input of size")
+    variant = rewritten_variant(FAIRSEQ, "TRT730", tmp_path)
+    x = variant["module"].inputs(seeded(0))[0]
+    assert_eager_unchanged(variant["original"], variant["rewritten"], {"zeros": (torch.zeros_like(x),),
+                                                                       "negatives": (-x.abs(),)})
+
+
+def test_fairseq_attention_alias_migrates() -> None:
+    assert_migrate_applies(FAIRSEQ, "TRT730", "trt730_migrate_fairseq")
+
+
+T5 = VARIANTS / "nvidia_bart_t5_attention_past.py"
+
+
+def test_t5_attention_with_a_cache_rewritten_from_the_code_alone(tmp_path: Path) -> None:
+    """T5's attention over cached keys and values (NVIDIA's copy): ``real_seq_length = seq_length`` (from
+    ``.shape[:2]``) then ``real_seq_length += past_key_value[0].shape[2]``. Safe from the code alone; eager mode
+    unchanged on the example, at other batches, new and cached lengths (none cached too), zeros and negatives; the
+    original's export stops at ``scores += position_bias`` (the cut kept every position while tracing); the
+    rewritten one equals eager mode at other batches and lengths."""
+    assert rules_found(T5.read_text(), select=("TRT730",)) == ["TRT730"]
+    assert_safe_rewrite_exports(T5, "TRT730", tmp_path, (
+        "            real_seq_length = real_seq_length + past_key_value[0].shape[2]\n",),
+        [(3, 1, 9), (1, 4, 2), (2, 3, 0), (4, 1, 40)], "doesn't match the broadcast shape")
+    variant = rewritten_variant(T5, "TRT730", tmp_path)
+    hidden, past_key, past_value = variant["module"].inputs(seeded(0))
+    assert_eager_unchanged(variant["original"], variant["rewritten"], {
+        "zeros": (torch.zeros_like(hidden), torch.zeros_like(past_key), torch.zeros_like(past_value)),
+        "negatives": (-hidden.abs(), -past_key.abs(), -past_value.abs())})
+
+
+def test_t5_attention_with_a_cache_migrates() -> None:
+    assert_migrate_applies(T5, "TRT730", "trt730_migrate_t5")
+
+
+def test_the_variants_taken_cite_distinct_owners() -> None:
+    """The four variants the rule takes that cite a repository at a commit come from four owners (Demucs v3, the
+    fifth, cites its PyPI wheel; audiocraft's crop is left alone and not counted)."""
+    assert_cited_by_distinct_owners(VARIANTS, ["uvr_demucs_v2_apply", "nunif_depth_anything_preprocess",
+                                               "fairseq_downsampled_attention_scalar_bias",
+                                               "nvidia_bart_t5_attention_past"], count=4)
