@@ -135,6 +135,9 @@ CASES: dict[str, Case] = {
                      lambda n, dt: [rows(n, 96, dt, exact=True).reshape(n, 4, 3, 8) / 8,
                                     rows(n, 48, dt, seed=1, exact=True).reshape(n, 2, 3, 8) / 8],
                      (torch.float32, torch.float64, torch.bfloat16)),
+    # braindecode's max-norm weights (`X.renorm(p=2, dim=0, maxnorm=...)`): rows above and below the bound, zeros,
+    # infinities and NaN among them; the method over the other axis and another p
+    "renorm": Case("torch.renorm(a, 2, 0, 1.5)", one(3), FLOATS, "a.renorm(p=1, dim=1, maxnorm=0.5)"),
     "sinh": Case("torch.sinh(a)", one(), FLOATS + (torch.int64,), "a.sinh()"),
     "cosh": Case("torch.cosh(a)", one(), FLOATS + (torch.int64,), "a.cosh()"),
     "asinh": Case("torch.arcsinh(a)", one(), FLOATS + (torch.int64,), "a.arcsinh()"),

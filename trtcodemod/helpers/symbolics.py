@@ -371,6 +371,35 @@ class _TrtRMSNorm(getattr(torch.nn, "RMSNorm", torch.nn.Module)):
         return "RMSNorm"
 
 
+def _trt_renorm(input, p: float, dim: int, maxnorm: float):
+    """``torch.renorm``; while exporting, each slice along ``dim`` scaled by ``maxnorm / (norm + 1e-7)`` where its
+    ``p``-norm (over the other axes, in float32 for half input) exceeds ``maxnorm``, as torch's kernel scales it.
+    A ``p`` that is not positive, or an input torch refuses (fewer than two axes, an integer type), keeps torch's
+    function and its error."""
+    if torch.jit.is_scripting():
+        return torch.renorm(input, p, dim, maxnorm)
+    if _trt_composable(input) and input.is_floating_point() and input.dim() >= 2 and p > 0:
+        return _trt_renorm_onnx(input, p, dim, maxnorm)
+    return torch.renorm(input, p, dim, maxnorm)
+
+
+@torch.jit.unused
+def _trt_renorm_onnx(input, p, dim, maxnorm):
+    x = _trt_widened(input)
+    axis = dim % input.dim()
+    axes = [d for d in range(input.dim()) if d != axis]
+    if p == float("inf"):
+        norm = x.abs().amax(axes, keepdim=True)
+    elif p == 2:
+        norm = (x * x).sum(axes, keepdim=True).sqrt()
+    elif p == 1:
+        norm = x.abs().sum(axes, keepdim=True)
+    else:
+        norm = x.abs().pow(p).sum(axes, keepdim=True).pow(1.0 / p)
+    factor = torch.where(norm > maxnorm, maxnorm / (norm + 1e-7), torch.ones_like(norm))
+    return input * factor.to(input.dtype)
+
+
 def _trt_xlogy(input, other):
     """``torch.xlogy``; while exporting, NaN where ``other`` is NaN, else 0 where ``input`` is 0, else
     ``input * log(other)``."""
