@@ -28,6 +28,11 @@ from trtcodemod.transforms._size_facts import TS_PITFALLS, SizeRule
 from trtcodemod.transforms.while_scan import _step
 
 _PAD = ("torch.nn.functional.pad",)
+#: torch's padding modules whose amounts ``_trt_pad_where`` chooses (not a circular one: its ONNX symbolic takes
+#: constant amounts only).
+_PAD_MODULES = tuple(f"torch.nn.{kind}Pad{rank}d" for kind in ("Constant", "Zero", "Reflection", "Replication")
+                     for rank in (1, 2, 3))
+_PAD_WHERE = "_trt_pad_where"
 _INTERPOLATE = ("torch.nn.functional.interpolate",)
 SIZE_WHERE_HELPER = "_trt_size_where"
 #: The size a `while` on a divisibility test steps to, the loop eagerly and its closed form traced.
@@ -81,6 +86,12 @@ export warned at the `if`, as for sizes a caller handed down) and whose body is 
   its own block and never in a block around the `if`, and flags set to `True`/`False` beside
   the resize (`interpolate = True`: transformers' MobileViT, whose caller resizes back when
   the flag is set);
+- or `x = self.pad(x)` alone, where a method of the class builds `self.pad` as one of torch's padding
+  modules (`nn.ConstantPad1d/2d/3d`, `ZeroPad`, `ReflectionPad`, `ReplicationPad`; braindecode's U-Sleep
+  encoder, `if x.shape[-1] % 2: x = self.pad(x)` before a pooling of 2): the `if` stays for eager mode
+  and scripting, and while tracing a branch before it calls `_trt_pad_where(self.pad, x, <test>)`, the
+  module's amounts each chosen by the test (a circular pad is left: its ONNX symbolic takes constant
+  amounts only);
 - or the branch returns it, `return F.pad(x, (...))` (also with the amounts' local before it),
   `return x[:, :H, :W]` or `return F.interpolate(x, size=...)`, and the code after the `if`
   returns the tensor as it is: the line right after it is `return x`, or the `if` has `else:
@@ -468,7 +479,8 @@ are multiplied by 0.""",
         if self._repeats(node):
             return
         if node.orelse is None and (self._padded_to_count(node) or self._padded_up_to_count(node)
-                                    or self._shortcut(node) or self._choice(node) or self._filled(node)) \
+                                    or self._shortcut(node) or self._choice(node) or self._filled(node)
+                                    or self._module_pad(node)) \
                 or type(node.orelse) is cst.Else and self._either(node):
             return
         flag = self._flag(node) if node.orelse is None else None
@@ -503,6 +515,55 @@ are multiplied by 0.""",
                    f"tensor itself where the condition is false{also}",
                    Fix(self._unconditional(node, flag, assignment, new_value, scaled), safety=Safety.UNSAFE,
                        helpers=_where_used(new_value, scaled)))
+
+    def _module_pad(self, node: cst.If) -> bool:
+        """``if x.shape[-1] % 2: x = self.pad(x)`` where the class builds ``self.pad`` as one of torch's padding
+        modules (braindecode's U-Sleep encoder: a ``nn.ConstantPad1d(1)`` before a pooling of 2 on odd lengths):
+        while tracing the module's amounts are chosen by the test (``_trt_pad_where``); the ``if`` stays for eager
+        mode and scripting, behind it."""
+        lines = _body_lines(node)
+        if lines is None or len(lines) != 1 or type(lines[0]) is not cst.SimpleStatementLine \
+                or len(lines[0].body) != 1 or type(lines[0].body[0]) is not cst.Assign:
+            return False
+        assign = lines[0].body[0]
+        target, call = assign.targets[0].target, assign.value
+        if len(assign.targets) != 1 or type(target) is not cst.Name or type(call) is not cst.Call \
+                or len(call.args) != 1 or call.args[0].keyword or call.args[0].star \
+                or type(call.args[0].value) is not cst.Name or call.args[0].value.value != target.value:
+            return False
+        func = call.func
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self" \
+                or not self._builds_pad(func.attr.value) or not self._sized(node, node.test):
+            return False
+        explicit = self._explicit(node.test)
+        if _comparisons(explicit) is None:
+            return False
+        chosen = cst.Assign(targets=[cst.AssignTarget(target)],
+                            value=helper_call(_PAD_WHERE, func, target, _as_traced(explicit)))
+        tracing = cst.BooleanOperation(
+            left=cst.UnaryOperation(cst.Not(), cst.Call(self.context.torch_attr("jit.is_scripting"))),
+            operator=cst.And(), right=cst.Call(cst.Name(TRACING_HELPER)))
+        new = cst.If(test=tracing, body=cst.IndentedBlock([cst.SimpleStatementLine([chosen])]),
+                     leading_lines=node.leading_lines, orelse=node.with_changes(leading_lines=()))
+        self.found(node.test, f"`if {short_code(node.test)}:` pads `{target.value}` with `self.{func.attr.value}` only "
+                   "when a size asks for it: a traced export keeps the branch the example took; while tracing, the "
+                   "module's amounts are chosen by the test, 0 where it is false (eager mode keeps the `if`)",
+                   Fix({node: new}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, _PAD_WHERE)))
+        return True
+
+    def _builds_pad(self, attribute: str) -> bool:
+        """Does a method of the enclosing class assign ``self.<attribute>`` one of torch's padding modules?"""
+        cls = self.context.enclosing_class
+        if cls is None:
+            return False
+        for node in walk(cls):
+            if type(node) is cst.Assign and len(node.targets) == 1 and type(node.value) is cst.Call:
+                target = node.targets[0].target
+                if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self" \
+                        and target.attr.value == attribute \
+                        and self.context.refers_to(node.value.func, *_PAD_MODULES) is not None:
+                    return True
+        return False
 
     def _unconditional(self, node: cst.If, flag: tuple[cst.SimpleStatementLine, cst.BaseExpression] | None,
                        small: cst.Assign | cst.Return, new_value: cst.BaseExpression,

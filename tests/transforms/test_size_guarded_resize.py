@@ -2172,3 +2172,88 @@ def test_a_trim_written_negative_follows_every_width(tmp_path: Path, name: str,
             matches[side, w] = got.shape == want.shape and bool((abs(got - want) <= 1e-6).all())
     assert all(matches["after", w] for w in widths), matches
     assert not any(matches["before", w] for w in wrong_before), matches
+
+
+# braindecode's U-Sleep encoder (braindecode 1.8.1, braindecode/models/usleep.py:352-372), our own small model: a
+# padding module the class builds pads an odd length before a pooling of 2. The test reads the parity of a size.
+MODULE_PAD = '''import torch
+from torch import nn
+
+
+class Encoder(nn.Module):
+    def __init__(self, pad):
+        super().__init__()
+        self.pad = pad
+        self.edge = nn.{kind}
+        self.pool = nn.MaxPool1d(2, 2)
+
+    def forward(self, x: torch.Tensor):
+        if x.shape[-1] % 2:
+            x = self.edge(x)
+        return self.pool(x)
+'''
+PAD_KINDS = ["ConstantPad1d(padding=1, value=0.0)", "ConstantPad1d((0, 1), -2.5)", "ReflectionPad1d((1, 0))",
+             "ReplicationPad1d(1)", "ZeroPad1d((2, 1))"]
+
+
+@pytest.mark.parametrize("kind", PAD_KINDS)
+def test_a_padding_module_the_class_builds_is_padded_by_the_test_while_tracing(tmp_path, kind) -> None:
+    import io
+
+    import onnxruntime as ort
+
+    source = MODULE_PAD.replace("{kind}", kind)
+    assert rules_found(source, select=("TRT717",)) == ["TRT717"]
+    assert rewrite(source, select=("TRT717",)) == source  # unsafe: only with --unsafe (or migrate's proof)
+    after = rewrite(source, select=("TRT717",), unsafe=True)
+    assert ("        if not torch.jit.is_scripting() and _trt_tracing():\n"
+            "            x = _trt_pad_where(self.edge, x, x.shape[-1] % 2 != 0)\n"
+            "        elif x.shape[-1] % 2:\n            x = self.edge(x)\n") in after
+    before_m, after_m = import_source(source, tmp_path), import_source(after, tmp_path)
+    original, rewritten = before_m["Encoder"](None).eval(), after_m["Encoder"](None).eval()
+    for length in (8, 9, 1, 2, 3):
+        for x in (torch.randn(2, 3, length), torch.zeros(1, 3, length), -torch.rand(2, 3, length),
+                  torch.randn(0, 3, length)):
+            outcomes = []
+            for model in (original, rewritten):
+                try:
+                    outcomes.append(model(x))
+                except RuntimeError as error:  # a reflection of a length-1 axis: torch's own error, both times
+                    outcomes.append(type(error))
+            if isinstance(outcomes[0], torch.Tensor):
+                assert_same(outcomes[1], outcomes[0])
+            else:
+                assert outcomes[1] is outcomes[0]
+    scripted = torch.jit.script(rewritten)  # the `if` scripts as before: the tracing branch is not compiled
+    x = torch.randn(2, 3, 9)
+    assert_same(scripted(x), original(x))
+    buffers = {}
+    for name, model in (("before", original), ("after", rewritten)):
+        buffers[name] = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(2, 3, 8),), buffers[name], dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "batch", 2: "time"}}, opset_version=17)
+    before_graph = ort.InferenceSession(buffers["before"].getvalue())
+    after_graph = ort.InferenceSession(buffers["after"].getvalue())
+    wrong = 0
+    for length in (8, 9, 13, 4, 7):
+        x = torch.randn(3, 3, length)
+        want = original(x)
+        got = torch.from_numpy(after_graph.run(None, {"x": x.numpy()})[0])
+        assert_same(got, want)
+        baked = before_graph.run(None, {"x": x.numpy()})[0]
+        wrong += baked.shape != tuple(want.shape) or not torch.equal(torch.from_numpy(baked), want)
+    assert wrong  # the original's graph kept the even example's branch
+
+
+@pytest.mark.parametrize("source", [
+    MODULE_PAD.replace("{kind}", "Identity()"),  # not a padding module
+    MODULE_PAD.replace("{kind}", "CircularPad1d(1)"),  # its ONNX symbolic takes constant amounts only
+    MODULE_PAD.replace("{kind}", "ConstantPad1d(1, 0.0)").replace("x = self.edge(x)", "x = self.pool(x)"),
+    MODULE_PAD.replace("{kind}", "ConstantPad1d(1, 0.0)").replace("x = self.edge(x)", "y = self.edge(x)"),
+    MODULE_PAD.replace("{kind}", "ConstantPad1d(1, 0.0)").replace(
+        "            x = self.edge(x)\n", "            x = self.edge(x)\n        else:\n            x = x + 1\n"),
+])
+def test_a_guarded_module_call_that_is_no_pad_of_the_name_is_left_alone(source) -> None:
+    assert rewrite(source, select=("TRT717",), unsafe=True) == source

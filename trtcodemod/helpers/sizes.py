@@ -12,7 +12,8 @@ else (eager, scripting, fx, ``torch.compile``, ``torch.export`` and the dynamo e
 which keeps ``min``/``max`` of symbolic sizes itself), and only while a trace meets a
 tensor operand do they compute the choice with a traced ``clamp``/``minimum``/``maximum``.
 ``_trt_size_where`` is the choice an ``if`` on a size made between two numbers (TRT717), and
-``_trt_size_taken`` the test of a branch that pads by writing into a filled tensor, taken every time while tracing.
+``_trt_size_taken`` the test of a branch that pads by writing into a filled tensor, taken every time while tracing,
+and ``_trt_pad_where`` a padding module's call that such a test guards (its amounts chosen one by one).
 ``int``, ``ceil`` and ``floor`` of a traced size (``int(h * scale)``, ``math.ceil(h / s)``) read
 it into a Python number the same way; their helpers keep it a 0-d ``int64`` tensor there
 (``Ceil``/``Floor`` and a cast in the graph, the cast truncating toward zero as ``int`` does).
@@ -143,6 +144,24 @@ def _trt_size_taken(condition: bool) -> bool:
     if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(condition, torch.Tensor):
         return True
     return condition
+
+
+@torch.jit.unused
+def _trt_pad_where(module, x, condition):
+    """``module(x) if condition else x`` for one of torch's padding modules (constant and zero, reflection,
+    replication), while a trace passes a tensor condition: the module's own amounts, each
+    ``_trt_size_where(condition, amount, 0)``, in one ``F.pad`` of its mode, so the graph keeps the choice (a
+    padding of 0 is the input's values). Anything else (another module, a circular pad, whose ONNX symbolic
+    takes constant amounts only, a Python condition) as written."""
+    padding = torch.nn.modules.padding
+    modes = ((padding._ConstantPadNd, "constant"), (padding._ReflectionPadNd, "reflect"),
+             (padding._ReplicationPadNd, "replicate"))
+    mode = next((name for kind, name in modes if isinstance(module, kind)), None)
+    if mode is None or not (torch.jit.is_tracing() and isinstance(condition, torch.Tensor)):
+        return module(x) if condition else x
+    amounts = [_trt_size_where(condition, amount, 0) for amount in module.padding]
+    value = module.value if mode == "constant" else None
+    return torch.nn.functional.pad(x, amounts, mode, value)
 
 
 @torch.jit.unused
