@@ -54,6 +54,7 @@ RULE_MODULES: tuple[str, ...] = (
     "tensor_split",
     "cumulative_extreme",
     "angle_conversion",
+    "numpy_round_trip",
     "affine_grid",
     "eye",
     "unfold_windows",

@@ -33,6 +33,7 @@ BAKED_RULES = frozenset({
     "TRT735",  # slice writes with per-element bounds: the second trace finds the loop unrolled another number of times
     "TRT381",  # einx reads the sizes into Python: the trace warns at the einx call, the innermost line of the user
     "TRT389",  # a whole-or-chunked test on a size: the trace warns at the test
+    "TRT394",  # a tensor's values through NumPy and back: the trace warns at `.numpy()` and records the array
     # A size's `//` with a negative side, beside the bake that warned at its line (geffnet's TF-style padding,
     # `max((-(i // -s) - 1) * s + ..., 0)`): kept traced by TRT712, the pad is still one short where the stride does
     # not divide the size, so the graph differs at other sizes until the division floors too.
