@@ -2914,3 +2914,58 @@ def test_a_rounding_by_torch_of_sizes_handed_down_is_taken_although_int_reads_it
     for shape in [(1, 3, 20, 36), (2, 3, 1, 1), (1, 3, 65, 7)]:
         x = torch.rand(shape)
         assert namespace["Net"]()(x).shape == original["Net"]()(x).shape
+
+
+MASK_FROM_HANDED_DOWN_SHAPE = '''from typing import Sequence
+
+import torch
+from torch import nn
+
+
+def centre_lines(shape: Sequence[int], fraction: float) -> int:
+    columns = shape[-2]
+    return round(columns * fraction)
+
+
+class Masked(nn.Module):
+    def forward(self, kspace):
+        low = centre_lines(kspace.shape, 0.08)
+        return kspace[..., :low, :] * 2
+
+
+def build():
+    return Masked()
+
+
+def inputs(generator):
+    return (torch.rand(1, 40, 50, 2, generator=generator),)
+'''
+
+
+def test_round_of_a_size_handed_down_is_taken_where_the_export_failed_there(tmp_path) -> None:
+    """fastMRI's mask function, `round(num_cols * center_fraction)` of a shape the caller passes: the trace passes a
+    0-d tensor, which has no `__round__`, so the export stops there with no TracerWarning before it. migrate notes
+    that failure as the warning at its line (`_traced_at`), and TRT712 takes the `round` with the recorded run."""
+    from trtcodemod.engine import Options, check_source
+    from trtcodemod.migrate.locate import Problem
+    from trtcodemod.migrate.run import _traced_at, observe
+    from trtcodemod.verify.spec import build_spec
+
+    model = tmp_path / "masked.py"
+    model.write_text(MASK_FROM_HANDED_DOWN_SHAPE)
+    line = next(i for i, text in enumerate(MASK_FROM_HANDED_DOWN_SHAPE.splitlines(), 1) if "round(" in text)
+    failed = Problem("export_failure", str(model), line, "(export)", None,
+                     "TypeError: type Tensor doesn't define __round__ method")
+    other = Problem("export_failure", str(model), line, "(export)", None, "RuntimeError: shapes do not match")
+    assert _traced_at([failed, other]) == [(str(model), line, failed.message)]
+    facts, why = observe(build_spec({"model_file": str(model), "model": "build", "inputs": "inputs"}), tmp_path)
+    assert facts is not None, why
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    assert check_source(MASK_FROM_HANDED_DOWN_SHAPE.encode(), str(model), options) == []  # nothing says it is a size
+    facts.note_traced(_traced_at([failed]))
+    found = check_source(MASK_FROM_HANDED_DOWN_SHAPE.encode(), str(model), options)
+    assert [(f.rule, f.line) for f in found] == [("TRT712", line)]
+    from trtcodemod.engine import fix_source
+
+    new = fix_source(MASK_FROM_HANDED_DOWN_SHAPE.encode(), str(model), options).source.decode()
+    assert "    return _trt_size_round(columns * fraction)\n" in new

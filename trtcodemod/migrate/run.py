@@ -383,8 +383,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     _find_baked_divergence(original, problems, session)
     # The export's TracerWarnings are facts too: a rule that needs to know a value is a tensor
     # (or a size of one) takes a warning at its line as that evidence (TRT711 in a helper).
-    facts.note_traced((p.path, p.line, p.message) for p in problems
-                      if p.kind == "baked" and p.op == "(traced constant)" and p.path and p.line)
+    facts.note_traced(_traced_at(problems))
     # And the nodes the graph check located with a rule: a rule whose construct the syntax cannot tell
     # from a harmless one (TRT334: a cumsum of integers the code does not show) reports where one was.
     _note_located(facts, problems)
@@ -500,9 +499,21 @@ def _note_traced(facts: Facts, problems: list[Problem]) -> list[str]:
     graph, then `min(gain_w, gain_h)` of the two floats), which the first analysis saw as numbers. The
     files where a warning was noted that the facts did not hold yet."""
     before = len(facts.events)
-    facts.note_traced((p.path, p.line, p.message) for p in problems
-                      if p.kind == "baked" and p.op == "(traced constant)" and p.path and p.line)
+    facts.note_traced(_traced_at(problems))
     return sorted({e["path"] for e in facts.events[before:]})
+
+
+#: What the export's failure says where a Python built-in met a traced size: a 0-d tensor has no `__round__`
+#: (fastMRI's mask function, `round(num_cols * center_fraction)` of a shape handed down), which eager mode's int has.
+_TRACED_NUMBER_FAILURES = ("doesn't define __round__",)
+
+
+def _traced_at(problems: list[Problem]) -> list[tuple[str, int, str]]:
+    """The export's TracerWarnings at the user's lines, and its failures where a built-in met a traced size (no
+    warning comes first there: the trace stops), as ``Facts.note_traced`` takes them."""
+    return [(p.path, p.line, p.message) for p in problems if p.path and p.line and (
+        p.kind == "baked" and p.op == "(traced constant)"
+        or p.op == "(export)" and any(text in p.message for text in _TRACED_NUMBER_FAILURES))]
 
 
 def _find_divergence(original: VerifyReport, problems: list[Problem], session: Verification) -> bool:
