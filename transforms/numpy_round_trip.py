@@ -43,6 +43,8 @@ class _Steps:
 
 class NumpyRoundTrip(Rule):
     needs_text = (b".numpy(",)
+    #: Names bound to an array the statement before built, while its constructor's argument is read.
+    _bound: dict[str, _Steps] = {}
     info = RuleInfo(
         id="TRT394",
         name="numpy-round-trip",
@@ -53,11 +55,15 @@ What it finds: `torch.from_numpy(E)`, `torch.as_tensor(E)` or `torch.tensor(E)` 
 where `E` is built from a tensor's values, `t.numpy()` (with `.cpu()`, `.detach()` or `.data` before
 it), by NumPy steps that torch takes with the same values, dtype and layout: `np.flip(a, axis=k)`
 (also `axis=(j, k)`), `np.fliplr(a)`, `np.flipud(a)`, `np.transpose(a, axes)` and `a.transpose(...)`,
-`np.maximum.accumulate(a, axis=k)` and `np.minimum.accumulate` (running extremes), `a.copy()` and
+`np.maximum.accumulate(a, axis=k)` and `np.minimum.accumulate` (running extremes), a basic slice that
+reverses whole axes (`a[:, :, :, ::-1]`, `a[..., ::-1]`: NumPy's flip written as a view), `a.copy()` and
 `np.copy(a)`. SSSegmentation's test-time flip is the case in real code: `torch.from_numpy(np.flip(
-images.cpu().numpy(), axis=3).copy())`. Not reported: any other NumPy step, a flip with no axis, and a
-flipped array taken back without a copy (NumPy's negative strides: every constructor raises there, the
-original too).
+images.cpu().numpy(), axis=3).copy())`. Also split over two consecutive statements through a name, as
+pose and segmentation code writes its flip test (Simple Baselines: `input_flipped = np.flip(input.cpu().numpy(),
+3).copy()`, then `input_flipped = torch.from_numpy(input_flipped).cuda()`), where the second statement rebinds
+the name or nothing else in the function reads it: the array never escapes. Not reported: any other NumPy
+step, a flip with no axis, and a flipped array taken back without a copy (NumPy's negative strides: every
+constructor raises there, the original too).
 
 Why it hurts: `.numpy()` reads the tensor's values into Python. The TorchScript exporter warns
 ("Converting a tensor to a NumPy array") and records the array it got as a constant, so the graph
@@ -65,17 +71,21 @@ returns the example's flipped image for every input (or fails where the size dif
 exporter stops at `.numpy()`.
 
 The rewrite: the same steps in torch, on the tensor as written before `.numpy()`: `np.flip(a, axis=3)`
-is `torch.flip(a, (3,))`, `np.fliplr` `torch.fliplr`, `np.transpose(a, axes)` `a.permute(axes)`,
-`np.maximum.accumulate(a, axis=k)` `torch.cummax(a, k).values`. A copy after a step that makes new memory
+is `torch.flip(a, (3,))`, and so is `a[:, :, :, ::-1]` (`a[..., ::-1]` flips axis -1), `np.fliplr`
+`torch.fliplr`, `np.transpose(a, axes)` `a.permute(axes)`, `np.maximum.accumulate(a, axis=k)`
+`torch.cummax(a, k).values`. A copy after a step that makes new memory
 (a flip, a running extreme) is that result, made contiguous for `a.copy()` (`.contiguous()`: torch lays a
 flip out as its input, `a.copy()` copies in C order); after none, `.clone(memory_format=torch.contiguous_format)`.
+Split over two statements, the first binds the torch steps' tensor and the constructor becomes the rest of the
+steps on it (`input_flipped = torch.flip(input.cpu(), (3,)).contiguous()`, `input_flipped = input_flipped.cuda()`).
 `np.copy(a)` keeps the order of `a`'s strides, as torch's new memory and `.clone()` do. Where the array still shares the tensor's memory, `torch.from_numpy` and
 `torch.as_tensor` share it too (`a.detach()`, `a.detach().permute(...)`), and `torch.tensor` copies it
 with its strides (`.clone()`).
 
 Fix safety: unsafe; the assumption: {assumption}. Values, dtype and shape are NumPy's where the original
 runs, and so are the strides (a running extreme of a non-contiguous array aside: NumPy may lay its result out
-as the input, torch contiguously).
+as the input, torch contiguously; and the stride of an axis of size 1, along which no element lies, where a copy
+of new memory is `contiguous()`: torch keeps the one its input had there).
 
 TensorRT versions: all (the graph was wrong before TensorRT saw it).""".format(assumption=_ASSUMPTION),
         fix=Safety.UNSAFE,
@@ -121,11 +131,66 @@ TensorRT versions: all (the graph was wrong before TensorRT saw it).""".format(a
                           f"(unsafe: assumes {_ASSUMPTION})",
                     Fix({node: cst.parse_expression(text)}, safety=Safety.UNSAFE))
 
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        """The round trip split over two consecutive statements through a name, as pose and segmentation code
+        writes its test-time flip: ``a = np.flip(x.cpu().numpy(), 3).copy()`` and then ``a = torch.from_numpy(a)
+        .cuda()`` (or ``model(torch.from_numpy(a.copy()))``). Taken where the name is read nowhere else in the
+        function (the second statement rebinds it, or nothing else reads it): the array never escapes, so the
+        first statement can bind the torch steps' tensor instead, and the constructor becomes the steps on it."""
+        function = self.context.function
+        body = node.body
+        for first, second in zip(body, body[1:]):
+            name, value = _single_assignment(first)
+            target, later = _single_assignment(second)
+            if name is None or target is None or value is None or later is None:
+                continue
+            if "numpy" not in code_of(value) or _reads(later, name) != 1:
+                continue
+            built = self._steps(value, True)
+            if built is None:
+                continue
+            # The second statement rebinds the name: before the first and after the second it is a tensor in both
+            # programs (a loop's next turn included). Else nothing else in the function may read it.
+            if target != name and (function is None or _reads(function, name) != 2 + _reads(value, name)):
+                continue
+            self._take_split(first, value, later, name, built)
+
+    def _take_split(self, first: cst.CSTNode, value: cst.BaseExpression, later: cst.BaseExpression, name: str,
+                    built: _Steps) -> None:
+        calls = [c for c in _calls(later) if len(c.args) == 1 and c.args[0].keyword is None and not c.args[0].star
+                 and _reads(c.args[0].value, name) == 1 and self.context.refers_to(c.func, *_CONSTRUCTORS)]
+        if len(calls) != 1:
+            return
+        constructor = self.context.refers_to(calls[0].func, *_CONSTRUCTORS)
+        copies = _CONSTRUCTORS[constructor]
+        self._bound = {name: _Steps(name, built.shares, built.negative, built.fresh)}
+        try:
+            steps = self._steps(calls[0].args[0].value, detached=not copies)
+        finally:
+            self._bound = {}
+        if steps is None or steps.negative:
+            return
+        text = f"{steps.text}.clone()" if steps.shares and copies else steps.text
+        short = code_of(value).strip()
+        self.report(value, f"`{short}` takes a tensor's values through NumPy, and `{code_of(calls[0]).strip()}` the "
+                           "array back: a traced export records the example's array as a constant; the same steps in "
+                           f"torch keep them in the graph (unsafe: assumes {_ASSUMPTION})",
+                    Fix({value: cst.parse_expression(built.text), calls[0]: cst.parse_expression(text)},
+                        safety=Safety.UNSAFE, covers=True))
+
     # -- the NumPy steps ------------------------------------------------------------------
 
     def _steps(self, expr: cst.BaseExpression, detached: bool) -> _Steps | None:
         """``expr`` as torch steps on the tensor (``.detach()`` after it where ``detached``: the result then shares
         its memory as a new tensor that needs no gradient), or None where a step has no equivalent here."""
+        if type(expr) is cst.Name and expr.value in self._bound:
+            return self._bound[expr.value]  # the array the statement before built (see `visit_IndentedBlock`)
+        if type(expr) is cst.Subscript:
+            # `a[:, :, ::-1]`, `a[..., ::-1]`: NumPy's view with a negative stride, the flip of those axes.
+            dims = _reversed_axes(expr)
+            inner = None if dims is None else self._steps(expr.value, False)
+            return None if inner is None else \
+                _Steps(f"torch.flip({inner.text}, {_tuple(dims)})", inner.shares, True, True)  # type: ignore[arg-type]
         function = self.context.refers_to(expr.func, *_FUNCTIONS) if type(expr) is cst.Call else None
         # `np.transpose(a, axes)` reads as a method call on `np`: a NumPy function is not a method.
         parts = method_call(expr) if type(expr) is cst.Call and function is None else None
@@ -192,6 +257,71 @@ TensorRT versions: all (the graph was wrong before TensorRT saw it).""".format(a
             return None
         return code_of(receiver).strip()
 
+
+def _single_assignment(statement: cst.CSTNode) -> tuple[str | None, cst.BaseExpression | None]:
+    """``name = value`` alone on its line: the name and the value."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None, None
+    assign = statement.body[0]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+        return None, None
+    return assign.targets[0].target.value, assign.value
+
+
+class _Reads(cst.CSTVisitor):
+    """How often ``name`` occurs in a tree, every binding and read (a parameter, `global`, a closure's), but not
+    as an attribute's or a keyword argument's name."""
+
+    def __init__(self, name: str) -> None:
+        super().__init__()
+        self.name, self.count = name, 0
+
+    def visit_Attribute(self, node: cst.Attribute) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Arg(self, node: cst.Arg) -> bool:
+        node.value.visit(self)
+        return False
+
+    def visit_Name(self, node: cst.Name) -> None:
+        self.count += node.value == self.name
+
+
+def _reads(tree: cst.CSTNode, name: str) -> int:
+    reads = _Reads(name)
+    tree.visit(reads)
+    return reads.count
+
+
+def _calls(tree: cst.CSTNode) -> list[cst.Call]:
+    """The calls in ``tree`` that run once when it runs: none inside a comprehension or a lambda (a constructor
+    there would make a tensor per turn, of the one array: several copies, or several tensors sharing it)."""
+    found: list[cst.Call] = []
+
+    class _Calls(cst.CSTVisitor):
+        def visit_Call(self, node: cst.Call) -> None:
+            found.append(node)
+
+        def visit_Lambda(self, node: cst.Lambda) -> bool:
+            return False
+
+        def visit_ListComp(self, node: cst.ListComp) -> bool:
+            return False
+
+        def visit_SetComp(self, node: cst.SetComp) -> bool:
+            return False
+
+        def visit_DictComp(self, node: cst.DictComp) -> bool:
+            return False
+
+        def visit_GeneratorExp(self, node: cst.GeneratorExp) -> bool:
+            return False
+
+    tree.visit(_Calls())
+    return found
+
+
 def _copied(inner: _Steps, keep_layout: bool = False) -> _Steps:
     """A NumPy copy of ``inner``: ``a.copy()`` in C order, ``np.copy(a)`` (``keep_layout``) in the order of its
     strides, as torch lays out a step's new memory (a flip of a transposed tensor) and ``clone`` copies. A
@@ -201,6 +331,29 @@ def _copied(inner: _Steps, keep_layout: bool = False) -> _Steps:
     if inner.fresh:
         return _Steps(f"{inner.text}.contiguous()", False, False, True)
     return _Steps(f"{inner.text}.clone(memory_format=torch.contiguous_format)", False, False, True)
+
+
+def _reversed_axes(node: cst.Subscript) -> list[int] | None:
+    """The axes a basic slice ``a[:, ::-1]`` reverses: every element a whole slice (``:``) or a whole reversed one
+    (``::-1``), at least one reversed, and at most one ``...``, first or last (then the axes after it count from
+    the end: ``a[..., ::-1]`` reverses axis -1). Else None. Where the array has fewer axes than the elements,
+    NumPy raises IndexError and ``torch.flip`` too (a 0-d array aside, as for ``np.flip``)."""
+    kinds = []
+    for element in node.slice:
+        part = element.slice
+        if type(part) is cst.Index and type(part.value) is cst.Ellipsis and part.star is None:
+            kinds.append("...")
+        elif type(part) is cst.Slice and part.lower is None and part.upper is None:
+            kinds.append("reversed" if int_value(part.step) == -1 else ":" if part.step is None else "other")
+        else:
+            return None
+    if "other" in kinds or "reversed" not in kinds or kinds.count("...") > 1 \
+            or "..." in kinds[1:-1]:
+        return None
+    if kinds[0] == "..." and len(kinds) > 1:
+        after = kinds[1:]
+        return [i - len(after) for i, kind in enumerate(after) if kind == "reversed"]
+    return [i for i, kind in enumerate(kinds) if kind == "reversed"]
 
 
 def _tuple(dims: list[int]) -> str:

@@ -87,7 +87,7 @@ CALLED_AT_FAILURE_RULES = frozenset({"TRT386"})
 SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
               "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
-              "TRT369": ("TRT203",)}
+              "TRT369": ("TRT203",), "TRT394": ("TRT702",)}
 #: rule -> the rules whose findings at the first line of its applied fix (the `if` it rewrote) stop being
 #: problems: the `self.cache is not None` TRT721 reports at the test of a cache TRT726 makes miss while
 #: tracing is not even evaluated then (`not _trt_tracing() and ...` short-circuits; DeAOT's local attention).
@@ -99,6 +99,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT717": "the size test it made part of one computation",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph",
+                      "TRT394": "the `.numpy()` whose NumPy steps it took in torch",
                       "TRT348": "the loop it computes at once while tracing, kept for eager code only",
                       "TRT364": "the list it computes at once while tracing, kept for eager code only",
                       "TRT369": "the cost volume whose planes it writes whole, at full width",
