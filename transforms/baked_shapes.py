@@ -1579,7 +1579,8 @@ baked choice). Applies to every TensorRT version.""",
         # held no tensor in the run (py-feat's RetinaFace priors, `E` the image size over a step).
         rounded = self._rounding(node.args[0].value) if len(node.args) == 1 and self._builtin(node.func) == "int" \
             else None
-        return rounded is not None and type(node.args[0].value.args[0].value) is cst.Call \
+        return rounded is not None and self.context.refers_to(node.args[0].value.func, "torch.ceil",  # type: ignore
+                                                              "torch.floor") is not None \
             and self._observed.reads_values_but_its_own(node) is False \
             and not any(self._observed.is_tensor(n) for n in walk(rounded[1])
                         if type(n) in (cst.Name, cst.Call, cst.Subscript))
