@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, code_of, int_value, method_call
+from trtcodemod.astutil import argument, code_of, int_value, method_call, not_variables, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 #: Constructors that take a NumPy array back, and whether they copy it (``torch.tensor``) or share its memory.
@@ -268,30 +268,11 @@ def _single_assignment(statement: cst.CSTNode) -> tuple[str | None, cst.BaseExpr
     return assign.targets[0].target.value, assign.value
 
 
-class _Reads(cst.CSTVisitor):
-    """How often ``name`` occurs in a tree, every binding and read (a parameter, `global`, a closure's), but not
-    as an attribute's or a keyword argument's name."""
-
-    def __init__(self, name: str) -> None:
-        super().__init__()
-        self.name, self.count = name, 0
-
-    def visit_Attribute(self, node: cst.Attribute) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Arg(self, node: cst.Arg) -> bool:
-        node.value.visit(self)
-        return False
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.count += node.value == self.name
-
-
 def _reads(tree: cst.CSTNode, name: str) -> int:
-    reads = _Reads(name)
-    tree.visit(reads)
-    return reads.count
+    """How often ``name`` occurs in ``tree`` as a variable, every binding and read (not as an attribute's or a
+    keyword argument's name)."""
+    skip = not_variables(tree)
+    return sum(1 for n in walk(tree) if type(n) is cst.Name and n.value == name and id(n) not in skip)
 
 
 def _calls(tree: cst.CSTNode) -> list[cst.Call]:
