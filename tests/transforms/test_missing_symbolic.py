@@ -747,3 +747,24 @@ def test_migrate_fixes_rms_norm_modules_and_timms_imported_function(tmp_path) ->
     assert [a["rule"] for a in report["applied"]] == ["TRT337"] * 2
     assert "+        self.norm = _TrtRMSNorm(8, eps=1e-6)" in report["diff"]
     assert "+        tokens = _trt_rms_norm(tokens, (tokens.shape[-1],), self.weight, 1e-5)" in report["diff"]
+
+
+def test_renorm_keeps_torchs_errors_where_torch_refuses_while_exporting() -> None:
+    """An axis out of range or a negative bound: the composition would compute (a wrapped axis, a factor of the
+    bound), torch raises; the helper keeps torch's function there, and its error, while exporting too."""
+    from trtcodemod.helpers.symbolics import _trt_renorm
+
+    x = torch.randn(3, 4, 5)
+    with export_formulation():
+        for args in ((2, 3, 1.0), (2, -4, 1.0), (2, 1, -1.0), (0, 1, 1.0)):
+            outcomes = []
+            for function in (torch.renorm, _trt_renorm):
+                try:
+                    outcomes.append(function(x, *args))
+                except Exception as error:  # noqa: BLE001 - the same exception is part of the same program
+                    outcomes.append(type(error))
+            if isinstance(outcomes[0], torch.Tensor):
+                assert torch.equal(outcomes[0], outcomes[1]), args
+            else:
+                assert outcomes[0] is outcomes[1], (args, outcomes)
+        assert torch.allclose(_trt_renorm(x, 2, -1, 0.5), torch.renorm(x, 2, -1, 0.5), atol=1e-6)

@@ -374,11 +374,12 @@ class _TrtRMSNorm(getattr(torch.nn, "RMSNorm", torch.nn.Module)):
 def _trt_renorm(input, p: float, dim: int, maxnorm: float):
     """``torch.renorm``; while exporting, each slice along ``dim`` scaled by ``maxnorm / (norm + 1e-7)`` where its
     ``p``-norm (over the other axes, in float32 for half input) exceeds ``maxnorm``, as torch's kernel scales it.
-    A ``p`` that is not positive, or an input torch refuses (fewer than two axes, an integer type), keeps torch's
-    function and its error."""
+    A ``p`` that is not positive, or what torch refuses (fewer than two axes, an integer type, an axis out of
+    range, a negative bound), keeps torch's function and its error."""
     if torch.jit.is_scripting():
         return torch.renorm(input, p, dim, maxnorm)
-    if _trt_composable(input) and input.is_floating_point() and input.dim() >= 2 and p > 0:
+    if _trt_composable(input) and input.is_floating_point() and input.dim() >= 2 and p > 0 and maxnorm >= 0 \
+            and -input.dim() <= dim < input.dim():
         return _trt_renorm_onnx(input, p, dim, maxnorm)
     return torch.renorm(input, p, dim, maxnorm)
 
