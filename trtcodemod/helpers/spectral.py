@@ -60,17 +60,8 @@ def _trt_dft_part(z, part):
         # Eager mode, torch.fx, torch.compile, torch.export: torch's own part of what the code holds, with no
         # branch on the tensor (fx traces a proxy there, which no Python `if` may read).
         return _trt_torch_part(z, part)
-    if tracked:  # z is whatever a name of a chain holds: a real tensor is no spectrum
-        if not z.is_complex():
-            if part == "view_as_real":
-                return torch.view_as_real(z)
-            if part == "real":
-                return torch.real(z)
-            if part == "imag":
-                return torch.imag(z)
-            if part == "angle":
-                return torch.angle(z)
-            return torch.abs(z)
+    if tracked and not z.is_complex():  # z is whatever a name of a chain holds: a real tensor is no spectrum
+        return _trt_torch_part(z, part)
     if z.is_complex() and not torch.jit.is_scripting() and _trt_onnx_exporting():
         parts = _trt_complex_parts(z)
         if parts is not None:  # a tensor the helpers made while exporting: its parts, no complex op
@@ -85,15 +76,7 @@ def _trt_dft_part(z, part):
         if part == "angle":  # atan2 of the parts, in operations TensorRT parses (no ONNX Atan2)
             return _trt_atan2_onnx(z[..., 1], z[..., 0])
         return torch.sqrt(z[..., 0] * z[..., 0] + z[..., 1] * z[..., 1])
-    if part == "angle":
-        return torch.angle(z)
-    if part == "view_as_real":
-        return torch.view_as_real(z)
-    if part == "real":
-        return z.real
-    if part == "imag":
-        return z.imag
-    return z.abs()
+    return _trt_torch_part(z, part)
 
 
 def _trt_torch_part(z, part):
