@@ -63,8 +63,7 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
                   "exports as ONNX GridSample, which TensorRT parses from 8.5 (4-D input only)", needed_before=(8, 5)),
     UnsupportedOp(("torch.tril", "torch.triu"), "Trilu",
                   "exports as ONNX Trilu, which TensorRT parses from 8.5", needed_before=(8, 5)),
-    UnsupportedOp(("torch.det", "torch.linalg.det", "torch.logdet"), "Det",
-                  "exports as ONNX Det, which no TensorRT release parses"),
+    # torch.det, torch.linalg.det and torch.logdet are TRT338's (written out or eliminated while exporting).
     UnsupportedOp(("torch.multinomial",), "Multinomial", "exports as ONNX Multinomial, which TensorRT does not parse"),
     UnsupportedOp(("torch.bernoulli",), "Bernoulli", "exports as ONNX Bernoulli, which TensorRT does not parse"),
     # F.max_unpool1d/2d/3d and nn.MaxUnpool1d/2d/3d are TRT340's (a scatter into zeros while exporting).
@@ -79,7 +78,8 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
     # torch.median, torch.nanmedian and torch.kthvalue are TRT319's (their values from a sort while exporting).
     UnsupportedOp(("torch.mode",), None, _NO_EXPORT),
     # torch.diag is TRT320's (built by indexing while exporting).
-    UnsupportedOp(("torch.renorm", "torch.unique_consecutive"), None, _NO_EXPORT),
+    # torch.renorm is TRT337's (the norm over the other axes while exporting).
+    UnsupportedOp(("torch.unique_consecutive",), None, _NO_EXPORT),
 )
 _BY_NAME: dict[str, UnsupportedOp] = {name: row for row in UNSUPPORTED_OPS for name in row.names}
 
@@ -89,7 +89,7 @@ class UnsupportedOperator(RuntimeScopeRule):
     info = RuleInfo(
         id="TRT706",
         name="unsupported-op",
-        summary="a torch function or module with no TensorRT path (fold, fft, det, grid_sample < 8.5...)",
+        summary="a torch function or module with no TensorRT path (fold, fft, multinomial, grid_sample < 8.5...)",
         doc="""\
 What it finds: calls of torch functions and module classes from a table, each backed by an
 export with `torch.onnx.export(dynamo=False, opset_version=17)` and by TensorRT's ONNX
@@ -101,8 +101,7 @@ the other transforms are TRT709's, which rewrites them where their result is tak
 so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
 `torch.view_as_complex(pairs)`, written there or assigned in the same function, or a product
 `a * b` of such spectra and forward transforms, `irfft2(rfft2(q) * rfft2(k))` or through names),
-`torch.det` /
-`torch.linalg.det` / `torch.logdet` (Det), `torch.multinomial`,
+`torch.multinomial`,
 `torch.bernoulli`, `F.affine_grid`, and functions the
 TorchScript exporter cannot export at all (`torch.logcumsumexp`, `torch.bincount`,
 `torch.linalg.pinv`, `torch.erfinv`, `torch.mode`, ...).
@@ -116,7 +115,8 @@ Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/R
 `torch.median`, `torch.nanmedian` and `torch.kthvalue` (TRT319), `torch.diag` (TRT320), `torch.histc`
 (TRT321), `torch.cumprod`, `torch.diff`, `torch.take_along_dim` and the other functions with
 no TorchScript symbolic that TRT337 composes, `torch.inverse` / `torch.linalg.inv` /
-`torch.linalg.solve` (TRT338, 2x2 to 4x4 matrices), `F.max_unpool*` and `nn.MaxUnpool*` (TRT340). Tensor methods (`x.logcumsumexp(1)`,
+`torch.linalg.solve`, `torch.det` / `torch.linalg.det` / `torch.logdet` (TRT338, up to
+128x128 matrices), `torch.renorm` (TRT337), `F.max_unpool*` and `nn.MaxUnpool*` (TRT340). Tensor methods (`x.logcumsumexp(1)`,
 `x.mode()`) cannot be resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so
@@ -132,7 +132,7 @@ Fix safety: none (detect only).""",
             Example("class Merge(nn.Module):\n    def __init__(self):\n        super().__init__()\n"
                     "        self.fold = nn.Fold((32, 32), kernel_size=4, stride=4)\n"),
             Example("def signal(spectrum):\n    return torch.fft.irfft(spectrum)\n"),
-            Example("def jacobian_scale(m):\n    return torch.linalg.det(m).abs()\n"),
+            Example("def draw(probabilities):\n    return torch.multinomial(probabilities, 1)\n"),
         ),
         references=(_OPERATORS, _SUPPORTED_ATEN, "https://pytorch.org/docs/stable/generated/torch.nn.Fold.html"),
     )

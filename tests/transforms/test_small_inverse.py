@@ -303,3 +303,90 @@ def test_migrate_fixes_a_thin_plate_spline_that_exports_at_other_sizes(tmp_path)
         got = torch.from_numpy(session.run(None, {"x": x.numpy()})[0])
         assert got.shape == want.shape
         assert torch.allclose(got, want, rtol=1e-4, atol=1e-4), (shape, (got - want).abs().max())
+
+
+# --- determinants: ONNX Det, which TensorRT does not parse ----------------------------------------------
+
+DET_SOURCE = '''
+import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def forward(self, m):
+        return torch.det(m), torch.linalg.det(m) * 2, m.det(), torch.logdet(m), m.logdet()
+'''
+
+
+def test_determinants_rewrite_text_and_what_is_left() -> None:
+    assert rules_found(DET_SOURCE, select=("TRT338",)) == ["TRT338"] * 5
+    after = strip_helpers(rewrite(DET_SOURCE, select=("TRT338",), unsafe=True))
+    assert "return _trt_det(m), _trt_det(m) * 2, _trt_det(m), _trt_logdet(m), _trt_logdet(m)" in after
+    keyword = "import torch\ny = torch.linalg.det(A=m)\n"
+    assert "y = _trt_det(m)" in rewrite(keyword, select=("TRT338",), unsafe=True)
+    left = ("import torch\n"
+            "def f(a, b, scene):\n"
+            "    torch.linalg.det(a, out=b)\n"
+            "    return scene.det(a), torch.linalg.slogdet(a)\n")
+    assert rules_found(left, select=("TRT338",)) == ["TRT338"]  # `out=`: reported, not rewritten
+    assert rewrite(left, select=("TRT338",), unsafe=True) == left
+
+
+@pytest.fixture(scope="module")
+def det_programs(tmp_path_factory):
+    before = import_source(DET_SOURCE, tmp_path_factory.mktemp("det_before"))
+    after = import_source(rewrite(DET_SOURCE, select=("TRT338",), unsafe=True), tmp_path_factory.mktemp("det_after"))
+    return before, after
+
+
+def test_determinants_in_eager_mode_are_the_original(det_programs) -> None:
+    before, after = det_programs
+    for n in (1, 2, 3, 4, 5, 9):
+        for dtype in (torch.float32, torch.float64):
+            m = _matrices(3, n, dtype).requires_grad_(True)
+            assert_same_run(run_once(before["M"](), [m]), run_once(after["M"](), [m]), context=f"{n} {dtype}")
+    for m in (torch.zeros(2, 3, 3), -torch.eye(3).expand(2, 3, 3), torch.empty(0, 3, 3),  # 0, negative, empty
+              torch.full((1, 2, 2), float("nan")), torch.randn(2, 3, 4),                  # NaN; not square
+              torch.eye(3, dtype=torch.float16)[None], torch.randint(0, 3, (2, 3, 3))):    # torch's errors
+        assert_same_run(run_once(before["M"](), [m]), run_once(after["M"](), [m]))
+
+
+class _Det(torch.nn.Module):
+    def __init__(self, program) -> None:
+        super().__init__()
+        self.program = program()
+
+    def forward(self, m):
+        return self.program(m)
+
+
+def _export_det(model: torch.nn.Module, example: torch.Tensor) -> onnx.ModelProto:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["m"],
+                          dynamic_axes={"m": {0: "batch"}})
+    return onnx.load_from_string(buffer.getvalue())
+
+
+@pytest.mark.parametrize("n", [1, 2, 3, 4, 6])
+def test_the_determinants_export_without_det_and_match_torch(det_programs, n) -> None:
+    before, after = det_programs
+    original = _export_det(_Det(before["M"]), _matrices(2, n))
+    assert "Det" in {node.op_type for node in original.graph.node}
+    assert [i for i in check_graph(original) if i.severity == "error"]  # TensorRT refuses the original's Det
+    graph = _export_det(_Det(after["M"]), _matrices(2, n))
+    assert "Det" not in {node.op_type for node in graph.graph.node}
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(graph.SerializeToString())
+    for batch, sign in ((1, 1.0), (5, -1.0)):
+        # a row swapped: a negative determinant, whose logarithm is NaN in both
+        m = _matrices(batch, n, seed=batch) * torch.tensor([sign] + [1.0] * (n - 1))[:, None]
+        got = [torch.from_numpy(o) for o in session.run(None, {"m": m.numpy()})]
+        want = before["M"]()(m)
+        for g, w in zip(got, want):
+            assert g.shape == w.shape
+            assert torch.allclose(g, w, rtol=1e-4, atol=1e-5, equal_nan=True), (n, batch, g, w)
+    singular = torch.zeros(1, n, n)
+    got = session.run(None, {"m": singular.numpy()})
+    assert got[0].tolist() == [0.0] and got[3].tolist() == [float("-inf")]  # as torch: det 0, logdet -inf

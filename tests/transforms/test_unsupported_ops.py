@@ -32,9 +32,6 @@ SAMPLES = {
                                         lambda: (torch.randn(1, 2, 4, 4), torch.rand(1, 3, 3, 2) * 2 - 1)),
     "torch.tril": (torch.tril, lambda: (torch.randn(3, 3),)),
     "torch.triu": (torch.triu, lambda: (torch.randn(3, 3),)),
-    "torch.det": (torch.det, lambda: (torch.randn(2, 3, 3),)),
-    "torch.linalg.det": (torch.linalg.det, lambda: (torch.randn(2, 3, 3),)),
-    "torch.logdet": (torch.logdet, lambda: (torch.eye(3)[None],)),
     "torch.multinomial": (lambda p: torch.multinomial(p, 1), lambda: (torch.rand(2, 5),)),
     "torch.bernoulli": (torch.bernoulli, lambda: (torch.rand(2, 5),)),
     "torch.logcumsumexp": (lambda x: torch.logcumsumexp(x, 1), lambda: (torch.randn(2, 5),)),
@@ -45,7 +42,6 @@ SAMPLES = {
     "torch.erfinv": (torch.erfinv, lambda: (torch.rand(5),)),
     "torch.special.erfinv": (torch.special.erfinv, lambda: (torch.rand(5),)),
     "torch.mode": (lambda x: torch.mode(x, 1)[0], lambda: (torch.randn(2, 5),)),
-    "torch.renorm": (lambda x: torch.renorm(x, 2, 0, 1.0), lambda: (torch.randn(3, 4),)),
     "torch.unique_consecutive": (torch.unique_consecutive, lambda: (torch.tensor([0, 1, 1, 3]),)),
 }
 for _name in ("irfft", "irfft2", "irfftn", "hfft", "ihfft"):  # the others are TRT709's
@@ -171,13 +167,15 @@ def test_unsupported_op_matching() -> None:
             b = fold(cols)
             c = torch.fft.irfft(cols)         # torch.fft.rfft is TRT709's
             d = F.grid_sample(cols, grid)
-            e = torch.linalg.det(m)
+            e = torch.linalg.det(m) + torch.logdet(m) + torch.renorm(m, 2, 0, 1.0).sum()  # TRT338's, TRT337's
             f = F.unfold(cols, 2) + torch.cumsum(cols, 1)
             return a, b, c, d, e, f
     """
-    assert found(code, "TRT706") == ["TRT706"] * 3
-    assert found(code, "TRT706", target="8.4") == ["TRT706"] * 4  # grid_sample before 8.5
+    assert found(code, "TRT706") == ["TRT706"] * 2
+    assert found(code, "TRT706", target="8.4") == ["TRT706"] * 3  # grid_sample before 8.5
     assert found(code, "TRT312") == ["TRT312"]
+    assert found(code, "TRT338") == ["TRT338"] * 3  # the determinants, and the inverse in __init__
+    assert found(code, "TRT337") == ["TRT337"]
 
 
 # --- TRT707 distribution-rsample ---------------------------------------------------

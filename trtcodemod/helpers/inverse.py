@@ -15,6 +15,11 @@ unrolled over its static size (per column an ArgMax of the magnitudes, a GatherE
 pivot row, two Where to swap it with the current one, a Sub of multiples of it; then back
 substitution, a MatMul and a Div per row). Larger sizes keep ``torch.linalg.inv`` (the export then
 fails as before).
+
+``_trt_det`` and ``_trt_logdet`` (``torch.det``, ``torch.linalg.det``, ``torch.logdet``, which export as
+ONNX Det, a node no TensorRT release parses) take the same two paths: the determinant written out for
+1x1 to 4x4 matrices, and for 5x5 up to 128x128 the product of the elimination's pivots times the sign
+of its row swaps.
 """
 
 import torch
@@ -68,16 +73,55 @@ def _trt_solve(A, B):
     return torch.linalg.solve(A, B)
 
 
-def _trt_small_matrix(input) -> bool:
-    """A real float tensor of 2x2, 3x3 or 4x4 matrices while exporting."""
-    return (isinstance(input, torch.Tensor) and input.dim() >= 2 and input.is_floating_point()
-            and int(input.shape[-1]) == int(input.shape[-2]) and int(input.shape[-1]) in (2, 3, 4)
+def _trt_det(input):
+    """``torch.linalg.det(input)``; while exporting, for 1x1 to 4x4 matrices the determinant written out
+    (cofactors along row 0), for 5x5 up to 128x128 the product of the pivots of an elimination with partial
+    pivoting times the permutation's sign (LAPACK's ``getrf``, as torch computes it)."""
+    if torch.jit.is_scripting():
+        return torch.linalg.det(input)
+    if not isinstance(input, (torch.Tensor, torch.fx.Proxy)) and hasattr(input, "det"):
+        return input.det()
+    if _trt_small_matrix(input, smallest=1):
+        entries = [[input[..., i, j] for j in range(int(input.shape[-1]))] for i in range(int(input.shape[-1]))]
+        if len(entries) <= 3:
+            return _trt_small_determinant(entries)
+        determinant = entries[0][0] * _trt_cofactor(entries, 0, 0)
+        for j in range(1, len(entries)):
+            determinant = determinant + entries[0][j] * _trt_cofactor(entries, 0, j)
+        return determinant
+    if _trt_eliminable(input):
+        n = int(input.shape[-1])
+        upper, sign = _trt_triangular(input, n)
+        determinant = sign
+        for i in range(n):  # each pivot a Gather and a Mul (torch.diagonal exports as EyeLike, ReduceProd as int)
+            determinant = determinant * upper[..., i, i]
+        return determinant
+    return torch.linalg.det(input)
+
+
+def _trt_logdet(input):
+    """``torch.logdet(input)``; while exporting, the logarithm of :func:`_trt_det` (NaN for a negative
+    determinant and -inf for a zero one, as torch gives them)."""
+    if torch.jit.is_scripting():
+        return torch.logdet(input)
+    if not isinstance(input, (torch.Tensor, torch.fx.Proxy)) and hasattr(input, "logdet"):
+        return input.logdet()
+    if _trt_small_matrix(input, smallest=1) or _trt_eliminable(input):
+        return torch.log(_trt_det(input))
+    return torch.logdet(input)
+
+
+def _trt_small_matrix(input, smallest: int = 2) -> bool:
+    """A float32 or float64 tensor of square matrices of ``smallest`` x ``smallest`` up to 4x4 while exporting
+    (torch's LU refuses half precision: so does the helper, with torch's error)."""
+    return (isinstance(input, torch.Tensor) and input.dim() >= 2 and input.dtype in (torch.float32, torch.float64)
+            and int(input.shape[-1]) == int(input.shape[-2]) and smallest <= int(input.shape[-1]) <= 4
             and _trt_onnx_exporting())
 
 
 def _trt_eliminable(input) -> bool:
-    """A real float tensor of square matrices of 5x5 up to 128x128 while exporting."""
-    return (isinstance(input, torch.Tensor) and input.dim() >= 2 and input.is_floating_point()
+    """A float32 or float64 tensor of square matrices of 5x5 up to 128x128 while exporting."""
+    return (isinstance(input, torch.Tensor) and input.dim() >= 2 and input.dtype in (torch.float32, torch.float64)
             and int(input.shape[-1]) == int(input.shape[-2]) and 5 <= int(input.shape[-1]) <= 128
             and _trt_onnx_exporting())
 
@@ -87,26 +131,38 @@ def _trt_eliminate(A, B):
     """``A^-1 B`` by Gaussian elimination with partial pivoting (LAPACK's ``getrf``, then ``getrs``),
     unrolled over the static order ``n`` of ``A``; ``B`` has ``A``'s batch shape and ``n`` rows."""
     n = int(A.shape[-1])
-    system = torch.cat([A, B], -1)
-    rows = torch.arange(n, device=A.device)
-    for k in range(n):
-        # The pivot: the first row at or below k whose entry in column k is largest in magnitude.
-        pivot = system[..., k:, k].abs().argmax(-1) + k
-        index = pivot.unsqueeze(-1).unsqueeze(-1).expand_as(system[..., :1, :])
-        pivot_row = torch.gather(system, -2, index)
-        current = system[..., k:k + 1, :]
-        is_pivot = (rows == pivot.unsqueeze(-1)).unsqueeze(-1)
-        system = torch.where((rows == k).unsqueeze(-1), pivot_row, torch.where(is_pivot, current, system))
-        if k + 1 < n:
-            factors = system[..., k + 1:, k:k + 1] / system[..., k:k + 1, k:k + 1]
-            below = system[..., k + 1:, :] - factors * system[..., k:k + 1, :]
-            system = torch.cat([system[..., :k + 1, :], below], -2)
+    system, _ = _trt_triangular(torch.cat([A, B], -1), n)
     upper, right = system[..., :n], system[..., n:]
     known = right[..., n - 1:n, :] / upper[..., n - 1:n, n - 1:n]  # rows i + 1 to n - 1 of the solution
     for i in range(n - 2, -1, -1):
         rest = right[..., i:i + 1, :] - upper[..., i:i + 1, i + 1:] @ known
         known = torch.cat([rest / upper[..., i:i + 1, i:i + 1], known], -2)
     return known
+
+
+@torch.jit.unused
+def _trt_triangular(system, n: int):
+    """The first ``n`` columns of ``system`` made upper triangular by elimination with partial pivoting
+    (LAPACK's ``getrf`` order: per column the first row at or below the diagonal whose entry is largest in
+    magnitude), every column carried along; and the sign of the row permutation (+1 or -1 per matrix)."""
+    rows = torch.arange(n, device=system.device)
+    sign = torch.ones_like(system[..., 0, 0])
+    for k in range(n):
+        pivot = system[..., k:, k].abs().argmax(-1) + k
+        index = pivot.unsqueeze(-1).unsqueeze(-1).expand_as(system[..., :1, :])
+        pivot_row = torch.gather(system, -2, index)
+        current = system[..., k:k + 1, :]
+        is_pivot = (rows == pivot.unsqueeze(-1)).unsqueeze(-1)
+        system = torch.where((rows == k).unsqueeze(-1), pivot_row, torch.where(is_pivot, current, system))
+        sign = torch.where(pivot == k, sign, -sign)
+        if k + 1 < n:
+            # A zero pivot means a zero column at and below it: LAPACK skips the step, so the factors are 0.
+            pivot_value = system[..., k:k + 1, k:k + 1]
+            factors = system[..., k + 1:, k:k + 1] / torch.where(pivot_value == 0, torch.ones_like(pivot_value),
+                                                                 pivot_value)
+            below = system[..., k + 1:, :] - factors * system[..., k:k + 1, :]
+            system = torch.cat([system[..., :k + 1, :], below], -2)
+    return system, sign
 
 
 @torch.jit.unused
