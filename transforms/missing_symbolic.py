@@ -159,6 +159,9 @@ OPS: tuple[MissingSymbolic, ...] = (
         "each key and value head repeated for its group of query heads (as torch's math kernel does), then the "
         "attention without `enable_gqa`", helper_name="_trt_sdpa", takes=_flag_set("enable_gqa"),
         label="`F.scaled_dot_product_attention(..., enable_gqa=True)`", forwards_stars=True),
+    _op("logcumsumexp", ("dim",), False,
+        "per position the log-sum-exp of the values at or before it over a triangle (`n * n` values per row), "
+        "shifted by each row's maximum"),
     _op("renorm", ("p", "dim", "maxnorm"), False,
         "each slice along `dim` times `maxnorm / (norm + 1e-7)` where its `p`-norm exceeds `maxnorm` (torch's "
         "kernel's factor), the norm a reduction over the other axes (braindecode's max-norm weights)"),

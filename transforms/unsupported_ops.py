@@ -69,7 +69,7 @@ UNSUPPORTED_OPS: tuple[UnsupportedOp, ...] = (
     # F.max_unpool1d/2d/3d and nn.MaxUnpool1d/2d/3d are TRT340's (a scatter into zeros while exporting).
     # cummax/cummin are TRT307's and affine_grid TRT309's (each with a fix), so they are not rows here.
     # torch.cumprod is TRT337's (products over a triangle while exporting), with the other functions it composes.
-    UnsupportedOp(("torch.logcumsumexp",), None, _NO_EXPORT),
+    # torch.logcumsumexp is TRT337's (a log-sum-exp over a triangle while exporting).
     # torch.searchsorted is TRT318's (a count of comparisons while exporting), torch.histc TRT321's.
     UnsupportedOp(("torch.bincount",), None, _NO_EXPORT),
     # torch.inverse, torch.linalg.inv and torch.linalg.solve are TRT338's (the adjugate of 2x2 to 4x4 matrices).
@@ -103,7 +103,7 @@ so is an `irfft`/`irfft2`/`irfftn` whose input is `torch.complex(re, im)` or
 `a * b` of such spectra and forward transforms, `irfft2(rfft2(q) * rfft2(k))` or through names),
 `torch.multinomial`,
 `torch.bernoulli`, `F.affine_grid`, and functions the
-TorchScript exporter cannot export at all (`torch.logcumsumexp`, `torch.bincount`,
+TorchScript exporter cannot export at all (`torch.bincount`,
 `torch.linalg.pinv`, `torch.erfinv`, `torch.mode`, ...).
 For older targets also `F.grid_sample` and `torch.tril`/`torch.triu` (parsed from
 TensorRT 8.5). Functions are reported in run-time code; module classes where they are
@@ -116,7 +116,7 @@ Not listed, because they export to ops TensorRT parses: `F.unfold` (Gather/Pad/R
 (TRT321), `torch.cumprod`, `torch.diff`, `torch.take_along_dim` and the other functions with
 no TorchScript symbolic that TRT337 composes, `torch.inverse` / `torch.linalg.inv` /
 `torch.linalg.solve`, `torch.det` / `torch.linalg.det` / `torch.logdet` (TRT338, up to
-128x128 matrices), `torch.renorm` (TRT337), `F.max_unpool*` and `nn.MaxUnpool*` (TRT340). Tensor methods (`x.logcumsumexp(1)`,
+128x128 matrices), `torch.renorm` (TRT337), `F.max_unpool*` and `nn.MaxUnpool*` (TRT340). Tensor methods (`x.bincount()`,
 `x.mode()`) cannot be resolved by name and are not matched.
 
 Why it hurts: the export fails, or the ONNX file holds an op TensorRT's parser rejects, so
@@ -124,7 +124,7 @@ no engine can be built (or the layer falls back to a plugin you have to write).
 
 What to do: compute it outside the network (pre/post-processing), precompute it when its
 inputs are constant (an inverse of a fixed matrix in `__init__`), rewrite it with supported
-ops (`logcumsumexp` as `log(cumsum(exp(x - max)))` plus the max), or provide a TensorRT plugin.
+ops (`bincount` as a sum of one-hot rows when the count of bins is known), or provide a TensorRT plugin.
 
 Fix safety: none (detect only).""",
         fix=Safety.NONE,

@@ -137,6 +137,8 @@ CASES: dict[str, Case] = {
                      (torch.float32, torch.float64, torch.bfloat16)),
     # braindecode's max-norm weights (`X.renorm(p=2, dim=0, maxnorm=...)`): rows above and below the bound, zeros,
     # infinities and NaN among them; the method over the other axis and another p
+    # running sums of exponentials with -inf, +inf and NaN among the values, along the dynamic axis and across it
+    "logcumsumexp": Case("torch.logcumsumexp(a, 0)", one(3), FLOATS, "a.logcumsumexp(dim=1)"),
     "renorm": Case("torch.renorm(a, 2, 0, 1.5)", one(3), FLOATS, "a.renorm(p=1, dim=1, maxnorm=0.5)"),
     "sinh": Case("torch.sinh(a)", one(), FLOATS + (torch.int64,), "a.sinh()"),
     "cosh": Case("torch.cosh(a)", one(), FLOATS + (torch.int64,), "a.cosh()"),

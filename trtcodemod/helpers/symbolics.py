@@ -548,6 +548,36 @@ def _trt_cumprod_onnx(input, axis, dtype):
     return products if axis == last else products.movedim(last, axis)
 
 
+def _trt_logcumsumexp(input, dim: int):
+    """``torch.logcumsumexp``; while exporting, per position the log-sum-exp of the values at or before it
+    over a triangle (``n * n`` values per row, -inf after the position), shifted by that triangle row's
+    maximum so that no exponential overflows (in float32 for half input, as torch computes it)."""
+    if torch.jit.is_scripting():
+        return torch.logcumsumexp(input, dim)
+    if _trt_foreign(input, "logcumsumexp"):
+        return input.logcumsumexp(dim)
+    if _trt_composable(input) and input.is_floating_point() and input.dim() > 0 \
+            and -input.dim() <= dim < input.dim() and int(input.shape[dim]) > 0:
+        return _trt_logcumsumexp_onnx(input, dim % input.dim())
+    return torch.logcumsumexp(input, dim)
+
+
+@torch.jit.unused
+def _trt_logcumsumexp_onnx(input, axis):
+    x = _trt_widened(input)
+    last = x.dim() - 1
+    moved = x if axis == last else x.movedim(axis, last)
+    n = moved.shape[-1]
+    position = torch.arange(n, device=x.device)
+    later = position.unsqueeze(0) > position.unsqueeze(1)  # [i, j]: j after i
+    rows = torch.where(later, torch.full((), float("-inf"), dtype=x.dtype, device=x.device), moved.unsqueeze(-2))
+    top = rows.amax(-1, keepdim=True)
+    # A row whose maximum is infinite (all -inf, or a +inf in it) is not shifted: exp and log give torch's -inf/inf.
+    top = torch.where(top.abs() == float("inf"), torch.zeros_like(top), top)
+    sums = torch.log(torch.exp(rows - top).sum(-1)) + top.squeeze(-1)
+    return (sums if axis == last else sums.movedim(last, axis)).to(input.dtype)
+
+
 def _trt_expm1(input):
     """``torch.expm1``; while exporting, ``(u - 1) * x / log(u)`` with ``u = exp(x)`` (which corrects the
     rounding of ``u``), ``x`` itself where ``u`` is 1, -1 where it is 0 and infinity where it is."""
