@@ -159,6 +159,9 @@ OPS: tuple[MissingSymbolic, ...] = (
         "each key and value head repeated for its group of query heads (as torch's math kernel does), then the "
         "attention without `enable_gqa`", helper_name="_trt_sdpa", takes=_flag_set("enable_gqa"),
         label="`F.scaled_dot_product_attention(..., enable_gqa=True)`", forwards_stars=True),
+    _op("bilinear", ("input2", "weight", "bias"), False,
+        "`x1 W x2` as two broadcast MatMuls per output feature, plus the bias", method=False,
+        functions=("torch.nn.functional.bilinear", "torch.bilinear")),
     _op("logcumsumexp", ("dim",), False,
         "per position the log-sum-exp of the values at or before it over a triangle (`n * n` values per row), "
         "shifted by each row's maximum"),
@@ -201,6 +204,7 @@ MODULES: tuple[MissingModule, ...] = (
     MissingModule(("torch.nn.ChannelShuffle", "torch.nn.modules.channelshuffle.ChannelShuffle"),
                   "_TrtChannelShuffle", "channel_shuffle", ("groups",)),
     MissingModule(("torch.nn.RMSNorm", "torch.nn.modules.normalization.RMSNorm"), "_TrtRMSNorm", "rms_norm", None),
+    MissingModule(("torch.nn.Bilinear", "torch.nn.modules.linear.Bilinear"), "_TrtBilinear", "bilinear", None),
     MissingModule(("torch.nn.Threshold", "torch.nn.modules.activation.Threshold"), "_TrtThreshold", "threshold",
                   None, takes=_threshold_not_zero(0)),
     # TRT727 builds the same subclass for a bicubic mode; the helper takes either mode while exporting.
@@ -226,7 +230,7 @@ What it finds: calls of torch functions that have no ONNX symbolic in the TorchS
 (`torch.onnx.export(dynamo=False, opset_version=17)`, torch 2.13, raises
 `UnsupportedOperatorError`), in function form (`torch.diff(x)`, `torch.special.xlogy(x, y)`,
 `F.channel_shuffle(x, g)`, `F.rms_norm(x, shape, w, eps)`) and method form (`x.diff()`), and
-`nn.ChannelShuffle`, `nn.RMSNorm` and `nn.Threshold` modules. Some are refused only with some
+`nn.ChannelShuffle`, `nn.RMSNorm`, `nn.Bilinear` and `nn.Threshold` modules. Some are refused only with some
 arguments, and only those calls are taken: `F.interpolate(..., mode="nearest-exact")` and
 `nn.Upsample(..., mode="nearest-exact")` with the mode written as that string (and a class of the
 file that subclasses `nn.Upsample` and is built so: Wan's and Qwen-Image's VAEs), the
@@ -254,11 +258,13 @@ how NAF resizes features; grouped-query attention through SDPA is torchtitan's, 
 transformers' (`enable_gqa=True` whenever a decoder has fewer key/value heads and no mask). kornia's
 Canny detector thresholds with `F.threshold(magnitude, low_threshold, 0.0)`, its crop transforms
 build matrices with `torch.diag_embed`, transformers' audio codecs' quantizers call `atanh` and
-Moonshine `asinh`.
+Moonshine `asinh`. `nn.Bilinear` scores pairs in biaffine parsers and fusion heads, and
+`torch.logcumsumexp` is the parallel scan of log-space recurrences (minGRU's and Heinsen's sequences)
+and of CTC-style alignments.
 
 The rewrite: `torch.diff(x, dim=1)` → `_trt_diff(x, dim=1)` (`x.diff(dim=1)` → `_trt_diff(x,
-dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)` and `nn.RMSNorm(d)` → `_TrtRMSNorm(d)`
-(subclasses: same constructor, state and repr; `isinstance` still holds), `nn.Threshold(t, v)` →
+dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)`, `nn.RMSNorm(d)` → `_TrtRMSNorm(d)` and
+`nn.Bilinear(a, b, o)` → `_TrtBilinear(a, b, o)` (subclasses: same constructor, state and repr; `isinstance` still holds), `nn.Threshold(t, v)` →
 `_TrtThreshold(t, v)`, `nn.Upsample(..., mode="nearest-exact")` → `_TrtUpsample(...)` (TRT727's
 subclass; a file's own subclass of `nn.Upsample` is derived from it instead), `F.interpolate(...,
 mode="nearest-exact")` → `_trt_interpolate(...)` and SDPA with `enable_gqa` → `_trt_sdpa(...)`

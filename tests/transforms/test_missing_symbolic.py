@@ -137,6 +137,9 @@ CASES: dict[str, Case] = {
                      (torch.float32, torch.float64, torch.bfloat16)),
     # braindecode's max-norm weights (`X.renorm(p=2, dim=0, maxnorm=...)`): rows above and below the bound, zeros,
     # infinities and NaN among them; the method over the other axis and another p
+    # a weight of three output features over inputs of 3 and 2 features, a bias
+    "bilinear": Case("F.bilinear(a, b[:, :2], torch.linspace(-2, 2, 18).reshape(3, 3, 2).to(a.dtype), "
+                     "torch.tensor([0.5, -1.0, 0.0]).to(a.dtype))", two(3), FLOATS),
     # running sums of exponentials with -inf, +inf and NaN among the values, along the dynamic axis and across it
     "logcumsumexp": Case("torch.logcumsumexp(a, 0)", one(3), FLOATS, "a.logcumsumexp(dim=1)"),
     "renorm": Case("torch.renorm(a, 2, 0, 1.5)", one(3), FLOATS, "a.renorm(p=1, dim=1, maxnorm=0.5)"),
@@ -326,6 +329,59 @@ def test_rms_norm_modules_and_an_imported_function_are_rewritten(tmp_path) -> No
     for n in (1, 7):
         y = torch.randn(n, 4, 6, generator=torch.Generator().manual_seed(n)) * 3
         _close_values(_run(graph, [y]), before_m(y), f"rms_norm graph at {n}", 1e-5)
+
+
+BILINEAR_SOURCE = """import torch
+from torch import nn
+
+
+class M(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.pair = nn.Bilinear(5, 3, 4)
+        self.plain = torch.nn.Bilinear(5, 5, 2, bias=False)
+
+    def forward(self, x, y):
+        return self.pair(x, y[..., :3]), self.plain(x, x)
+"""
+
+
+def test_bilinear_modules_are_built_as_the_subclass(tmp_path) -> None:
+    """``nn.Bilinear`` (a biaffine scorer's, a fusion head's) is built as ``_TrtBilinear``: same state, repr and
+    class; eager mode is torch's bit for bit (edge values, an empty batch, torch's error for a wrong width, half
+    precision); the export, whose original fails (aten::bilinear), passes the TensorRT check and matches eager
+    mode at other batch sizes."""
+    after = rewrite(BILINEAR_SOURCE, select=("TRT337",), unsafe=True)
+    assert rewrite(BILINEAR_SOURCE, select=("TRT337",)) == BILINEAR_SOURCE  # unsafe: the graph's rounding
+    body = strip_helpers(after)
+    assert "self.pair = _TrtBilinear(5, 3, 4)" in body and "self.plain = _TrtBilinear(5, 5, 2, bias=False)" in body
+    before_m, after_m = import_source(BILINEAR_SOURCE, tmp_path)["M"](), import_source(after, tmp_path)["M"]()
+    after_m.load_state_dict(before_m.state_dict())
+    assert isinstance(after_m.pair, torch.nn.Bilinear) and repr(after_m) == repr(before_m)
+    x = torch.randn(4, 2, 5, generator=torch.Generator().manual_seed(1)) * 3
+    y = torch.randn(4, 2, 5, generator=torch.Generator().manual_seed(2))
+    x[0, 0] = 0.0
+    x[1, 0, 1], y[2, 1, 0] = math.inf, math.nan
+    for dtype in (torch.float32, torch.float64, torch.float16, torch.bfloat16):
+        b, a = before_m.to(dtype), after_m.to(dtype)
+        for got, want in zip(a(x.to(dtype), y.to(dtype)), b(x.to(dtype), y.to(dtype))):
+            _same_values(got, want, str(dtype))
+    before_m, after_m = before_m.float(), after_m.float()
+    for got, want in zip(after_m(x[:0], y[:0]), before_m(x[:0], y[:0])):
+        _same_values(got, want, "empty")
+    for model in (before_m, after_m):
+        with pytest.raises(RuntimeError):
+            model(x[..., :4], y)  # the weight's width: torch's own error, in both
+    with pytest.raises(Exception, match="Unsupported|not supported|export"):
+        _export(before_m, [x, y])
+    graph = _export(after_m, [x, y])
+    assert not [i for i in check_graph(graph) if i.severity == "error"]
+    session = ort.InferenceSession(graph.SerializeToString())
+    for n in (1, 6):
+        a, c = torch.randn(n, 2, 5), torch.randn(n, 2, 5)
+        got = session.run(None, {"input_0": a.numpy(), "input_1": c.numpy()})
+        for g, w in zip(got, before_m(a, c)):
+            _close_values(torch.from_numpy(g), w.detach(), f"bilinear graph at {n}", 1e-5, 1e-6)
 
 
 def test_rms_norm_is_unsafe_for_the_graphs_rounding() -> None:

@@ -371,6 +371,35 @@ class _TrtRMSNorm(getattr(torch.nn, "RMSNorm", torch.nn.Module)):
         return "RMSNorm"
 
 
+def _trt_bilinear(input, input2, weight, bias=None):
+    """``F.bilinear``; while exporting, ``x1 W x2`` as two broadcast MatMuls per output feature
+    (``(x1[..., None, None, :] @ W) @ x2[..., None, :, None]``), plus the bias. Operands torch would refuse
+    (other dtypes, shapes that do not fit the weight) keep torch's function and its error."""
+    if torch.jit.is_scripting():
+        return torch.nn.functional.bilinear(input, input2, weight, bias)
+    if (_trt_composable(input) and input.is_floating_point() and isinstance(input2, torch.Tensor)
+            and isinstance(weight, torch.Tensor) and weight.dim() == 3 and input.dim() >= 1
+            and input2.dtype == input.dtype == weight.dtype and input2.dim() == input.dim()
+            and list(input.shape[:-1]) == list(input2.shape[:-1])
+            and int(input.shape[-1]) == int(weight.shape[1]) and int(input2.shape[-1]) == int(weight.shape[2])
+            and (bias is None or (isinstance(bias, torch.Tensor) and bias.dtype == input.dtype
+                                  and list(bias.shape) == [int(weight.shape[0])]))):
+        left = input.unsqueeze(-2).unsqueeze(-2) @ weight
+        out = (left @ input2.unsqueeze(-2).unsqueeze(-1)).squeeze(-1).squeeze(-1)
+        return out if bias is None else out + bias
+    return torch.nn.functional.bilinear(input, input2, weight, bias)
+
+
+class _TrtBilinear(torch.nn.Bilinear):
+    """``nn.Bilinear`` whose forward is :func:`_trt_bilinear` (same state, same repr)."""
+
+    def forward(self, input1, input2):
+        return _trt_bilinear(input1, input2, self.weight, self.bias)
+
+    def _get_name(self):
+        return "Bilinear"
+
+
 def _trt_renorm(input, p: float, dim: int, maxnorm: float):
     """``torch.renorm``; while exporting, each slice along ``dim`` scaled by ``maxnorm / (norm + 1e-7)`` where its
     ``p``-norm (over the other axes, in float32 for half input) exceeds ``maxnorm``, as torch's kernel scales it.
