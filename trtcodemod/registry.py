@@ -55,6 +55,7 @@ RULE_MODULES: tuple[str, ...] = (
     "cumulative_extreme",
     "angle_conversion",
     "numpy_round_trip",
+    "traced_window_pool",
     "affine_grid",
     "eye",
     "unfold_windows",

@@ -250,6 +250,12 @@ PROGRAMS = [
     Program("TRT342", "class M(nn.Module):\n    def forward(self, x):\n        n, c, h, w = x.size()\n"
                       "        return F.avg_pool2d(x, x.size()[2:]), F.max_pool2d(x, (h, 1)), F.avg_pool2d(x, (1, w))\n",
             one(tensors(dtypes=FLOATS, min_dim=4, max_dim=4))),
+    # TRT395 pooling whose window and stride are computed from the input's size (PSPNet's pyramid bins): torch's
+    # call in eager mode and every toolchain; empty spatial axes raise in torch's call on both sides.
+    Program("TRT395", "class M(nn.Module):\n    def forward(self, x):\n        h, w = x.shape[2:]\n"
+                      "        k = (max(h // 2, 1), max(w // 2, 1))\n"
+                      "        return F.avg_pool2d(x, k, stride=k, padding=0), F.max_pool2d(x, k, stride=(1, 1))\n",
+            one(tensors(dtypes=FLOATS, min_dim=4, max_dim=4))),
     # TRT345 unflatten: the last axis split with a -1 size, the first with a written one; a 0-d tensor or an empty
     # axis (the -1 cannot be inferred) raises unflatten's own error on both sides (torch's call outside an export).
     Program("TRT345", "class M(nn.Module):\n    def forward(self, x):\n"

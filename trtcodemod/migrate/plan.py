@@ -276,7 +276,10 @@ APPLY, REMAINS, INFO = "apply", "remains", "info"
 #: a caller takes the rows only from the list TRT360's rewrite made while tracing (alone it keeps its loop), and a
 #: caller written as a comprehension (zoo 19's YOLOv7 wrappers, `torch.cat([... for i, d in enumerate(out)])`)
 #: is no `for` statement the second trace names: without it, TRT360's rewrite alone stays unfaithful.
-COMPANION_OF = {"TRT361": "TRT360", "TRT393": "TRT360"}
+#: TRT395's pooling takes the window TRT712's `_trt_size_int` keeps traced (PSPNet's pyramid pooling: `int(h / p)`
+#: is located as a bake at its own line, the pooling that then stops the export at none): alone, each leaves the
+#: graph wrong or the export stopped.
+COMPANION_OF = {"TRT361": "TRT360", "TRT393": "TRT360", "TRT395": "TRT712"}
 #: (rule, helper) -> the (rule, helper) pairs of the applied fix it goes with, as :data:`COMPANION_OF` says, for
 #: rules whose findings come in halves told apart by their helper: TRT366's stack of a sequence a function is handed
 #: (`_trt_restack`, oriented_det's `extract_backbone_features`: `torch.stack(images, dim=0)`) takes the batch whole
@@ -766,6 +769,57 @@ def _with_companions(made: list[Decision], applied: list[Decision], facts: Facts
     return out
 
 
+#: rule -> the rule whose unlocated findings in the same function go with its applied fix: a pooling TRT395 takes
+#: needs every `int()` of a size its window and stride are made of kept traced (PSPNet's `k_sizes` and `strides`,
+#: two lines of `int(h / p)`; the trace warns at one), or the graph pools a traced window at a baked stride.
+PULLS_IN = {"TRT395": "TRT712"}
+
+
+def _function_lines(path: str, line: int) -> tuple[int, int] | None:
+    """The first and last line of the innermost function of the file at ``path`` holding ``line``."""
+    import ast
+
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError):
+        return None
+    best = None
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
+            if best is None or node.lineno >= best[0]:
+                best = (node.lineno, node.end_lineno or node.lineno)
+    return best
+
+
+def _pulled_in(made: list[Decision], facts: Facts, unsafe: bool) -> list[Decision]:
+    """``made``, each unlocated finding of a :data:`PULLS_IN` rule planned with the applied fix of the rule that
+    pulls it in, in the same function (verified together)."""
+    out = list(made)
+    for lead in made:
+        pulled = PULLS_IN.get(lead.finding.rule)
+        if pulled is None or lead.action != APPLY:
+            continue
+        span = _function_lines(lead.finding.path, lead.finding.line)
+        if span is None:
+            continue
+        where = f"{lead.finding.rule} at {Path(lead.finding.path).name}:{lead.finding.line}"
+        for i, decision in enumerate(out):
+            finding = decision.finding
+            if finding.rule != pulled or decision.action != INFO or decision.problems \
+                    or finding.fix.value == "none" or norm(finding.path) != norm(lead.finding.path) \
+                    or not span[0] <= finding.line <= span[1] or not facts.ran(finding.path, finding.line,
+                                                                                finding.end_line):
+                continue
+            if finding.fix.value == "safe":
+                out[i] = Decision(finding, APPLY, proof=f"safe fix; goes with {where}", problems=list(lead.problems))
+                continue
+            proof = (f"--unsafe (assumption not observed: {assumption(finding.rule)}); goes with {where}" if unsafe
+                     else f"candidate: kept only if verified equivalent, with {where} (its assumption cannot be "
+                          f"observed: {assumption(finding.rule)})")
+            out[i] = Decision(finding, APPLY, proof=proof, problems=list(lead.problems), candidate=not unsafe)
+    return out
+
+
 def _stopped_by_rule(findings: list[Any], problems: list[Problem]) -> dict[tuple[str, str, str], list[Problem]]:
     """:func:`_stop_key` -> the export failures one of the rule's findings in that file is at, for the rules of
     :data:`STOPS_AT_EVERY_CALL` whose error the failure gives (or, for :data:`BAKES_AT_EVERY_CALL`, whose bake the
@@ -807,7 +861,9 @@ def _hold_back_candidates(decisions: list[Decision], applied: list[Decision]) ->
     out = []
     for d in decisions:
         if d.action == APPLY and d.candidate and d.problems:
-            first = [{s.finding.rule for s in safe if any(p is q for q in s.problems)} for p in d.problems]
+            # A safe fix that needs this one (PULLS_IN: TRT395's pooling of TRT712's traced window) goes with it.
+            first = [{s.finding.rule for s in safe if any(p is q for q in s.problems)
+                      and PULLS_IN.get(s.finding.rule) != d.finding.rule} for p in d.problems]
             brought = [_safe_fixes_at(p, applied_safe) for p in d.problems]
             if all(first):
                 why = f"the safe fix of {', '.join(sorted(set().union(*first)))} addresses it first"
@@ -882,7 +938,7 @@ class Plan:
             decision = decide(finding, problems, facts, unsafe, also)
             decision.follow_up = any(finding is f for f in follow_ups)
             made.append(decision)
-        made = _with_companions(made, self.applied, facts, unsafe)
+        made = _pulled_in(_with_companions(made, self.applied, facts, unsafe), facts, unsafe)
         held = _second_choices_held(made, self.reverted)
         self.held.update({d.key: d for d, h in zip(made, held) if h is not d and d.key not in self.decisions})
         made = held
