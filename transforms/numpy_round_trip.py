@@ -17,10 +17,14 @@ from trtcodemod.astutil import argument, code_of, int_value, method_call, not_va
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 
 #: Constructors that take a NumPy array back, and whether they copy it (``torch.tensor``) or share its memory.
-_CONSTRUCTORS = {"torch.from_numpy": False, "torch.as_tensor": False, "torch.tensor": True}
+_CONSTRUCTORS = {"torch.from_numpy": False, "torch.as_tensor": False, "torch.tensor": True, "torch.Tensor": False}
+#: The legacy constructor: it shares an array of the default dtype, as ``torch.from_numpy`` does, and copies any other
+#: into the default dtype (AdaBins' flip: ``torch.Tensor(np.array(image.cpu().numpy())[..., ::-1].copy())``).
+_DEFAULT_DTYPE = "torch.Tensor"
 #: NumPy functions taken -> the names of their array and axis parameters.
 _FUNCTIONS = {"numpy.flip": ("m", "axis"), "numpy.fliplr": ("m", ""), "numpy.flipud": ("m", ""),
-              "numpy.copy": ("a", ""), "numpy.transpose": ("a", "axes"), "numpy.maximum.accumulate": ("array", "axis"),
+              "numpy.copy": ("a", ""), "numpy.array": ("object", ""), "numpy.transpose": ("a", "axes"),
+              "numpy.maximum.accumulate": ("array", "axis"),
               "numpy.minimum.accumulate": ("array", "axis")}
 #: Methods between a tensor and its ``.numpy()`` that keep its values (``.cpu()``: NumPy needs the host).
 _PASSING = ("cpu", "detach")
@@ -51,36 +55,41 @@ class NumpyRoundTrip(Rule):
         summary="a tensor's values through NumPy and back (`torch.from_numpy(np.flip(x.cpu().numpy(), 3).copy())`): "
                 "a traced export records the example's array as a constant; take the same steps in torch",
         doc="""\
-What it finds: `torch.from_numpy(E)`, `torch.as_tensor(E)` or `torch.tensor(E)` (no other argument)
-where `E` is built from a tensor's values, `t.numpy()` (with `.cpu()`, `.detach()` or `.data` before
-it), by NumPy steps that torch takes with the same values, dtype and layout: `np.flip(a, axis=k)`
-(also `axis=(j, k)`), `np.fliplr(a)`, `np.flipud(a)`, `np.transpose(a, axes)` and `a.transpose(...)`,
-`np.maximum.accumulate(a, axis=k)` and `np.minimum.accumulate` (running extremes), a basic slice that
-reverses whole axes (`a[:, :, :, ::-1]`, `a[..., ::-1]`: NumPy's flip written as a view), `a.copy()` and
-`np.copy(a)`. SSSegmentation's test-time flip is the case in real code: `torch.from_numpy(np.flip(
-images.cpu().numpy(), axis=3).copy())`. Also split over two consecutive statements through a name, as
-pose and segmentation code writes its flip test (Simple Baselines: `input_flipped = np.flip(input.cpu().numpy(),
-3).copy()`, then `input_flipped = torch.from_numpy(input_flipped).cuda()`), where the second statement rebinds
-the name or nothing else in the function reads it: the array never escapes. Not reported: any other NumPy
-step, a flip with no axis, and a flipped array taken back without a copy (NumPy's negative strides: every
-constructor raises there, the original too).
+What it finds: `torch.from_numpy(E)`, `torch.as_tensor(E)` or `torch.tensor(E)` (no other argument) where `E` is
+built from a tensor's values, `t.numpy()` (with `.cpu()`, `.detach()` or `.data` before it), by NumPy steps that
+torch takes with the same values, dtype and layout: `np.flip(a, axis=k)` (also `axis=(j, k)`), `np.fliplr(a)`,
+`np.flipud(a)`, `np.transpose(a, axes)` and `a.transpose(...)`, `np.maximum.accumulate(a, axis=k)` and
+`np.minimum.accumulate` (running extremes), a basic slice that reverses whole axes (`a[:, :, :, ::-1]`,
+`a[..., ::-1]`: NumPy's flip written as a view), `a.copy()`, `np.copy(a)` and `np.array(a)` (one argument: NumPy's
+copy in the order of `a`'s strides, as `np.copy`); and the legacy constructor `torch.Tensor(E)`, which shares an
+array of the default dtype as `torch.from_numpy` does and copies any other into it (AdaBins' flip:
+`torch.Tensor(np.array(image.cpu().numpy())[..., ::-1].copy())`). SSSegmentation's test-time flip is the case in
+real code: `torch.from_numpy(np.flip(images.cpu().numpy(), axis=3).copy())`. Also split over two consecutive
+statements through a name, as pose and segmentation code writes its flip test (Simple Baselines:
+`input_flipped = np.flip(input.cpu().numpy(), 3).copy()`, then
+`input_flipped = torch.from_numpy(input_flipped).cuda()`), where the second statement rebinds the name or nothing
+else in the function reads it: the array never escapes. Not reported: any other NumPy step, a flip with no axis,
+and a flipped array taken back without a copy (NumPy's negative strides: every constructor raises there, the
+original too).
 
 Why it hurts: `.numpy()` reads the tensor's values into Python. The TorchScript exporter warns
 ("Converting a tensor to a NumPy array") and records the array it got as a constant, so the graph
 returns the example's flipped image for every input (or fails where the size differs); the dynamo
 exporter stops at `.numpy()`.
 
-The rewrite: the same steps in torch, on the tensor as written before `.numpy()`: `np.flip(a, axis=3)`
-is `torch.flip(a, (3,))`, and so is `a[:, :, :, ::-1]` (`a[..., ::-1]` flips axis -1), `np.fliplr`
-`torch.fliplr`, `np.transpose(a, axes)` `a.permute(axes)`, `np.maximum.accumulate(a, axis=k)`
-`torch.cummax(a, k).values`. A copy after a step that makes new memory
-(a flip, a running extreme) is that result, made contiguous for `a.copy()` (`.contiguous()`: torch lays a
-flip out as its input, `a.copy()` copies in C order); after none, `.clone(memory_format=torch.contiguous_format)`.
-Split over two statements, the first binds the torch steps' tensor and the constructor becomes the rest of the
-steps on it (`input_flipped = torch.flip(input.cpu(), (3,)).contiguous()`, `input_flipped = input_flipped.cuda()`).
-`np.copy(a)` keeps the order of `a`'s strides, as torch's new memory and `.clone()` do. Where the array still shares the tensor's memory, `torch.from_numpy` and
-`torch.as_tensor` share it too (`a.detach()`, `a.detach().permute(...)`), and `torch.tensor` copies it
-with its strides (`.clone()`).
+The rewrite: the same steps in torch, on the tensor as written before `.numpy()`: `np.flip(a, axis=3)` is
+`torch.flip(a, (3,))`, and so is `a[:, :, :, ::-1]` (`a[..., ::-1]` flips axis -1), `np.fliplr` `torch.fliplr`,
+`np.transpose(a, axes)` `a.permute(axes)`, `np.maximum.accumulate(a, axis=k)` `torch.cummax(a, k).values`. A copy
+after a step that makes new memory (a flip, a running extreme) is that result, made contiguous for `a.copy()`
+(`.contiguous()`: torch lays a flip out as its input, `a.copy()` copies in C order); after none,
+`.clone(memory_format=torch.contiguous_format)`. Split over two statements, the first binds the torch steps' tensor
+and the constructor becomes the rest of the steps on it
+(`input_flipped = torch.flip(input.cpu(), (3,)).contiguous()`, `input_flipped = input_flipped.cuda()`).
+`np.copy(a)` and `np.array(a)` keep the order of `a`'s strides, as torch's new memory and `.clone()` do;
+`torch.Tensor(E)` is the steps then `.to(torch.get_default_dtype())` (the same tensor where the dtype is already
+the default one, a converted copy otherwise, as the legacy constructor makes). Where the array still shares the
+tensor's memory, `torch.from_numpy` and `torch.as_tensor` share it too (`a.detach()`, `a.detach().permute(...)`),
+and `torch.tensor` copies it with its strides (`.clone()`).
 
 Fix safety: unsafe; the assumption: {assumption}. Values, dtype and shape are NumPy's where the original
 runs, and so are the strides (a running extreme of a non-contiguous array aside: NumPy may lay its result out
@@ -125,6 +134,7 @@ TensorRT versions: all (the graph was wrong before TensorRT saw it).""".format(a
         # What shares the tensor's memory: `torch.from_numpy` shares it too (the leaf detached), `torch.tensor`
         # copies it, with NumPy's strides (`clone` keeps them).
         text = f"{steps.text}.clone()" if steps.shares and copies else steps.text
+        text = _in_dtype(text, constructor)
         short = code_of(node.args[0].value).strip()
         self.report(node, f"`{short}` takes a tensor's values through NumPy and back: a traced export records the "
                           "example's array as a constant; the same steps in torch keep them in the graph "
@@ -170,7 +180,7 @@ TensorRT versions: all (the graph was wrong before TensorRT saw it).""".format(a
             self._bound = {}
         if steps is None or steps.negative:
             return
-        text = f"{steps.text}.clone()" if steps.shares and copies else steps.text
+        text = _in_dtype(f"{steps.text}.clone()" if steps.shares and copies else steps.text, constructor)
         short = code_of(value).strip()
         self.report(value, f"`{short}` takes a tensor's values through NumPy, and `{code_of(calls[0]).strip()}` the "
                            "array back: a traced export records the example's array as a constant; the same steps in "
@@ -214,7 +224,7 @@ TensorRT versions: all (the graph was wrong before TensorRT saw it).""".format(a
         array = argument(expr, 0, _FUNCTIONS[function][0])
         if array is None:
             return None
-        if function == "numpy.copy":
+        if function in ("numpy.copy", "numpy.array"):
             inner = self._steps(array.value, False)
             return None if inner is None or len(expr.args) != 1 else _copied(inner, keep_layout=True)
         if function in ("numpy.fliplr", "numpy.flipud"):
@@ -256,6 +266,11 @@ TensorRT versions: all (the graph was wrong before TensorRT saw it).""".format(a
         if type(node) not in (cst.Name, cst.Attribute, cst.Subscript, cst.Call):
             return None
         return code_of(receiver).strip()
+
+
+def _in_dtype(text: str, constructor: str) -> str:
+    """The torch steps' tensor as ``constructor`` makes it: the legacy ``torch.Tensor`` in the default dtype."""
+    return f"{text}.to(torch.get_default_dtype())" if constructor == _DEFAULT_DTYPE else text
 
 
 def _single_assignment(statement: cst.CSTNode) -> tuple[str | None, cst.BaseExpression | None]:

@@ -9,7 +9,10 @@ config attribute, applying it from the recorded run to end at exit 0; and fairse
 float labels typed at the ``full`` line though ONNX Runtime refuses them after a clamp and an index; and
 transformers' Idefics2 patch position ids (``torch.full(size=..., fill_value=0, device=...)`` over three lines, no
 trailing comma), rewritten from the code alone and exported, which ``migrate`` does not tie yet (the refused
-input's type walk stops at a ``where``; recorded by its own test).
+input's type walk stops at a ``where``; recorded by its own test); and a vision-audio fusion model's modality-type
+ids (JIANG-HAOLIN/smart_sensor_fusion: ``torch.full(x.shape[:-1], index, device=x.device)``, ``index`` a parameter
+the caller passes as ``index=1``/``index=2``), whose fill the code alone does not show to be an ``int`` and the
+recorded run does: rewritten from that run and by ``migrate``.
 """
 
 from __future__ import annotations
@@ -21,9 +24,10 @@ import onnxruntime as ort
 import pytest
 import torch
 from support import TESTS, rewrite, rules_found
-from variant_models import (assert_eager_unchanged, assert_graph_within, assert_migrate_corrects, export_variant,
-                            load_variant, rewritten_variant, seeded)
+from variant_models import (assert_eager_unchanged, assert_graph_within, assert_migrate_corrects, built_variant,
+                            export_variant, load_variant, observed_facts, rewritten_variant, seeded)
 
+from trtcodemod.engine import Options, fix_source
 from trtcodemod.verify.export import export_model
 
 VARIANT = TESTS / "recipe_variants" / "trt734" / "chronos_bolt_reg_token.py"
@@ -192,4 +196,52 @@ def test_idefics2_patch_positions_migrate() -> None:
     typed it follows the ``Where`` operand it did not cast, to the ``full`` line: the plan ties TRT734 to it and
     ``migrate`` ends at exit 0."""
     report = assert_migrate_corrects(IDEFICS2, "TRT734", "trt734_migrate_idefics2")
+    assert [fix["rule"] for fix in report["applied"]] == ["TRT734"], report["applied"]
+
+
+SENSOR_FUSION = TESTS / "recipe_variants" / "trt734" / "smart_sensor_fusion_modal_type.py"
+
+
+def test_sensor_fusion_modality_ids_rewritten_from_the_recorded_dtype(tmp_path: Path) -> None:
+    """``torch.full(x.shape[:-1], index, device=x.device)``: a slice of the tokens' shape for the size and, for the
+    fill, a parameter annotated ``int`` that the caller passes as ``index=1`` and ``index=2``.
+
+    The code alone shows no ``int`` (an annotation is not enforced: ``True`` passes it and fills a bool tensor), so
+    the rule takes it from the recorded run's int64 at the line (unsafe, its proof that run), as ``migrate`` does;
+    eager mode is unchanged on the example, other batches and token counts, one token, no tokens of one modality,
+    zeros, negatives and an empty batch; the original's graph is refused by ONNX Runtime (float indices into the
+    embedding's ``Gather``) and the rewritten one equals eager mode at other sizes."""
+    assert rules_found(SENSOR_FUSION.read_text(), select=("TRT734",)) == []
+    module, original = built_variant(SENSOR_FUSION, "trt734_sensor_fusion")
+    facts = observed_facts(SENSOR_FUSION, module, tmp_path)
+    options = Options(select=("TRT734",), facts=facts, unsafe=True, scope="all")
+    source = fix_source(SENSOR_FUSION.read_bytes(), str(SENSOR_FUSION.resolve()), options).source.decode()
+    assert "        return x + self.type_emb(torch.full(x.shape[:-1], index, device=x.device, dtype=torch.int64))\n" \
+        in source, source
+    new_path = tmp_path / "sensor_fusion_rewritten.py"
+    new_path.write_text(source)
+    _, rewritten = built_variant(new_path, "trt734_sensor_fusion_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    vision, audio = module.inputs(seeded(0))
+    sets = {"example": (vision, audio), "more": module.inputs(seeded(1), 5, 9, 3),
+            "one token": module.inputs(seeded(2), 3, 1, 1), "no audio": module.inputs(seeded(3), 2, 4, 0),
+            "zeros": (torch.zeros_like(vision), torch.zeros_like(audio)), "negatives": (-vision.abs(), -audio.abs()),
+            "empty batch": module.inputs(seeded(4), 0, 5, 7)}
+    assert_eager_unchanged(original, rewritten, sets)
+    refused = export_model(original, (vision, audio), tmp_path / "before.onnx", exporter="torchscript",
+                           input_names=["vision_signal", "audio_signal"], output_names=["out"],
+                           dynamic_axes=module.DYNAMIC, opset=17)
+    assert refused.error is None, refused.error
+    with pytest.raises(Exception, match="tensor\\(float\\)"):
+        ort.InferenceSession(str(tmp_path / "before.onnx"), providers=["CPUExecutionProvider"])
+    session, _ = export_variant(rewritten, (vision, audio), module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label in ("example", "more", "one token", "no audio", "zeros", "negatives"):
+        assert_graph_within(session, original, sets[label], 1e-5, label)
+
+
+def test_sensor_fusion_modality_ids_migrate() -> None:
+    """ONNX Runtime refuses the embedding's ``Gather`` for float indices made at the ``full`` line; the recorded run
+    saw the call make int64 there, so ``migrate`` applies TRT734 (unsafe, proved by the verified export) and ends at
+    exit 0."""
+    report = assert_migrate_corrects(SENSOR_FUSION, "TRT734", "trt734_migrate_sensor_fusion")
     assert [fix["rule"] for fix in report["applied"]] == ["TRT734"], report["applied"]

@@ -48,10 +48,19 @@ TAKEN = {
     "slice_before_ellipsis": ("torch.from_numpy(np.copy(x.numpy()[::-1, ...]))", "torch.flip(x, (0,))"),
     "slice_of_a_view": ("torch.from_numpy(np.transpose(x.numpy(), (0, 2, 3, 1))[:, ::-1].copy())",
                         "torch.flip(x.permute(0, 2, 3, 1), (1,)).contiguous()"),
+    # `np.array(a)`, NumPy's copy in the order of a's strides (as `np.copy`), and the legacy constructor
+    # `torch.Tensor`, which shares an array of the default dtype and converts any other (AdaBins' flip, infer.py:110)
+    "legacy_constructor_flip": ("torch.Tensor(np.array(x.cpu().numpy())[..., ::-1].copy())",
+                                "torch.flip(x.cpu().clone(), (-1,)).contiguous().to(torch.get_default_dtype())"),
+    "legacy_constructor_shared": ("torch.Tensor(x.numpy())", "x.detach().to(torch.get_default_dtype())"),
+    "np_array_of_view": ("torch.from_numpy(np.array(np.transpose(x.numpy(), (3, 0, 1, 2))))",
+                         "x.permute(3, 0, 1, 2).clone()"),
 }
 LEFT = [
     "torch.from_numpy(np.flip(x.numpy(), axis=3))",  # negative strides: torch raises, and the original
     "torch.from_numpy(np.flip(x.numpy()).copy())",  # no axis
+    "torch.from_numpy(np.array(x.numpy(), dtype=np.float64))",  # another argument to `np.array`
+    "torch.Tensor(x.numpy()[:, ::-1])",  # negative strides: the legacy constructor raises too
     "torch.from_numpy(np.round(x.numpy()))",  # a step with no entry
     "torch.tensor(np.flip(x.numpy(), 3).copy(), dtype=torch.float64)",  # another argument
     "torch.from_numpy(np.maximum.accumulate(x.numpy(), axis=(1, 2)))",  # NumPy refuses a tuple there

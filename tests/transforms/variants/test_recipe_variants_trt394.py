@@ -5,7 +5,11 @@ author (cited in its docstring): SSSegmentation's test-time flip (``torch.from_n
 axis=3).copy())`` on the images and, with ``.type_as``, on the scores), the flip test of Microsoft's Simple Baselines
 (the same flip with a positional axis, split over two statements through a name the second rebinds) and
 HRNet-Semantic-Segmentation's flip inference (NumPy's flip as a reversed slice, ``image.numpy()[:, :, :, ::-1]``,
-split over two statements, once through a name nothing reads again and once rebound). Rewritten from the code alone
+split over two statements, once through a name nothing reads again and once rebound), AdaBins' mirrored depth pass
+(``torch.Tensor(np.array(image.cpu().numpy())[..., ::-1].copy())``: the legacy constructor, which shares an array of
+the default dtype and converts any other, around ``np.array``, NumPy's copy; the rule did not take either before) and
+TransPose's flip test (Simple Baselines' two statements under another author's transformer pose model, its outputs a
+list). Rewritten from the code alone
 (``--unsafe``; nothing without it), eager mode is unchanged on real inputs (the example, other sizes, zeros,
 negatives, inf and NaN, an empty batch; as given and requiring gradients), the original's TorchScript graph,
 exported with the variant's dynamic axes, differs from eager mode at another size while the rewritten one equals it
@@ -37,12 +41,20 @@ TAKEN: dict[str, tuple[str, ...]] = {
         "flip_img = torch.flip(image, (3,))\n        flip_output = self.model(flip_img.contiguous())\n",
         "flip_pred = flip_output.cpu().clone(memory_format=torch.contiguous_format)\n"
         "        flip_pred = torch.flip(flip_pred, (3,)).contiguous()\n"),
+    # the legacy constructor (the default dtype) around NumPy's copy, `np.array`, of a reversed slice
+    "adabins_flip_predict": (
+        "image = torch.flip(image.cpu().clone(), (-1,)).contiguous().to(torch.get_default_dtype()).to(self.device)",),
+    "transpose_flip_test_split": (
+        "input_flipped = torch.flip(input.cpu(), (3,)).contiguous()\n"
+        "        input_flipped = input_flipped.to(input.device)\n",),
 }
 #: variant -> sizes (as its ``inputs`` takes them) other than the example's.
 SIZES: dict[str, list[tuple[int, ...]]] = {
     "sssegmentation_flip_tta": [(1, 8, 12), (3, 6, 10), (2, 5, 7)],
     "simple_baselines_flip_test_split": [(1, 8, 6), (3, 10, 7), (2, 4, 4)],
     "hrnet_seg_flip_inference": [(1, 8, 10), (3, 6, 9), (2, 5, 5)],
+    "adabins_flip_predict": [(1, 8, 10), (3, 6, 9), (2, 5, 5)],
+    "transpose_flip_test_split": [(1, 8, 10), (3, 10, 6), (2, 4, 4)],
 }
 
 
