@@ -1417,3 +1417,69 @@ def test_unused_reads_need_other_numbers_in_the_two_traces() -> None:
     # not known; a size-derived line is the verdict's own.
     assert unused_reads(problems, set(), first, second) == {("/m.py", 1), ("/m.py", 4)}
     assert unused_reads(problems, {("/m.py", 1)}, first, second) == {("/m.py", 4)}
+
+
+# --- a value read of a static axis (pl_bolts' YOLO layer, zoo 77) ---------------------------------------------------
+
+#: The anchors per cell as pl_bolts' `DetectionLayer` computes them, `int()` of a tensor made of the channel count
+#: (a static axis); a size comparison makes the second trace run. ``{count}``: the axis the division reads.
+STATIC_READ = '''import torch
+
+
+class Head(torch.nn.Module):
+    def forward(self, x: torch.Tensor) -> torch.Tensor:
+        batch, features, height = x.shape
+        per_cell = int(torch.div({count}, 3, rounding_mode="floor"))
+        if x.shape[1] == 6:
+            x = x * 2.0
+        return x.reshape(batch, per_cell, 3, height)[:, :, :2] + 1.0
+
+
+def build() -> Head:
+    return Head().eval()
+
+
+def inputs(g: torch.Generator) -> tuple[torch.Tensor]:
+    return (torch.randn(2, 6, 8, generator=g),)
+'''
+
+
+def test_a_read_of_a_static_axis_with_the_same_numbers_in_both_traces_is_a_warning(tmp_path: Path) -> None:
+    """`int(torch.div(features, 3))` reads a tensor into Python (an observed value read and a TracerWarning); the
+    second trace, at other sizes and data, reads the same number and makes the same graph: a warning that says so,
+    and migrate ends at exit 0 with nothing to fix."""
+    path = tmp_path / "head.py"
+    path.write_text(STATIC_READ.format(count="features"))
+    r = migrate(path, "--dynamic-axes", AXES, "--ignore", "TRT702,TRT712,TRT713")
+    read = [e for e in r["remaining"] if e["source"] == f"{path.resolve()}:7"]
+    assert read and all(e["severity"] == "warning" for e in read), read
+    assert any("read the same numbers here: the value follows neither the dynamic axes nor the data" in e["message"]
+               for e in read), read
+    assert r["retrace"]["same"] is True and r["retrace"]["same_reads"] == 1
+    assert r["exit_code"] == 0
+
+
+def test_a_read_of_a_dynamic_axis_stays_an_error(tmp_path: Path) -> None:
+    """The same read of the dynamic axis: the second trace's graph differs (another reshape), so the read stays
+    an error."""
+    path = tmp_path / "head.py"
+    path.write_text(STATIC_READ.format(count="height * 3 // 4").replace("3, height)", "-1, 4)"))
+    r = migrate(path, "--dynamic-axes", AXES, "--ignore", "TRT702,TRT712,TRT713")
+    errors = [e for e in r["remaining"] if e["source"] == f"{path.resolve()}:7" and e["severity"] == "error"]
+    assert errors, r["remaining"]
+    assert r["exit_code"] == 1
+
+
+def test_same_reads_need_the_same_numbers_in_the_two_traces() -> None:
+    from trtcodemod.migrate.retrace import TRACED, same_reads
+
+    def read(line: int, message: str = "Converting a tensor to a Python integer might cause ...") -> Problem:
+        return Problem("baked", "/m.py", line, TRACED, None, message, "error", "torchscript")
+
+    problems = [read(1), read(2), read(3), read(5), read(6)]
+    first = {("/m.py", 1): [4], ("/m.py", 2): [7], ("/m.py", 3): [True], ("/m.py", 5): [2]}
+    second = {("/m.py", 1): [5], ("/m.py", 2): [7], ("/m.py", 3): [True], ("/m.py", 6): [3]}
+    # The same numbers: taken; other numbers, bools, a line one trace did not convert: not; a size-derived line
+    # is the verdict's own.
+    assert same_reads(problems, set(), first, second) == {("/m.py", 2)}
+    assert same_reads(problems, {("/m.py", 2)}, first, second) == set()

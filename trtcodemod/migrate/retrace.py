@@ -121,6 +121,11 @@ class Retrace:
     #: same: the graph does not use what was read there (:func:`unused_reads`); warnings, with ``unused_note``.
     unused: set[tuple[str, int]] = field(default_factory=set)
     unused_note: str = ""
+    #: Lines of value reads whose numbers were the same in both traces while the whole graph stayed the same: what
+    #: is read there follows neither the stretched axes nor the other data (:func:`same_reads`); warnings, with
+    #: ``same_reads_note``.
+    same_reads: set[tuple[str, int]] = field(default_factory=set)
+    same_reads_note: str = ""
 
     def apply(self, problems: list[Problem], rewritten: Rewritten | None = None,
               carry: bool = False) -> list[Problem]:
@@ -152,9 +157,11 @@ class Retrace:
                 only = TRACE_ONLY_NOTE if (p.path, at) in self.trace_only else ""
                 steady = (p.path, at) in self.steady
                 unused = (p.path, at) in self.unused
-                note = self.unused_note if unused else self.steady_note if steady else self.note
+                same_read = (p.path, at) in self.same_reads
+                note = self.unused_note if unused else self.same_reads_note if same_read else \
+                    self.steady_note if steady else self.note
                 p = Problem(p.kind, p.path, p.line, p.op, p.rule, f"{p.message}{only}; {note}{where}",
-                            "warning" if self.demote or steady or unused else "error", p.exporter)
+                            "warning" if self.demote or steady or unused or same_read else "error", p.exporter)
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" \
                     and p.message.startswith(_LIST_CONSTRUCTORS) and MANUAL_STEP not in p.message:
                 p = Problem(p.kind, p.path, p.line, p.op, p.rule, p.message + MANUAL_STEP, p.severity, p.exporter)
@@ -179,7 +186,8 @@ class Retrace:
     def _origin(self, p: Problem, rewritten: Rewritten | None) -> int | None:
         """The original's line of a bake this verdict covers; None when it covers nothing here."""
         # An unused read is located twice: the observer's read and the exporter's TracerWarning.
-        ops = (*self.ops, OBSERVED_READ) if (p.path, p.line) in self.unused else self.ops
+        reads = self.unused | self.same_reads
+        ops = (*self.ops, OBSERVED_READ) if (p.path, p.line) in reads else self.ops
         if not (p.kind == "baked" and p.op in ops and p.severity == "error" and p.path and p.line):
             return None
         at: int | None = p.line
@@ -187,7 +195,7 @@ class Retrace:
             # The verifier reports the rewritten model's bakes at the user's lines: judged where the rewrite
             # left that line as it was (a helper inserted above moves it in the rewritten file, not here).
             # An unused read is judged so too: the rewrite left the read, and what rebinds it, as they were.
-            copied = self.sizes_fixed or (p.path, p.line) in self.unused
+            copied = self.sizes_fixed or (p.path, p.line) in reads
             at = (p.line if rewritten.copy(p.path, p.line) is not None else None) if copied else (
                 None if rewritten.changed(p.path) else p.line)
         return at if at is not None and (p.path, at) in self.lines else None
@@ -272,6 +280,24 @@ def unused_reads(problems: list[Problem], lines: set[tuple[str, int]], first: di
             if numbers(first.get(key, [])) and numbers(second.get(key, [])) and first[key] != second[key]}
 
 
+def same_reads(problems: list[Problem], lines: set[tuple[str, int]], first: dict[tuple[str, int], list[Any]],
+               second: dict[tuple[str, int], list[Any]]) -> set[tuple[str, int]]:
+    """Lines, outside ``lines`` (the size-derived ones), where the TorchScript export turned a tensor's value into
+    numbers (its "Converting a tensor" warning), and both traces (at the example's sizes and data, and at stretched
+    sizes with other data) read the same numbers there while the whole graph is the same: a number made of a static
+    axis (pl_bolts' YOLO layer, `int(torch.div(num_features, num_attrs, rounding_mode="floor"))` of the channel
+    count) or a constant. A bool says too little and is left to its verdict, as in :func:`steady_lines`."""
+    def numbers(values: list[Any]) -> bool:
+        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
+        return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
+
+    read = {(norm(p.path), p.line): (p.path, p.line) for p in problems
+            if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.exporter == EXPORTER
+            and p.path and p.line and CONVERTED in p.message and (p.path, p.line) not in lines}
+    return {at for key, at in read.items()
+            if numbers(first.get(key, [])) and first.get(key) == second.get(key)}
+
+
 def _steady_note(points: str, diff_op: str, where: str | None) -> str:
     return (f"{STEADY} {points}: it does not depend on the "
             f"dynamic axes (the graph differs elsewhere, first at a {diff_op} node" + (f" from {where})" if where
@@ -346,10 +372,17 @@ def judge(problems: list[Problem], facts: Facts, session: Any, dynamic_axes: dic
     summary.update(seconds=round(time.perf_counter() - start, 2), same=diff is None)
     points = _points(stretched)
     if diff is None:
-        unused = unused_reads(problems, lines, _numbers(session, "original"), _numbers(session, "retrace"))
+        first, second = _numbers(session, "original"), _numbers(session, "retrace")
+        unused = unused_reads(problems, lines, first, second)
+        same = same_reads(problems, lines, first, second) - unused
         summary["unused_reads"] = len(unused)
-        return Retrace(lines | unused, True, f"same graph at {points}: the value does not depend on the dynamic axes",
+        summary["same_reads"] = len(same)
+        return Retrace(lines | unused | same, True,
+                       f"same graph at {points}: the value does not depend on the dynamic axes",
                        summary=summary, trace_only=only, unused=unused,
+                       same_reads=same, same_reads_note=f"same graph at {points}, where the two traces (other "
+                                                         "sizes, other data) read the same numbers here: the value "
+                                                         "follows neither the dynamic axes nor the data",
                        unused_note=f"same graph at {points}, where the two traces read other numbers here: the graph "
                                    "does not use the value read (it is rebound or dropped before anything the graph "
                                    "computes reads it)")
