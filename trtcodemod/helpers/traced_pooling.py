@@ -15,6 +15,7 @@ same elements torch's kernel pools.
 import torch
 
 from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+from trtcodemod.helpers.whole_pooling import _trt_whole_per_axis
 
 
 def _trt_traced_avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
@@ -103,18 +104,6 @@ def _trt_traced_max_pool3d(input, kernel_size, stride=None, padding=0, dilation=
 
 
 @torch.jit.unused
-def _trt_traced_per_axis(value, count: int):
-    """An int, a traced size or a sequence of 1 or ``count`` of them as a list of ``count`` (torch's
-    ``_pair``/``_triple``), else None."""
-    if isinstance(value, (list, tuple)):
-        values = list(value)
-        if len(values) == 1:
-            return values * count
-        return values if len(values) == count else None
-    return [value] * count
-
-
-@torch.jit.unused
 def _trt_traced_number(value) -> bool:
     """A Python int (not a bool) or a traced integer size (a 0-d integer tensor)."""
     if isinstance(value, torch.Tensor):
@@ -127,16 +116,16 @@ def _trt_traced_pool(input, count: int, maximum: bool, kernel_size, stride, padd
                      divisor_override):
     """The pooling as the mean (maximum) of gathered windows, or None where its arguments are all Python ints (torch's
     pooling exports them) or leave that meaning (padding, dilation, ``ceil_mode``, a divisor): torch's call then."""
-    kernel = _trt_traced_per_axis(kernel_size, count)
+    kernel = _trt_whole_per_axis(kernel_size, count)
     step = kernel if stride is None or (isinstance(stride, (list, tuple)) and len(stride) == 0) \
-        else _trt_traced_per_axis(stride, count)
+        else _trt_whole_per_axis(stride, count)
     if kernel is None or step is None:
         return None
     if not any(isinstance(v, torch.Tensor) for v in kernel + step):
         return None
     if not all(_trt_traced_number(v) for v in kernel + step):
         return None
-    pads, spreads = _trt_traced_per_axis(padding, count), _trt_traced_per_axis(dilation, count)
+    pads, spreads = _trt_whole_per_axis(padding, count), _trt_whole_per_axis(dilation, count)
     if pads is None or spreads is None or any(type(p) is not int or p != 0 for p in pads) \
             or any(type(d) is not int or d != 1 for d in spreads) or ceil_mode or divisor_override is not None:
         return None

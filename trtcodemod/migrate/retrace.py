@@ -248,6 +248,12 @@ def trace_only(problems: list[Problem], facts: Facts) -> set[tuple[str, int]]:
             and facts.lines.get(norm(p.path)) and not facts.ran(p.path, p.line)}
 
 
+def _only_numbers(values: list[Any]) -> bool:
+    """Numbers the trace read at a line, each an int or a float (a ``bool`` says too little)."""
+    flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
+    return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
+
+
 def steady_lines(lines: set[tuple[str, int]], first: dict[tuple[str, int], list[Any]],
                  second: dict[tuple[str, int], list[Any]]) -> set[tuple[str, int]]:
     """The lines whose trace turned a tensor into the same numbers at both sizes: what the graph
@@ -256,11 +262,7 @@ def steady_lines(lines: set[tuple[str, int]], first: dict[tuple[str, int], list[
     a line that converted one keeps its verdict, except where the export kept a traced comparison's
     operands in its place (``[h, 32]``, :func:`trtcodemod.verify.export._baked_numbers`): SAM's
     ``max(k_size / q_size, 1.0)`` on a static token grid compares the same numbers at every batch."""
-    def numbers(values: list[Any]) -> bool:
-        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
-        return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
-
-    return {k for k in lines if numbers(first.get(k, [])) and first.get(k) == second.get(k)}
+    return {k for k in lines if _only_numbers(first.get(k, [])) and first.get(k) == second.get(k)}
 
 
 def unused_reads(problems: list[Problem], lines: set[tuple[str, int]], first: dict[tuple[str, int], list[Any]],
@@ -269,15 +271,11 @@ def unused_reads(problems: list[Problem], lines: set[tuple[str, int]], first: di
     numbers (no ``bool``) that differed between the two traces, asked where the two graphs are the same: a number
     the graph used would stand in it as a constant, or as a count of nodes, and differ with it. hear21passt's
     AugmentMelSTFT reads ``torch.randint(...).item()`` into ``fmin``, then rebinds ``fmin`` outside training."""
-    def numbers(values: list[Any]) -> bool:
-        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
-        return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
-
     read = {(norm(p.path), p.line): (p.path, p.line) for p in problems
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.exporter == EXPORTER
             and p.path and p.line and CONVERTED in p.message and (p.path, p.line) not in lines}
     return {at for key, at in read.items()
-            if numbers(first.get(key, [])) and numbers(second.get(key, [])) and first[key] != second[key]}
+            if _only_numbers(first.get(key, [])) and _only_numbers(second.get(key, [])) and first[key] != second[key]}
 
 
 def same_reads(problems: list[Problem], lines: set[tuple[str, int]], first: dict[tuple[str, int], list[Any]],
@@ -287,15 +285,11 @@ def same_reads(problems: list[Problem], lines: set[tuple[str, int]], first: dict
     sizes with other data) read the same numbers there while the whole graph is the same: a number made of a static
     axis (pl_bolts' YOLO layer, `int(torch.div(num_features, num_attrs, rounding_mode="floor"))` of the channel
     count) or a constant. A bool says too little and is left to its verdict, as in :func:`steady_lines`."""
-    def numbers(values: list[Any]) -> bool:
-        flat = [v for value in values for v in (value if isinstance(value, list) else [value])]
-        return bool(flat) and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in flat)
-
     read = {(norm(p.path), p.line): (p.path, p.line) for p in problems
             if p.kind == "baked" and p.op == TRACED and p.severity == "error" and p.exporter == EXPORTER
             and p.path and p.line and CONVERTED in p.message and (p.path, p.line) not in lines}
     return {at for key, at in read.items()
-            if numbers(first.get(key, [])) and first.get(key) == second.get(key)}
+            if _only_numbers(first.get(key, [])) and first.get(key) == second.get(key)}
 
 
 def _steady_note(points: str, diff_op: str, where: str | None) -> str:
