@@ -170,8 +170,7 @@ TensorRT versions: all (Range, Gather, Reshape, ReduceMean and ReduceMax with dy
             self._bind(original_node.target, original_node.value)
 
     def leave_AugAssign(self, original_node: cst.AugAssign) -> None:
-        if type(original_node.target) is cst.Name and self._computes(original_node.value) \
-                or self._reads_size(original_node.value):
+        if self._computes(original_node.value) or self._reads_size(original_node.value):
             for name in bound_names(original_node.target):
                 self._frames[-1].computed.add(name)
 
