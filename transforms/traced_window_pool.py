@@ -142,12 +142,24 @@ TensorRT versions: all (Range, Gather, Reshape, ReduceMean and ReduceMax with dy
                 return True
             if type(inner) in (cst.BinaryOperation, cst.UnaryOperation) and self._reads_size(inner):
                 return True
-            if type(inner) is cst.Call and self._reads_size(inner):
+            if type(inner) is cst.Call and self._reads_size(inner) and not self._bare_size(inner):
                 if type(inner.func) is cst.Name and inner.func.value in _COMPUTING_BUILTINS:
                     return True
                 if self.context.refers_to(inner.func, *_COMPUTING_FUNCTIONS):
                     return True
         return False
+
+    def _bare_size(self, call: cst.Call) -> bool:
+        """``int(x.size(2))``, ``int(h)``: a number-making call of one size as read, no arithmetic (a window as long
+        as the axis: TRT342's, which reports it)."""
+        if len(call.args) != 1:
+            return False
+        value = call.args[0].value
+        if type(value) is cst.Name:
+            return value.value in self._frames[-1].sized
+        if type(value) is cst.Subscript and type(value.value) is cst.Attribute and value.value.attr.value == "shape":
+            return True
+        return type(value) is cst.Call and type(value.func) is cst.Attribute and value.func.attr.value == "size"
 
     def _bind(self, target: cst.BaseExpression, value: cst.BaseExpression) -> None:
         frame = self._frames[-1]

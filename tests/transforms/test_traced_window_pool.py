@@ -49,7 +49,7 @@ class Pyramid(nn.Module):
         half = math.floor(x.size(3) / 2)
         column = F.avg_pool2d(x, (1, half))
         plain = F.avg_pool2d(x, 2) + F.max_pool2d(x, self.k)
-        whole = F.avg_pool2d(x, x.size()[2:])
+        whole = F.avg_pool2d(x, x.size()[2:]) + F.avg_pool2d(x, kernel_size=(int(x.size(2)), 1))[..., :1]
         indices = F.max_pool2d(x, (int(h / 2), 2), return_indices=True)[1]
         return [p.flatten(1) for p in pooled], strip, column, plain, whole, indices
 """
@@ -62,7 +62,7 @@ def test_rewrite_text_and_what_is_left() -> None:
     assert "column = _trt_traced_avg_pool2d(x, (1, half))" in body
     # literal and attribute windows, a whole-axis window (TRT342's) and `return_indices` are left as written
     assert "plain = F.avg_pool2d(x, 2) + F.max_pool2d(x, self.k)" in body
-    assert "whole = F.avg_pool2d(x, x.size()[2:])" in body
+    assert "whole = F.avg_pool2d(x, x.size()[2:]) + F.avg_pool2d(x, kernel_size=(int(x.size(2)), 1))[..., :1]" in body
     assert "indices = F.max_pool2d(x, (int(h / 2), 2), return_indices=True)[1]" in body
     once = rewrite(SOURCE, select=("TRT395",))
     assert rewrite(once, select=("TRT395",)) == once
@@ -187,3 +187,94 @@ def test_migrate_fixes_pspnets_pyramid_pooling() -> None:
     report = assert_migrate_corrects(VARIANT, "TRT395", "trt395_ptsemseg")
     lines = {(fix["rule"], fix["line"]) for fix in report["applied"]}
     assert {("TRT712", 38), ("TRT712", 39)} <= lines
+
+
+# --- the real-code variants, each from another owner -------------------------------------------------------------
+
+FOLDER = VARIANT.parent
+#: variant -> (the line TRT395 writes from the code alone, sizes (batch, height, width) its pooling takes).
+VARIANTS = {
+    "ptsemseg_pyramid_pooling": ("out = _trt_traced_avg_pool2d(x, k_sizes[i], stride=strides[i], padding=0)",
+                                 [(1, 12, 18), (3, 37, 29)]),
+    "yolox_obb_adaptive_pool_export": (
+        "x = _trt_traced_avg_pool2d(x, kernel_size=kernel, stride=kernel, padding=0, ceil_mode=False)",
+        [(1, 3, 4), (3, 29, 17)]),
+    "mmdeploy_adaptive_avg_pool": (
+        "        out = _trt_traced_avg_pool2d(\n            input,\n            kernel_size=k,\n",
+        [(1, 2, 3), (3, 31, 8)]),
+    "multiagent_pyramid_sum": ("out = _trt_traced_avg_pool2d(x, k_sizes[i], stride=strides[i], padding=0)",
+                               [(1, 6, 6), (3, 41, 23)]),
+    "buildingheight_pspnet_head": ("out = _trt_traced_avg_pool2d(x, k_sizes[i], stride=strides[i], padding=0)",
+                                   [(1, 12, 12), (3, 70, 45)]),
+}
+
+
+def _input_sets(module, sizes) -> dict[str, tuple]:
+    """The example, other sizes, zeros, negatives, inf/NaN, an empty batch and a size too small for a window."""
+    from variant_models import seeded, with_specials
+
+    [example] = module.inputs(seeded(0))
+    sets = {"example": (example,), **{f"size {s}": module.inputs(seeded(sum(s) + 1), *s) for s in sizes}}
+    sets["zeros"] = (torch.zeros_like(example),)
+    sets["negatives"] = (-example.abs() - 1,)
+    sets["inf-nan"] = (with_specials(tuple(example.shape), 3),)
+    sets["empty batch"] = (example[:0],)
+    sets["too small"] = (example[:, :, :1, :1],)  # a window of int(1 / p) = 0 rows: torch's own error on both sides
+    return sets
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_rewrite_from_the_code_alone_keeps_eager_mode(tmp_path: Path, name: str) -> None:
+    from support import rules_found
+    from variant_models import assert_eager_unchanged, rewritten_variant
+
+    fragment, sizes = VARIANTS[name]
+    variant = rewritten_variant(FOLDER / f"{name}.py", "TRT395", tmp_path)
+    assert fragment in variant["source"], variant["source"]
+    assert variant["safe_only"] == variant["source"]  # a safe fix: the same text without --unsafe
+    assert rules_found(variant["source"], select=("TRT395",)) == []
+    assert rewrite(variant["source"], select=("TRT395",)) == variant["source"]
+    assert_eager_unchanged(variant["original"], variant["rewritten"], _input_sets(variant["module"], sizes))
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_variant_graph_pools_the_windows_of_every_size(tmp_path: Path, name: str) -> None:
+    """The original's TorchScript graph pools the example's windows (wrong at other sizes); with TRT395 and TRT712
+    (given what migrate observes: the observer's run and the export's TracerWarnings) the graph equals eager mode at
+    every size."""
+    from trtcodemod.engine import Options
+    from variant_models import (assert_graph_within, built, built_variant, export_variant, graph_matches,
+                                observed_facts, rewrite_variant)
+
+    path = FOLDER / f"{name}.py"
+    fragment, sizes = VARIANTS[name]
+    module, original = built_variant(path, f"trt395_graph_{name}")
+    sets = {k: v for k, v in _input_sets(module, sizes).items() if k not in ("empty batch", "too small")}
+    baked, traced = export_variant(original, sets["example"], module.DYNAMIC, tmp_path / "before.onnx", FOLDER)
+    assert not graph_matches(baked, original, sets[f"size {sizes[1]}"])
+    facts = observed_facts(path, module, tmp_path / "work", traced)
+    options = Options(select=("TRT395", "TRT712"), unsafe=True, scope="all", facts=facts)
+    text, rewritten_module = rewrite_variant(path, options, tmp_path, f"trt395_graph_rewritten_{name}")
+    assert fragment in text and "_trt_size_int(" in text
+    rewritten = built(rewritten_module)
+    session, _ = export_variant(rewritten, sets["example"], module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in sets.items():
+        assert_graph_within(session, original, inputs, 1e-5, label)
+
+
+@pytest.mark.parametrize("name", [n for n in VARIANTS if n != "ptsemseg_pyramid_pooling"])
+def test_migrate_takes_each_variant_end_to_end(name: str) -> None:
+    """migrate applies TRT395 at the pooling and TRT712 at the `int()` that makes its window, and ends equivalent."""
+    from variant_models import line_of
+
+    path = FOLDER / f"{name}.py"
+    report = assert_migrate_corrects(path, "TRT395", f"trt395_migrate_{name}")
+    window = "kernel = [int(" if name.startswith("yolox") else "k = [int(" if name.startswith("mmdeploy") \
+        else "k_sizes.append((int(h / pool_size)"
+    assert ("TRT712", line_of(path, window)) in {(fix["rule"], fix["line"]) for fix in report["applied"]}
+
+
+def test_the_variants_are_cited_by_distinct_owners() -> None:
+    from variant_models import assert_cited_by_distinct_owners
+
+    assert_cited_by_distinct_owners(FOLDER, list(VARIANTS), count=5)
