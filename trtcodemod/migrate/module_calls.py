@@ -111,6 +111,22 @@ def _read_names(node: ast.AST) -> set[str]:
     return {n.id for n in ast.walk(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load)}
 
 
+def function_lines(path: str, line: int) -> tuple[int, int] | None:
+    """The first and last line of the innermost function of the file at ``path`` holding ``line``; None where the
+    file cannot be read or no function holds it."""
+    try:
+        tree = _tree(path, Path(path).stat().st_mtime)
+    except OSError:
+        return None
+    if tree is None:
+        return None
+    holding = [f for f in ast.walk(tree) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) and _within(f, line)]
+    if not holding:
+        return None
+    function = max(holding, key=lambda f: f.lineno)
+    return function.lineno, function.end_lineno or function.lineno
+
+
 def construction_lines(path: str, line: int) -> list[tuple[int, int]]:
     """Line ranges (first, last) of ``path`` that build the modules the call at ``line`` calls;
     empty where no call of a module attribute of ``self`` is there."""

@@ -775,22 +775,6 @@ def _with_companions(made: list[Decision], applied: list[Decision], facts: Facts
 PULLS_IN = {"TRT395": "TRT712"}
 
 
-def _function_lines(path: str, line: int) -> tuple[int, int] | None:
-    """The first and last line of the innermost function of the file at ``path`` holding ``line``."""
-    import ast
-
-    try:
-        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
-    except (OSError, SyntaxError, ValueError):
-        return None
-    best = None
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.lineno <= line <= (node.end_lineno or 0):
-            if best is None or node.lineno >= best[0]:
-                best = (node.lineno, node.end_lineno or node.lineno)
-    return best
-
-
 def _pulled_in(made: list[Decision], facts: Facts, unsafe: bool) -> list[Decision]:
     """``made``, each unlocated finding of a :data:`PULLS_IN` rule planned with the applied fix of the rule that
     pulls it in, in the same function (verified together)."""
@@ -799,7 +783,9 @@ def _pulled_in(made: list[Decision], facts: Facts, unsafe: bool) -> list[Decisio
         pulled = PULLS_IN.get(lead.finding.rule)
         if pulled is None or lead.action != APPLY:
             continue
-        span = _function_lines(lead.finding.path, lead.finding.line)
+        from .module_calls import function_lines
+
+        span = function_lines(lead.finding.path, lead.finding.line)
         if span is None:
             continue
         where = f"{lead.finding.rule} at {Path(lead.finding.path).name}:{lead.finding.line}"
