@@ -32,6 +32,8 @@ LIST_HELPER = "_trt_per_image_list"
 CAP_HELPER = "_trt_cap_by_image"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
+#: The list a returned comprehension's inlined loop fills (reserved prefix).
+_ENTRIES = "_trt_entries"
 
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
 #: Functions that work on each box (row) alone: the flattened rows give each image's rows.
@@ -1396,7 +1398,17 @@ module-level function; lucid_yolo's `NMSDecoder`, each image thresholded, suppre
 padded to `max_det` rows, then `torch.stack`) is named at the comprehension, detect only, with the
 same manual step: its statements lie in another function, out of the flattening's reach. Where each
 image's kept rows are padded to a fixed count, the batched form scatters each kept row at its image
-and its rank in the image into a `(batch, count, columns)` fill.""",
+and its rank in the image into a `(batch, count, columns)` fill.
+
+Where the function is defined earlier in the same block and the comprehension is the whole of a
+`return` or of an assignment to a name (Lightning-Bolts' YOLO `process_detections`: `def process(boxes,
+confidences, classprobs): ...` then `return [process(p[..., :4], p[..., 4], p[..., 5:]) for p in
+preds]`, also `for p in preds` over a tensor's images), the function's body is the loop's: each
+parameter bound to its argument, its statements, its returned value appended to a list of one entry an
+image (`{LIST_HELPER}`); that loop is flattened as above, and where it is not, the comprehension is named
+with why. The function takes positional parameters without defaults, returns once, at its end, and an
+argument reads no other parameter's name; after an assignment, no later code reads a name it binds (the
+tracing branch leaves them bound).""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         examples=(
@@ -1517,6 +1529,146 @@ and its rank in the image into a `(batch, count, columns)` fill.""",
         for position, statement in enumerate(node.body):
             if type(statement) is cst.For:
                 self._loop(node.body, position, statement)
+            elif type(statement) is cst.SimpleStatementLine:
+                self._mapped_function(node.body, position, statement)
+
+    def _mapped_function(self, block, position: int, line: cst.SimpleStatementLine) -> None:
+        """``return [process(p[..., :4], p[..., 4]) for p in preds]`` (or ``x = [...]``) where ``process`` is a
+        function defined earlier in this block that runs NMS on one image (pl_bolts' ``process_detections``): its
+        body is the loop's, each parameter bound to its argument, its returned value appended; flattened as a loop
+        is (:meth:`_flattened`), its list made one entry an image."""
+        found = self._mapped_comprehension(block, position, line)
+        if found is None:
+            return
+        comprehension, nested, bound = found
+        clause = comprehension.for_in
+        loop = f"`for {code_of(clause.target).strip()} in {code_of(clause.iter).strip()}`"
+        inlined = self._inlined_loop(comprehension, nested, bound)
+        header = None if isinstance(inlined, str) else self._comprehension_header(clause)
+        if header is None:
+            why = inlined if isinstance(inlined, str) else "its loop is not over the batch's images"
+            self.found(clause.iter, f"a comprehension {loop} runs NMS image by image over the batch (in "
+                                    f"`{nested.name.value}`, defined here): a traced export unrolls it with the "
+                                    f"example's batch; not rewritten ({why}); by hand: {_BY_HAND}")
+            return
+        target = bound or _ENTRIES
+        synthetic = [cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(target))],
+                                                              value=cst.List(elements=[]))]), inlined]
+        flattened = self._flattened(synthetic, 1, inlined, *header)
+        if isinstance(flattened, str):
+            self.found(clause.iter, f"a comprehension {loop} runs NMS image by image over the batch (in "
+                                    f"`{nested.name.value}`): a traced export unrolls it with the example's batch; "
+                                    f"not rewritten ({flattened}); by hand: {_BY_HAND}")
+            return
+        lines, helpers, guards = flattened
+        names = {n.value for n in walk(inlined.body) if type(n) is cst.Name} - {target}
+        if bound is not None and self._read_after(block, position, names):
+            # the tracing branch would leave the function's own names bound, which later code reads
+            self.found(clause.iter, f"a comprehension {loop} runs NMS image by image over the batch (in "
+                                    f"`{nested.name.value}`): a traced export unrolls it with the example's batch; "
+                                    "not rewritten (code after it reads a name the function binds); by hand: "
+                                    f"{_BY_HAND}")
+            return
+        after = [line.with_changes(body=[cst.Return(value=cst.Name(_ENTRIES))], leading_lines=())] if bound is None \
+            else []
+        rewritten = self._tracing_branch(lines, helpers, guards, [line], after)
+        self.found(line, f"a comprehension {loop} runs NMS image by image over the batch (in "
+                         f"`{nested.name.value}`): a traced export unrolls it with the example's batch; while "
+                         f"tracing, `{TRACING_HELPER}()` runs `{nested.name.value}`'s statements once on the "
+                         f"flattened batch (NMS per image as `{NMS_HELPER}`), the comprehension otherwise; assumes "
+                         f"{_ASSUMPTION}",
+                   Fix({line: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
+
+    def _mapped_comprehension(self, block, position: int, line: cst.SimpleStatementLine
+                              ) -> tuple[cst.ListComp, cst.FunctionDef, str | None] | None:
+        """(the comprehension, the function of this block it calls on each element, the name it is assigned to or
+        ``None`` for ``return``) of a line that is only ``return [f(...) for ...]`` or ``name = [f(...) for ...]``,
+        where ``f`` is defined earlier in the block, is not bound again between, and runs NMS."""
+        if len(line.body) != 1:
+            return None
+        statement = line.body[0]
+        if type(statement) is cst.Return and statement.value is not None:
+            value, bound = strip_parens(statement.value), None
+        elif type(statement) is cst.Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0].target) is cst.Name:
+            value, bound = strip_parens(statement.value), statement.targets[0].target.value
+        else:
+            return None
+        if type(value) is not cst.ListComp or type(value.elt) is not cst.Call \
+                or type(value.elt.func) is not cst.Name:
+            return None
+        name = value.elt.func.value
+        for earlier in reversed(block[:position]):
+            if type(earlier) is cst.FunctionDef and earlier.name.value == name:
+                return (value, earlier, bound) if calls_nms(self.context, earlier.body) else None
+            if any(type(n) is cst.Name and n.value == name for n in walk(earlier)):
+                return None  # bound again, or read, in between
+        return None
+
+    def _comprehension_header(self, clause: cst.CompFor) -> tuple[str | None, dict[str, cst.BaseExpression]] | None:
+        """The image's index and per-image names of a comprehension's one ``for`` over the batch: the loop forms
+        :meth:`_header` takes, and ``for p in preds`` (each image of a tensor, no index)."""
+        if clause.inner_for_in is not None or clause.asynchronous is not None or clause.ifs:
+            return None
+        target = strip_parens(clause.target)
+        if type(target) is cst.Name and plain_read(clause.iter) and self._builtin_call(clause.iter, "range", "enumerate",
+                                                                                          "zip") is None:
+            return None, {target.value: clause.iter}
+        return self._header(cst.For(target=clause.target, iter=clause.iter, body=cst.IndentedBlock(body=[])))
+
+    @staticmethod
+    def _inlined_loop(comprehension: cst.ListComp, nested: cst.FunctionDef, bound: str | None) -> cst.For | str:
+        """The loop the comprehension runs, the called function's body inlined: each parameter assigned its
+        argument (the argument's own node, so that names resolve as at the call), the body's statements as they
+        are, the returned value appended to the list. Or why it cannot be written so."""
+        params = nested.params
+        if params.star_arg is not cst.MaybeSentinel.DEFAULT or params.kwonly_params or params.star_kwarg \
+                or params.posonly_params or any(p.default is not None for p in params.params) \
+                or nested.decorators or nested.asynchronous is not None:
+            return "the function takes defaults, keywords, `*args` or decorators"
+        call = comprehension.elt
+        names = [p.name.value for p in params.params]
+        if len(call.args) != len(names) or any(a.star or a.keyword is not None for a in call.args):
+            return "it is not called with one positional argument a parameter"
+        for at, arg in enumerate(call.args):
+            read = {n.value for n in walk(arg.value) if type(n) is cst.Name}
+            if read & set(names[:at]) or (read & set(names[at + 1:])):
+                return "an argument reads a name the function binds as a parameter"
+        body = list(nested.body.body) if type(nested.body) is cst.IndentedBlock else []
+        if body and type(body[0]) is cst.SimpleStatementLine and len(body[0].body) == 1 \
+                and type(body[0].body[0]) is cst.Expr and type(body[0].body[0].value) in (
+                    cst.SimpleString, cst.ConcatenatedString):
+            body = body[1:]  # its docstring
+        last = body[-1] if body else None
+        if last is None or type(last) is not cst.SimpleStatementLine or len(last.body) != 1 \
+                or type(last.body[0]) is not cst.Return or last.body[0].value is None:
+            return "its body does not end by returning a value"
+        if any(type(n) in (cst.Return, cst.Yield, cst.Global, cst.Nonlocal, cst.FunctionDef, cst.ClassDef,
+                           cst.Lambda) for statement in body[:-1] for n in walk(statement)):
+            return "its body returns early, yields, or defines a function or class"
+        if bound is not None and any(type(n) is cst.Name and n.value == bound for n in walk(nested)):
+            return f"its body reads or binds `{bound}`"
+        bind = [cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(name))], value=arg.value)])
+                for name, arg in zip(names, call.args)]
+        append = cst.SimpleStatementLine(body=[cst.Expr(cst.Call(
+            func=cst.Attribute(value=cst.Name(bound or _ENTRIES), attr=cst.Name("append")),
+            args=[cst.Arg(last.body[0].value)]))])
+        return cst.For(target=comprehension.for_in.target, iter=comprehension.for_in.iter,
+                       body=cst.IndentedBlock(body=[*bind, *body[:-1], append]))
+
+    @staticmethod
+    def _tracing_branch(lines: list[str], helpers: set[str], guards: list[str], kept: list[cst.BaseStatement],
+                        after: list[cst.BaseStatement] = ()) -> cst.If:
+        """``if _trt_tracing(): <lines> <after> else: <kept>``: a list of one entry an image is made by a helper
+        whose types a script cannot know, so the tracing branch is not compiled there."""
+        scripted = "not torch.jit.is_scripting() and " if LIST_HELPER in helpers else ""
+        guarded = "".join(f" and {guard}" for guard in guards)
+        first = kept[0]
+        return cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}(){guarded}"),
+                      body=cst.IndentedBlock(body=[*(statement for line in lines
+                                                     for statement in cst.parse_module(line + "\n").body), *after]),
+                      orelse=cst.Else(body=cst.IndentedBlock(body=[first.with_changes(leading_lines=()), *kept[1:]])),
+                      leading_lines=first.leading_lines)
 
     def _loop(self, block: tuple[cst.BaseStatement, ...] | list[cst.BaseStatement], position: int,
               node: cst.For) -> None:
@@ -1540,14 +1692,7 @@ and its rank in the image into a `(batch, count, columns)` fill.""",
                                       f"with the example's batch; not rewritten ({flattened}); by hand: {_BY_HAND}")
             return
         lines, helpers, guards = flattened
-        # A list of one entry an image is made by a helper whose types a script cannot know: not compiled there.
-        scripted = "not torch.jit.is_scripting() and " if LIST_HELPER in helpers else ""
-        guarded = "".join(f" and {guard}" for guard in guards)
-        rewritten = cst.If(test=cst.parse_expression(f"{scripted}{TRACING_HELPER}(){guarded}"),
-                           body=cst.IndentedBlock(body=[statement for line in lines
-                                                        for statement in cst.parse_module(line + "\n").body]),
-                           orelse=cst.Else(body=cst.IndentedBlock(body=[node.with_changes(leading_lines=())])),
-                           leading_lines=node.leading_lines)
+        rewritten = self._tracing_branch(lines, helpers, guards, [node])
         self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with the "
                          f"example's batch; while tracing, `{TRACING_HELPER}()` runs its statements once on the "
                          f"flattened batch (NMS per image as `{NMS_HELPER}`), the loop otherwise; assumes "

@@ -1293,3 +1293,89 @@ def test_a_row_function_of_another_file_through_a_star_export_is_carried_over(tm
     # an `__all__` without the name: the star import does not bind it, so nothing is known of it
     (package / "utils" / "boxes.py").write_text('__all__ = ["centred"]\n' + _ROW_FUNCTION.split("def f(")[0])
     assert "b = corners(boxes.flatten(0, 1))" not in rewritten("corners")
+
+
+# --- a function of one image defined in the block, mapped over the batch by a comprehension (Lightning-Bolts) ---------
+# pl_bolts 0.7.0's `YOLO.process_detections` (pl_bolts/models/detection/yolo/yolo_module.py:369-383); the end-to-end
+# variant is tests/recipe_variants/trt360/pl_bolts_process_detections.py.
+
+_MAPPED = '''import torch
+import torchvision
+
+
+def f(preds):
+    def process(boxes, confidences, classprobs):
+        scores = classprobs * confidences[:, None]
+        idxs, labels = (scores > 0.3).nonzero().T
+        boxes = boxes[idxs]
+        scores = scores[idxs, labels]
+        keep = torchvision.ops.batched_nms(boxes, scores, labels, 0.5)
+        keep = keep[:3]
+        return {"boxes": boxes[keep], "scores": scores[keep], "labels": labels[keep]}
+
+    return [process(p[..., :4], p[..., 4], p[..., 5:]) for p in preds]
+'''
+
+
+def _mapped_preds(batch: int, generator: torch.Generator) -> torch.Tensor:
+    preds = torch.rand(batch, 30, 8, generator=generator)
+    preds[..., 2:4] += preds[..., :2]  # x2 > x1, y2 > y1
+    preds[..., :4] *= 10
+    return preds
+
+
+@pytest.mark.parametrize("form", [
+    ("", ""),  # returned
+    ("    return [process(", "    out = [process("),  # assigned, then returned
+])
+def test_a_comprehension_of_a_function_of_this_block_is_flattened(form: tuple[str, str]) -> None:
+    code = _MAPPED.replace(*form) + ("    return out\n" if form[0] else "")
+    found = check_source(code.encode(), "snippet.py", Options(select=RULE))
+    assert [(f.rule, f.line) for f in found] == [("TRT360", 15)], found
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert ("        boxes = preds.flatten(0, 1)[..., :4]\n"
+            "        confidences = preds.flatten(0, 1)[..., 4]\n"
+            "        classprobs = preds.flatten(0, 1)[..., 5:]\n"
+            "        scores = classprobs * confidences[:, None]\n"
+            "        idxs, labels = (scores > 0.3).nonzero().T\n") in after, after
+    assert "keep = _trt_cap_by_image(keep, _trt_image[idxs], 3, _trt_count)" in after
+    assert "    else:\n        " + ("return [process(" if not form[0] else "out = [process(") in after
+    flattened, mapped = _flattened_and_loop(after, code)
+    generator = torch.Generator().manual_seed(11)
+    for batch in (1, 2, 4):
+        preds = _mapped_preds(batch, generator)
+        if batch == 4:
+            preds[2, :, 4] = 0.0  # an image with no candidate over the threshold
+        got, expected = flattened(preds), mapped(preds)
+        assert len(got) == len(expected) == batch
+        for one, other in zip(got, expected):
+            assert one.keys() == other.keys() and all(torch.equal(one[k], other[k]) for k in one), batch
+    # eager code runs the comprehension: the same values on edge inputs, an empty batch included
+    namespace: dict = {}
+    exec(compile(after, "after.py", "exec"), namespace)  # noqa: S102 - the rewrite under test
+    for preds in (torch.zeros(2, 30, 8), -_mapped_preds(3, generator), _mapped_preds(0, generator)):
+        got, expected = namespace["f"](preds), mapped(preds)
+        assert len(got) == len(expected) and all(torch.equal(a[k], b[k]) for a, b in zip(got, expected) for k in a)
+
+
+@pytest.mark.parametrize("change", [
+    ("def process(boxes, confidences, classprobs):", "def process(boxes, confidences, classprobs=None):"),
+    ("        keep = keep[:3]\n", "        if keep.numel() == 0:\n            return None\n"),  # an early return
+    ("(p[..., :4], p[..., 4], p[..., 5:])", "(p[..., :4], boxes=p[..., 4], classprobs=p[..., 5:])"),
+    ("        keep = keep[:3]\n", "        keep = keep[:3]\n        print(keep)\n"),  # a call it cannot carry over
+])
+def test_a_mapped_function_it_cannot_inline_is_named(change: tuple[str, str]) -> None:
+    code = _MAPPED.replace(*change)
+    assert code != _MAPPED
+    findings = check_source(code.encode(), "snippet.py", Options(select=RULE))
+    assert [(f.rule, f.line) for f in findings] == [("TRT360", 15 + code.count("\n") - _MAPPED.count("\n"))]
+    assert "not rewritten" in findings[0].message and "`process`" in findings[0].message
+    assert rewrite(code, select=RULE, unsafe=True) == code
+
+
+def test_a_mapped_function_whose_names_are_read_after_is_left_alone() -> None:
+    # the tracing branch would leave `keep` bound to every image's picks where the comprehension binds none
+    code = _MAPPED.replace("    return [process(", "    out = [process(") + "    return out, keep\n"
+    _named_not_rewritten(code)
+    plain = _MAPPED.replace("torchvision.ops.batched_nms(boxes, scores, labels, 0.5)", "scores.argsort()")
+    assert rules_found(plain, select=RULE) == []  # no NMS in the function: not this rule's

@@ -1,12 +1,14 @@
 """A per-image NMS loop whose picks are capped per image (TRT360's cap), on real-code variants.
 
 Each variant in ``tests/recipe_variants/trt360/`` is a small runnable model reduced from real code (cited in its
-docstring), by four authors: YOLOv5's ``if i.shape[0] > max_det: i = i[:max_det]`` (and YOLOv7's, its list made
+docstring), by five authors: YOLOv5's ``if i.shape[0] > max_det: i = i[:max_det]`` (and YOLOv7's, its list made
 beforehand and written by the image's index, a time limit, flattened by its caller: TRT361), RTMDet's
 ``batched_nms(...)[: self.max_num_detections]``, torchvision FCOS's ``keep = keep[: self.detections_per_img]``
 (one dict an image, flattened by its caller: TRT361) and yolort's ``PostProcess`` (zoo 63: a decode helper of the
 file returning boxes and scores, called on the flattened rows; ``inds, labels = torch.where(scores > t)`` of a mask of
-rows with classes and ``scores[inds, labels]``; its caller's ``labels.to(boxes.dtype)``).
+rows with classes and ``scores[inds, labels]``; its caller's ``labels.to(boxes.dtype)``), and Lightning-Bolts' YOLO
+``process_detections`` (zoo 77: a function of one image defined in the method and called by a list comprehension
+over the batch; its body is the loop's).
 
 The TorchScript export unrolls the loops with the example's batch. Rewritten from the code alone, each graph equals
 eager mode (the same rows in the same order) at batches of 1, 3 and 5, with an image that keeps no row, on zeros,
@@ -54,6 +56,10 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...], int]] = {
                                       "keep = _trt_cap_by_image(keep, _trt_image[inds], self.detections_per_img, "
                                       "_trt_count)", ("for idx in range(batch_size):", "for index, det in enumerate("),
                                       4),
+    # Lightning-Bolts' function of one image defined in the method, called by a list comprehension over the batch
+    "pl_bolts_process_detections": ("keep = keep[: self.detections_per_image]",
+                                    "keep = _trt_cap_by_image(keep, _trt_image[idxs], self.detections_per_image, "
+                                    "_trt_count)", ("return [process(", "for index, found in enumerate("), 4),
 }
 
 
@@ -82,7 +88,7 @@ def _counts(rows: torch.Tensor, batch: int) -> list[int]:
 
 #: A value that, filling an image, leaves it no candidate over the thresholds (RTMDet's NMS runs on every candidate:
 #: its score mask is made and left unused, as there, so every image keeps some).
-EMPTY_FILL = {"yolov5_nms_max_det": 40.0, "yolov7_nms_output_by_index": 40.0, "rtmdet_batched_nms_slice": -40.0,
+EMPTY_FILL = {"pl_bolts_process_detections": 40.0, "yolov5_nms_max_det": 40.0, "yolov7_nms_output_by_index": 40.0, "rtmdet_batched_nms_slice": -40.0,
               "torchvision_fcos_detections_per_img": -40.0, "yolort_postprocess_multilabel": 40.0}
 
 
