@@ -80,13 +80,17 @@ def _reads_a_size(node: cst.CSTNode) -> bool:
 
 
 def _sized_locals(function: cst.FunctionDef) -> set[str]:
-    """Local names the function binds to an expression that reads a size (``k = (str(t.device), str(t.size()))``)."""
+    """Local names the function binds to an expression that reads a size (``k = (str(t.device), str(t.size()))``),
+    or a name so bound (``h, w = t.shape[-2:]`` then ``key = str((h, w, d))``)."""
+    assigns = [node for node in _own_nodes(function.body) if type(node) is cst.Assign]
     found: set[str] = set()
-    for node in _own_nodes(function.body):
-        if type(node) is cst.Assign and _reads_a_size(node.value):
-            for target in node.targets:
-                found.update(bound_names(target.target))
-    return found
+    while True:
+        more = {name for node in assigns
+                if _reads_a_size(node.value) or any(type(n) is cst.Name and n.value in found for n in walk(node.value))
+                for target in node.targets for name in bound_names(target.target)}
+        if more <= found:
+            return found
+        found |= more
 
 
 def _mentions(node: cst.CSTNode, name: str) -> bool:
@@ -111,14 +115,21 @@ def _is_none_test(disjunct: cst.BaseExpression, name: str) -> bool:
             and disjunct.comparisons[0].comparator.value == "None")
 
 
+def _is_membership(test: cst.BaseExpression) -> bool:
+    """``key in table`` or ``key in table.keys()``: one ``in`` comparison."""
+    return type(test) is cst.Comparison and len(test.comparisons) == 1 \
+        and type(test.comparisons[0].operator) is cst.In
+
+
 class GlobalShapeCache(RuntimeScopeRule):
     scope = "runtime"
-    needs_text = (b"global", b"not in")
+    needs_text = (b"global", b"not in", b" in ")
     info = RuleInfo(
         id="TRT729",
         name="global-shape-cache",
-        summary="a module-level tensor rebuilt only for a new input size (`global grid; if grid is None or "
-                "grid.size(2) < h: ...`, `if str(x.size()) not in grids: ...`): a traced export bakes the cached tensor",
+        summary="a tensor rebuilt only for a new input size (`global grid; if grid is None or grid.size(2) < h: "
+                "...`, `if str(x.size()) not in grids: ...`, a hit `if key in cache: v = cache[key]`): a traced export "
+                "bakes the cached tensor",
         doc="""\
 What it finds, in run-time code: an `if` with no `else` in a function that declares `global G`,
 whose test is a size miss on `G` (a comparison `<`, `>`, `<=`, `>=` or `!=` with a size of `G` on
@@ -149,6 +160,25 @@ def warp(tenInput, tenFlow):
         ...
         backwarp_tenGrid[k] = torch.cat([tenHorizontal, tenVertical], 1)
 ```
+
+It also finds the hit of such a memo in any dict, a module's, an argument or a model's: an `if`
+with no `else` whose test is `key in table` or `key in table.keys()`, the key reading a size (or a
+local name bound from one: `(h, w) = t.shape[-2:]`, then `key = str((h, w, d))`), and whose body reads
+`table[...]`. CellDetection's contour proposal networks take each pixel's offset from a dict the
+model keeps and passes in (`celldetection/ops/cpn.py`):
+```
+if cache is not None:
+    key = str((h, w, d))
+    if key in cache.keys():
+        offset = cache[key]
+if offset is None:
+    offset = ...  # computed from h and w
+```
+A tracer's sizes are tensors, so such a key made while tracing is its own (`(tensor(4), tensor(5),
+...)`): the first trace fills the table, and a second trace in the same process (an export tried
+again, `migrate`'s exports after its observation) hits it and keeps the cached tensor as a constant.
+Its rewrite is `if not _trt_tracing() and <test>:`: while tracing the hit is not taken, so the
+value is computed from the traced sizes.
 
 Why it hurts: a traced export decides the test once, on the example. Where the global already
 holds a grid at least that large (an earlier call: the model's own warm-up, a test, the
@@ -244,12 +274,38 @@ all (the problem is the exported graph).""",
         declared = _declared_globals(node)
         # A table is the module's unless this function binds the name itself.
         tables = {t for t in self._tables if t in declared or not _assigns(node.body, t)}
-        if not declared and not tables:
-            return
-        sized = _sized_locals(node)
-        for inner in _own_nodes(node.body):
-            if type(inner) is cst.If and inner.orelse is None:
+        memos = [inner for inner in _own_nodes(node.body) if type(inner) is cst.If and inner.orelse is None
+                 and (declared or tables or _is_membership(inner.test))]
+        sized = _sized_locals(node) if memos else set()
+        for inner in memos:
+            if declared or tables:
                 self._check(inner, declared, tables, sized)
+            self._hit(inner, sized)
+
+    def _hit(self, node: cst.If, sized: set[str]) -> None:
+        """``if key in cache.keys(): offset = cache[key]`` (CellDetection's ``ops/cpn.py`` on a table passed in):
+        a hit on any dict keyed by size, whose body reads the table; made to miss while tracing."""
+        test = node.test
+        if not _is_membership(test):
+            return
+        table = test.comparisons[0].comparator
+        if type(table) is cst.Call and type(table.func) is cst.Attribute and table.func.attr.value == "keys" \
+                and not table.args:
+            table = table.func.value
+        if type(table) is not cst.Name:
+            return
+        if not (_reads_a_size(test.left) or any(type(n) is cst.Name and n.value in sized for n in walk(test.left))):
+            return  # a key that is no size: not a shape memo
+        if not any(type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == table.value
+                   for n in _own_nodes(node.body)):
+            return  # the body does not take the cached value
+        replacement = cst.BooleanOperation(
+            left=cst.UnaryOperation(operator=cst.Not(), expression=cst.Call(func=cst.Name(HELPER))),
+            operator=cst.And(), right=test)
+        self.found(node, f"`{short_code(test, 60)}` takes the tensor cached in `{table.value}` for an input of the same "
+                         "size: a traced export decides the test once on the example, and a hit bakes the cached "
+                         f"tensor into the graph for every input size; `not {HELPER}()` makes it miss while tracing",
+                   Fix({test: replacement}, safety=Safety.UNSAFE, helpers=(HELPER,)))
 
     def _rebuilds(self, body: cst.BaseSuite, name: str) -> bool:
         if _assigns(body, name):

@@ -23,26 +23,46 @@ _LIB.define("roi_align(Tensor input, Tensor rois, float spatial_scale, SymInt po
             "SymInt pooled_width, int sampling_ratio, bool aligned) -> Tensor")
 
 
-def _box_iou(boxes: torch.Tensor) -> torch.Tensor:
+def _box_iou(boxes: torch.Tensor, others: torch.Tensor) -> torch.Tensor:
+    """IoU of each of ``boxes`` (rows) with each of ``others`` (columns)."""
     area = (boxes[:, 2] - boxes[:, 0]) * (boxes[:, 3] - boxes[:, 1])
-    low = torch.max(boxes[:, None, :2], boxes[None, :, :2])
-    high = torch.min(boxes[:, None, 2:], boxes[None, :, 2:])
+    other_area = (others[:, 2] - others[:, 0]) * (others[:, 3] - others[:, 1])
+    low = torch.max(boxes[:, None, :2], others[None, :, :2])
+    high = torch.min(boxes[:, None, 2:], others[None, :, 2:])
     inter = (high - low).clamp(min=0).prod(dim=2)
-    return inter / (area[:, None] + area[None, :] - inter)
+    return inter / (area[:, None] + other_area[None, :] - inter)
+
+
+#: Boxes compared at once: memory grows with the candidates, not with their square, as the real CPU kernel's one flag
+#: a box (random weights at a large input leave a detector hundreds of thousands of candidates, whose whole IoU
+#: matrix would not fit in memory).
+_BLOCK = 256
+_COLUMNS = 1 << 16
 
 
 def _nms(dets: torch.Tensor, scores: torch.Tensor, iou_threshold: float) -> torch.Tensor:
-    """Greedy NMS by descending score (ties by index, as the C++ kernel's stable sort)."""
+    """Greedy NMS by descending score (ties by index, as the C++ kernel's stable sort): each kept box removes the
+    later boxes it overlaps by more than the threshold. Block by block of the order: the block's boxes that no
+    earlier kept box removed are settled among themselves, then its kept boxes remove later ones."""
     order = scores.argsort(descending=True, stable=True)
-    over = (_box_iou(dets[order]) > iou_threshold).tolist()
-    removed = [False] * len(over)
+    boxes = dets[order]
+    count = len(boxes)
+    removed = torch.zeros(count, dtype=torch.bool, device=dets.device)
     kept = []
-    for i, row in enumerate(over):
-        if removed[i]:
+    for start in range(0, count, _BLOCK):
+        end = min(start + _BLOCK, count)
+        alive = ~removed[start:end]
+        if not bool(alive.any()):
             continue
-        kept.append(i)
-        for j in range(i + 1, len(row)):
-            removed[j] = removed[j] or row[j]
+        inner = _box_iou(boxes[start:end], boxes[start:end]) > iou_threshold
+        for row in range(end - start):
+            if bool(alive[row]):
+                alive[row + 1:] &= ~inner[row, row + 1:]
+        rows = alive.nonzero()[:, 0]
+        kept.extend((rows + start).tolist())
+        for column in range(end, count, _COLUMNS):
+            stop = min(column + _COLUMNS, count)
+            removed[column:stop] |= (_box_iou(boxes[start:end][rows], boxes[column:stop]) > iou_threshold).any(0)
     return order[torch.tensor(kept, dtype=torch.long, device=dets.device)]
 
 

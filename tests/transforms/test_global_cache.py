@@ -81,6 +81,38 @@ def warp(image, flow):
     return torch.nn.functional.grid_sample(image, g, mode="bilinear", padding_mode="zeros", align_corners=True)
 '''
 
+#: A table passed in by the caller, tested for a hit and read in the body (CellDetection 0.4.9's
+#: `add_contour_offsets`, FZJ-INM1-BDA/celldetection celldetection/ops/cpn.py:24-37, Apache-2.0: the contour
+#: proposal network's offsets of each pixel, cached by `str((h, w, device))` in a dict the model keeps).
+HIT = '''\
+import torch
+
+
+def offsets(locations, cache=None):
+    d = locations.device
+    (h, w) = locations.shape[-2:]
+    offset = None
+    if cache is not None:
+        key = str((h, w, d))
+        if key in cache.keys():
+            offset = cache[key]
+    if offset is None:
+        offset = torch.stack((torch.arange(w, device=d)[None] + torch.zeros(h, device=d)[:, None],
+                              torch.zeros(w, device=d)[None] + torch.arange(h, device=d)[:, None]), 0)
+        if cache is not None:
+            cache[str((h, w, d))] = offset
+    return locations + offset
+
+
+class Proposals(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.cache = {}
+
+    def forward(self, locations):
+        return offsets(locations, self.cache)
+'''
+
 INLINE_KEY = TABLE.replace("    key = (str(flow.device), str(flow.size()))\n", "").replace("key", "str(flow.size())")
 
 
@@ -104,6 +136,11 @@ def test_the_rewrite_text() -> None:
                                                                                   select=("TRT729",))
     # Unsafe: not applied without --unsafe.
     assert rewrite(SFM, select=("TRT729",)) == SFM
+    assert rules_found(HIT, select=("TRT729",)) == ["TRT729"]
+    assert "        if not _trt_tracing() and key in cache.keys():\n            offset = cache[key]\n" \
+        in rewrite(HIT, unsafe=True, select=("TRT729",))
+    assert "if not _trt_tracing() and str((h, w)) in cache:\n" in rewrite(
+        HIT.replace("key in cache.keys()", "str((h, w)) in cache"), unsafe=True, select=("TRT729",))
 
 
 @pytest.mark.parametrize("source", [
@@ -125,8 +162,12 @@ def test_the_rewrite_text() -> None:
     TABLE.replace("    key = (", "    grids = {}\n    key = ("),
     # The body does not fill the table.
     TABLE.replace("        grids[key] = torch.cat([across, down], 1)\n", "        print(across, down)\n"),
+    # A hit keyed by something other than a size.
+    HIT.replace("key = str((h, w, d))", "key = str(d)"),
+    # A hit whose body does not take the cached value.
+    HIT.replace("            offset = cache[key]\n", "            offset = None\n"),
 ], ids=["none-only", "no-global", "no-rebuild", "value-test", "done", "else", "table-key", "table-local",
-        "table-unfilled"])
+        "table-unfilled", "hit-key", "hit-unread"])
 def test_not_reported(source: str) -> None:
     assert rules_found(source, select=("TRT729",)) == []
 
@@ -187,6 +228,39 @@ def test_table_eager_runs_are_the_same_on_edge_values() -> None:
             want, got = before.warp(image, flow), after.warp(image, flow)
             torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
     assert list(after.grids) == list(before.grids)
+
+
+def test_a_hit_on_a_table_passed_in_runs_the_same_eagerly_and_fills_the_same_table() -> None:
+    before, after = _pair(HIT, "hit_eager")
+    models = before.Proposals(), after.Proposals()
+    g = torch.Generator().manual_seed(9)
+    for h, w in [(3, 4), (3, 4), (5, 2), (0, 3), (3, 4)]:
+        for locations in (torch.randn(2, 2, h, w, generator=g), torch.zeros(1, 2, h, w),
+                          torch.full((1, 2, h, w), float("nan")), -torch.full((1, 2, h, w), float("inf"))):
+            want, got = (m(locations) for m in models)
+            torch.testing.assert_close(got, want, rtol=0, atol=0, equal_nan=True)
+            assert got.shape == want.shape and got.dtype == want.dtype
+    assert list(models[1].cache) == list(models[0].cache)
+    assert before.offsets(torch.ones(1, 2, 2, 3)).tolist() == after.offsets(torch.ones(1, 2, 2, 3)).tolist()
+
+
+def test_traced_after_a_hit_the_rewrite_follows_another_size() -> None:
+    before, after = _pair(HIT, "hit_trace")
+    outcomes = {}
+    for side, module in (("before", before), ("after", after)):
+        model = module.Proposals()
+        small, large = torch.rand(1, 2, 4, 5), torch.rand(1, 2, 7, 6)
+        model(small)
+        # A tracer's sizes are tensors, so the key of a traced call is its own (`(tensor(4), tensor(5), ...)`): the
+        # first trace fills the cache, and a second trace in the same process (an exporter run again, migrate's
+        # export after its observation) hits it.
+        torch.jit.trace(model, small, check_trace=False)
+        traced = torch.jit.trace(model, small, check_trace=False)
+        try:
+            outcomes[side] = torch.equal(traced(large), module.Proposals()(large))
+        except RuntimeError:
+            outcomes[side] = False
+    assert outcomes == {"before": False, "after": True}
 
 
 @pytest.mark.parametrize("source,name", [(SFM, "sfm"), (SHAPED, "shaped"), (TABLE, "table")])
