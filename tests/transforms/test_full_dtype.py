@@ -12,7 +12,12 @@ trailing comma), rewritten from the code alone and exported, which ``migrate`` d
 input's type walk stops at a ``where``; recorded by its own test); and a vision-audio fusion model's modality-type
 ids (JIANG-HAOLIN/smart_sensor_fusion: ``torch.full(x.shape[:-1], index, device=x.device)``, ``index`` a parameter
 the caller passes as ``index=1``/``index=2``), whose fill the code alone does not show to be an ``int`` and the
-recorded run does: rewritten from that run and by ``migrate``.
+recorded run does: rewritten from that run and by ``migrate``; and LiteMedSAM's box-corner label ids
+(juntaoJianggavin/APRIL-MedSeg: two ``torch.full((B,), 2, device=...)`` calls into a prompt embedding), rewritten from
+the code alone and by ``migrate``; and MaskGIT's canvas of mask tokens (bytedance/1d-tokenizer:
+``torch.full((condition.shape[0], self.image_seq_len), self.mask_token_id, ...)``, joined after an int64 class token
+by ``torch.cat``), rewritten from the recorded run, which ``migrate`` does not tie yet (the refused input's type walk
+stops at the ``cat``, where the exporter cast the class token; recorded by its own test).
 """
 
 from __future__ import annotations
@@ -245,3 +250,113 @@ def test_sensor_fusion_modality_ids_migrate() -> None:
     exit 0."""
     report = assert_migrate_corrects(SENSOR_FUSION, "TRT734", "trt734_migrate_sensor_fusion")
     assert [fix["rule"] for fix in report["applied"]] == ["TRT734"], report["applied"]
+
+
+MASKGIT = TESTS / "recipe_variants" / "trt734" / "bytedance_maskgit_mask_ids.py"
+
+
+def test_maskgit_mask_ids_rewritten_from_the_recorded_dtype(tmp_path: Path) -> None:
+    """``torch.full((condition.shape[0], self.image_seq_len), self.mask_token_id, device=...)`` over two lines: the
+    canvas of mask tokens MaskGIT starts decoding from, its fill an attribute (the mask id, the codebook's size).
+
+    The code alone does not show the fill an ``int``; the recorded run's int64 at the line does (unsafe, its proof
+    that run), as for the sensor-fusion ids. Eager mode is unchanged on the example, other batches, one label, the
+    first and last class and an empty batch; the original's graph is refused by ONNX Runtime (the exporter casts the
+    int64 class token to the float of the ``full`` to join them, then float indices into the embedding's
+    ``Gather``); the rewritten one equals eager mode, logits and sampled ids, at other batches."""
+    assert rules_found(MASKGIT.read_text(), select=("TRT734",)) == []
+    module, original = built_variant(MASKGIT, "trt734_maskgit")
+    facts = observed_facts(MASKGIT, module, tmp_path)
+    options = Options(select=("TRT734",), facts=facts, unsafe=True, scope="all")
+    source = fix_source(MASKGIT.read_bytes(), str(MASKGIT.resolve()), options).source.decode()
+    full = ("        ids = torch.full((condition.shape[0], self.image_seq_len),\n"
+            "                         self.mask_token_id, device=condition.device, dtype=torch.int64)\n")
+    assert full in source, source
+    assert source.count("dtype=torch.int64") == 1
+    new_path = tmp_path / "maskgit_rewritten.py"
+    new_path.write_text(source)
+    _, rewritten = built_variant(new_path, "trt734_maskgit_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    sets = {"example": module.inputs(seeded(0)), "more": module.inputs(seeded(1), 7),
+            "one label": module.inputs(seeded(2), 1), "first and last class": (torch.tensor([0, 9, 9, 0]),),
+            "empty batch": module.inputs(seeded(3), 0)}
+    assert_eager_unchanged(original, rewritten, sets)
+    example = sets["example"]
+    refused = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                           input_names=["condition"], output_names=["out", "ids"], dynamic_axes=module.DYNAMIC,
+                           opset=17)
+    assert refused.error is None, refused.error
+    with pytest.raises(Exception, match="tensor\\(float\\)"):
+        ort.InferenceSession(str(tmp_path / "before.onnx"), providers=["CPUExecutionProvider"])
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label in ("example", "more", "one label", "first and last class"):
+        assert_graph_within(session, original, sets[label], 1e-5, label)
+
+
+def test_maskgit_mask_ids_migrate_does_not_tie_the_cat_yet() -> None:
+    """Recorded as it stands (the rule is not changed here): ONNX Runtime refuses the embedding's ``Gather`` for a
+    float input made at the ``cat`` line; the exporter cast the int64 class token there to the float of the ``full``
+    (``ConstantOfShape``), and the walk to the line that typed the input stops at that ``Concat`` instead of following
+    the operand it did not cast to the ``full`` line, so the plan ties no rule to it and ``migrate`` ends at exit 1
+    with the graph unfaithful. When the walk follows it (as it follows a ``Where``'s for Idefics2), this test fails:
+    make it ``assert_migrate_corrects`` like the others."""
+    from support import migrate_json
+    from variant_models import axes_json, line_of
+
+    module = load_variant(MASKGIT, "trt734_maskgit_migrate")
+    report = migrate_json(MASKGIT, axes_json(module))
+    cat = line_of(MASKGIT, "tokens = torch.cat(")
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
+    assert report["applied"] == [] and report["exit_code"] == 1, (report["applied"], report["exit_code"])
+    [remaining] = report["remaining"]
+    assert remaining["rule"] is None and "refuses the Gather node" in remaining["message"], remaining
+    assert remaining["message"].endswith(f"the input it refuses for its type was made at {MASKGIT.resolve()}:{cat}"), \
+        remaining["message"]
+
+
+LITEMEDSAM = TESTS / "recipe_variants" / "trt734" / "april_medseg_box_corners.py"
+
+
+def test_litemedsam_box_corners_rewritten_from_the_code_alone(tmp_path: Path) -> None:
+    """``torch.full((B,), 2, device=boxes.device)`` and ``torch.full((B,), 3, ...)``: a one-element size from the
+    number of boxes and ``int`` literal fills, the point labels whose embeddings mark a box's two corners.
+
+    Both rewritten from the code alone (safe); eager mode unchanged on the example, other batches and image sizes,
+    one box on the smallest image, boxes over the whole image and of no area, zeros, negatives and an empty batch;
+    the original's graph is refused by ONNX Runtime (float indices into the corner embeddings' ``Gather``); the
+    rewritten one equals eager mode at other sizes."""
+    variant = rewritten_variant(LITEMEDSAM, "TRT734", tmp_path)
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    assert variant["safe_only"] == variant["source"]
+    for label in (2, 3):
+        assert (f"self.point_embeddings(torch.full((B,), {label}, device=boxes.device, dtype=torch.int64))\n"
+                in variant["source"]), variant["source"]
+    assert rules_found(variant["source"], select=("TRT734",)) == []
+    image, boxes = module.inputs(seeded(0))
+    sets = {"example": (image, boxes), "more": module.inputs(seeded(1), 5, 24),
+            "one box, smallest image": module.inputs(seeded(2), 1, 4),
+            "whole image": (image, torch.tensor([[0.0, 0.0, 1.0, 1.0]]).expand(2, 4).contiguous()),
+            "no area": (image, torch.full((2, 4), 0.5)), "zeros": (torch.zeros_like(image), torch.zeros_like(boxes)),
+            "negatives": (-image.abs(), -boxes), "empty batch": module.inputs(seeded(3), 0, 8)}
+    assert_eager_unchanged(original, rewritten, sets)
+    example = sets["example"]
+    refused = export_model(original, example, tmp_path / "before.onnx", exporter="torchscript",
+                           input_names=["image", "boxes"], output_names=["out"], dynamic_axes=module.DYNAMIC,
+                           opset=17)
+    assert refused.error is None, refused.error
+    with pytest.raises(Exception, match="tensor\\(float\\)"):
+        ort.InferenceSession(str(tmp_path / "before.onnx"), providers=["CPUExecutionProvider"])
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label in ("example", "more", "one box, smallest image", "whole image", "no area", "zeros", "negatives"):
+        assert_graph_within(session, original, sets[label], 1e-5, label)
+
+
+def test_litemedsam_box_corners_migrate() -> None:
+    """ONNX Runtime refuses the corner embeddings' ``Gather`` for float indices made at the two ``full`` lines;
+    ``migrate`` applies TRT734 (safe) at both and ends at exit 0, the graph faithful."""
+    report = assert_migrate_corrects(LITEMEDSAM, "TRT734", "trt734_migrate_litemedsam")
+    code = LITEMEDSAM.read_text().splitlines()
+    lines = [i for i, text in enumerate(code, 1) if text.startswith(("        tl_embed = ", "        br_embed = "))]
+    assert len(lines) == 2, lines
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT734", line) for line in lines], \
+        report["applied"]
