@@ -8,16 +8,16 @@ config attribute, applying it from the recorded run to end at exit 0; and fairse
 (``torch.full(inputs.shape, -100)``), rewritten from the code alone and by ``migrate``, which finds the
 float labels typed at the ``full`` line though ONNX Runtime refuses them after a clamp and an index; and
 transformers' Idefics2 patch position ids (``torch.full(size=..., fill_value=0, device=...)`` over three lines, no
-trailing comma), rewritten from the code alone and exported, which ``migrate`` does not tie yet (the refused
-input's type walk stops at a ``where``; recorded by its own test); and a vision-audio fusion model's modality-type
+trailing comma), rewritten from the code alone, exported and by ``migrate`` (the refused input's type walk follows
+the ``where``'s uncast value); and a vision-audio fusion model's modality-type
 ids (JIANG-HAOLIN/smart_sensor_fusion: ``torch.full(x.shape[:-1], index, device=x.device)``, ``index`` a parameter
 the caller passes as ``index=1``/``index=2``), whose fill the code alone does not show to be an ``int`` and the
 recorded run does: rewritten from that run and by ``migrate``; and LiteMedSAM's box-corner label ids
 (juntaoJianggavin/APRIL-MedSeg: two ``torch.full((B,), 2, device=...)`` calls into a prompt embedding), rewritten from
 the code alone and by ``migrate``; and MaskGIT's canvas of mask tokens (bytedance/1d-tokenizer:
 ``torch.full((condition.shape[0], self.image_seq_len), self.mask_token_id, ...)``, joined after an int64 class token
-by ``torch.cat``), rewritten from the recorded run, which ``migrate`` does not tie yet (the refused input's type walk
-stops at the ``cat``, where the exporter cast the class token; recorded by its own test).
+by ``torch.cat``), rewritten from the recorded run and by ``migrate``, whose walk to the line that typed the refused
+input follows the part of the ``cat`` the exporter did not cast.
 """
 
 from __future__ import annotations
@@ -293,25 +293,13 @@ def test_maskgit_mask_ids_rewritten_from_the_recorded_dtype(tmp_path: Path) -> N
         assert_graph_within(session, original, sets[label], 1e-5, label)
 
 
-def test_maskgit_mask_ids_migrate_does_not_tie_the_cat_yet() -> None:
-    """Recorded as it stands (the rule is not changed here): ONNX Runtime refuses the embedding's ``Gather`` for a
-    float input made at the ``cat`` line; the exporter cast the int64 class token there to the float of the ``full``
-    (``ConstantOfShape``), and the walk to the line that typed the input stops at that ``Concat`` instead of following
-    the operand it did not cast to the ``full`` line, so the plan ties no rule to it and ``migrate`` ends at exit 1
-    with the graph unfaithful. When the walk follows it (as it follows a ``Where``'s for Idefics2), this test fails:
-    make it ``assert_migrate_corrects`` like the others."""
-    from support import migrate_json
-    from variant_models import axes_json, line_of
-
-    module = load_variant(MASKGIT, "trt734_maskgit_migrate")
-    report = migrate_json(MASKGIT, axes_json(module))
-    cat = line_of(MASKGIT, "tokens = torch.cat(")
-    assert report["before"]["exported"] is True and report["before"]["faithful"] is False, report["before"]
-    assert report["applied"] == [] and report["exit_code"] == 1, (report["applied"], report["exit_code"])
-    [remaining] = report["remaining"]
-    assert remaining["rule"] is None and "refuses the Gather node" in remaining["message"], remaining
-    assert remaining["message"].endswith(f"the input it refuses for its type was made at {MASKGIT.resolve()}:{cat}"), \
-        remaining["message"]
+def test_maskgit_mask_ids_migrate() -> None:
+    """ONNX Runtime refuses the embedding's ``Gather`` for a float input made at the ``cat`` line: the exporter cast
+    the int64 class token there to the float of the ``full`` (``ConstantOfShape``). The walk to the line that typed
+    the input follows the part it did not cast (as it follows a ``Where``'s for Idefics2) to the ``full`` line, where
+    the recorded run saw int64, so ``migrate`` applies TRT734 there and ends at exit 0."""
+    report = assert_migrate_corrects(MASKGIT, "TRT734", "trt734_migrate_maskgit")
+    assert [fix["rule"] for fix in report["applied"]] == ["TRT734"], report["applied"]
 
 
 LITEMEDSAM = TESTS / "recipe_variants" / "trt734" / "april_medseg_box_corners.py"

@@ -645,6 +645,32 @@ def test_type_origin_follows_the_operand_a_promotion_did_not_cast() -> None:
     assert type_origin(graph, named["/both"]).name == "/promote"  # both cast: nothing tells which typed it
 
 
+def test_type_origin_follows_the_part_a_concat_did_not_cast() -> None:
+    """MaskGIT's ``torch.cat((class_token, ids))``, ``ids`` a ``torch.full`` with no dtype of a traced size: the
+    exporter casts the int64 class token to the full's float, so the joined tensor's type came from the full. A
+    ``Concat`` of parts none of which was cast (or all of which were) set the type itself."""
+    from onnx import TensorProto, helper
+
+    from trtcodemod.verify.static import type_origin
+
+    nodes = [helper.make_node("ConstantOfShape", ["shape"], ["full"], name="/full"),
+             helper.make_node("Reshape", ["full", "shape"], ["ids"], name="/ids"),
+             helper.make_node("Cast", ["token"], ["token_float"], name="/promote", to=TensorProto.FLOAT),
+             helper.make_node("Concat", ["token_float", "ids"], ["tokens"], name="/cat", axis=1),
+             helper.make_node("Concat", ["token", "ids"], ["plain"], name="/plain", axis=1),
+             helper.make_node("Cast", ["ids"], ["ids_int"], name="/cast_back", to=TensorProto.INT64),
+             helper.make_node("Concat", ["token_float", "ids_int"], ["both"], name="/both", axis=1),
+             helper.make_node("Reshape", ["tokens", "shape"], ["flat"], name="/view"),
+             helper.make_node("Reshape", ["plain", "shape"], ["flat_plain"], name="/view_plain")]
+    graph = helper.make_graph(nodes, "g", [], [])
+    named = {node.name: node for node in graph.node}
+    assert type_origin(graph, named["/cat"]).name == "/full"
+    assert type_origin(graph, named["/view"]).name == "/full"
+    assert type_origin(graph, named["/plain"]) is None
+    assert type_origin(graph, named["/view_plain"]).name == "/plain"
+    assert type_origin(graph, named["/both"]) is None  # both cast: nothing tells which typed it
+
+
 def test_weights_load_where_the_model_writes_an_unprefixed_version_key() -> None:
     """lightnet's ``state_dict`` override adds ``_LN_MODEL_VERSION`` to the dict its parent passes down, with no
     prefix: a wrapper's own state does not load strictly into the same wrapper (zoo 73: every fix of seven lightnet

@@ -126,6 +126,17 @@ def _uncast_operand(node: Any, position: int, makers: dict[str, Any]) -> int:
     return other
 
 
+def _uncast_part(node: Any, makers: dict[str, Any]) -> int | None:
+    """The part of a ``Concat`` whose type the joined tensor has, where the exporter cast the others to it
+    (MaskGIT's ``torch.cat((class_token, ids))``: the int64 class token cast to the float of a ``torch.full``
+    with no dtype, made from a traced size); None where no part was cast, or all were: the ``Concat`` set it."""
+    made = [makers.get(name) for name in node.input]
+    cast = [getattr(m, "op_type", None) == "Cast" for m in made]
+    if not any(cast):
+        return None
+    return next((k for k, m in enumerate(made) if m is not None and not cast[k]), None)
+
+
 def type_origin(graph: Any, node: Any, steps: int = 32) -> Any | None:
     """The node that set the type of ``node``'s output, walking up through nodes that keep their data input's
     type (``_TYPE_KEPT``), or None where ``node`` itself set it (or the walk leaves the graph's nodes)."""
@@ -135,6 +146,8 @@ def type_origin(graph: Any, node: Any, steps: int = 32) -> Any | None:
     current = node
     for _ in range(steps):
         position = _TYPE_KEPT.get(current.op_type)
+        if current.op_type == "Concat":
+            position = _uncast_part(current, makers)
         if position is None or position >= len(current.input):
             break
         position = _uncast_operand(current, position, makers)
