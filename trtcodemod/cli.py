@@ -17,7 +17,7 @@ from trtcodemod import __version__
 from trtcodemod.config import ConfigError, Settings, load_settings, parse_size, split_codes
 from trtcodemod.errors import InputError, InternalError
 from trtcodemod.files import SourceFile, discover, remove_stale_temps, write_atomic
-from trtcodemod.interrupt import Interrupted, SignalGuard
+from trtcodemod.interrupt import Interrupted, SignalGuard, interruption
 from trtcodemod.registry import all_rules, rule_by_id, unknown_codes
 from trtcodemod.report import FORMATS, render
 from trtcodemod.report.diff import review_diff
@@ -154,6 +154,14 @@ def _print_warnings(outcomes: List[FileOutcome]) -> None:
             typer.echo(warning, err=True)
 
 
+def _reraise_unless_interrupted(error: BaseException) -> Interrupted:
+    """The signal behind ``error`` (see :func:`interruption`); any other error goes on up."""
+    exc = interruption(error)
+    if exc is None:
+        raise error
+    return exc
+
+
 def _interrupted(exc: Interrupted, detail: str) -> None:
     """Ctrl-C or SIGTERM: one line on what happened to the files, then 130 / 143."""
     typer.echo(f"trtcodemod: interrupted by {exc.name}: {detail}", err=True)
@@ -224,8 +232,8 @@ def check(
                     outcomes = run_batch(files, settings, fix=False, unsafe=settings.unsafe, jobs=jobs,
                                          cache=_cache(paths, settings, cache, fix=False, edits=edits),
                                          progress=progress, edits=edits)
-        except Interrupted as exc:
-            _interrupted(exc, "nothing was written.")
+        except BaseException as error:
+            _interrupted(_reraise_unless_interrupted(error), "nothing was written.")
     _print_warnings(outcomes)
     findings, errors = _all_findings(outcomes), _all_errors(outcomes, missing)
     fix_edits = _edits_by_finding(outcomes) if edits else None
@@ -347,7 +355,8 @@ def apply(
                 _per_rule_account(outcomes, changed, not (dry_run or check_only))
                 typer.echo(_run_account("Scanned", outcomes, missing, time.time() - started, changed=len(changed)),
                            err=True)
-        except Interrupted as exc:
+        except BaseException as error:
+            exc = _reraise_unless_interrupted(error)
             if to_write is None:
                 _interrupted(exc, "no file was written.")
             _interrupted(exc, f"wrote {written} of {to_write} changed file{'s' * (to_write != 1)}; "
@@ -543,6 +552,7 @@ def main() -> None:
     with SignalGuard():
         try:
             app()
-        except Interrupted as exc:
+        except BaseException as error:
+            exc = _reraise_unless_interrupted(error)
             typer.echo(f"trtcodemod: interrupted by {exc.name}.", err=True)
             sys.exit(exc.exit_code)

@@ -33,6 +33,22 @@ class Interrupted(BaseException):
         return signal.Signals(self.signum).name
 
 
+def interruption(error: BaseException) -> Interrupted | None:
+    """The :class:`Interrupted` that ``error`` is, or that raised it, else None.
+
+    A signal can land while Python creates a class (a module imported late, on first use);
+    Python 3.11 then wraps the handler's exception in a ``RuntimeError`` ("Error calling
+    __set_name__"), whose ``__cause__`` is ours. Such a run was interrupted, not broken."""
+    seen: set[int] = set()
+    current: BaseException | None = error
+    while current is not None and id(current) not in seen:
+        if isinstance(current, Interrupted):
+            return current
+        seen.add(id(current))
+        current = current.__cause__
+    return None
+
+
 class SignalGuard:
     """While entered, SIGINT and SIGTERM raise :class:`Interrupted` at once, or, inside
     :meth:`deferred`, are only recorded in :attr:`signum` for the caller to act on between

@@ -522,6 +522,64 @@ def test_a_signal_while_the_command_line_is_parsed_is_said_and_coded(monkeypatch
     assert signal.getsignal(signum) is previous
 
 
+class _SignalInSetName:
+    """A descriptor whose ``__set_name__`` receives a signal: as when Ctrl-C lands while a module
+    imported on first use creates a dataclass (CI: rc 1 and a RuntimeError traceback)."""
+
+    def __init__(self, signum: int) -> None:
+        self.signum = signum
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        os.kill(os.getpid(), self.signum)
+        time.sleep(5)  # the handler raises long before this ends
+        raise AssertionError("the signal was not raised")
+
+
+def _class_created_under_a_signal(signum: int) -> None:
+    type("Late", (), {"field": _SignalInSetName(signum)})
+
+
+@pytest.mark.parametrize("where", ["entry point", "apply"])
+def test_a_signal_while_a_class_is_created_is_an_interruption(monkeypatch, capsys, tmp_path: Path, where) -> None:
+    """Python 3.11 wraps what ``__set_name__`` raises in a RuntimeError; the guards see the signal under it."""
+    import trtcodemod.cli as cli
+
+    signum = signal.SIGINT
+    if where == "entry point":
+        monkeypatch.setattr(cli, "app", lambda: _class_created_under_a_signal(signum))
+        said = "trtcodemod: interrupted by SIGINT.\n"
+    else:
+        (tmp_path / "m.py").write_text("import torch\n\n\ndef f(x):\n    return len(x)\n")
+        monkeypatch.setattr(cli, "_load_facts", lambda *_: _class_created_under_a_signal(signum))
+        monkeypatch.setattr(sys, "argv", ["trtcodemod", "apply", str(tmp_path)])
+        said = "trtcodemod: interrupted by SIGINT: no file was written.\n"
+    with pytest.raises(SystemExit) as stopped:
+        cli.main()
+    assert stopped.value.code == 130
+    assert capsys.readouterr().err == said
+    assert where == "entry point" or "len(x)" in (tmp_path / "m.py").read_text()
+
+
+def test_an_error_not_caused_by_a_signal_is_not_called_one() -> None:
+    from trtcodemod.interrupt import Interrupted, interruption
+
+    signal_ = Interrupted(signal.SIGTERM)
+    try:
+        try:
+            raise signal_
+        except Interrupted as inner:
+            raise RuntimeError("Error calling __set_name__") from inner
+    except RuntimeError as wrapped:
+        assert interruption(wrapped) is signal_
+    try:
+        try:
+            raise signal_
+        except Interrupted:
+            raise ValueError("raised while handling it, not caused by it")
+    except ValueError as unrelated:
+        assert interruption(unrelated) is None
+
+
 def test_a_signal_whose_exception_python_ignores_is_sent_again(capsys) -> None:
     """A signal landing in a callback Python runs (importlib's module-lock weakref callback, under
     load: apply ran to its end with rc 0 and a traceback) raises where Python ignores the exception;
