@@ -140,6 +140,65 @@ def test_a_graph_that_picks_as_eager_mode_replays_nothing(tmp_path: Path) -> Non
     assert found == {"picks": 0, "why": "every arg-max picks and every comparison decides as eager mode does"}
 
 
+LAYER_NORM = """\
+import torch
+from torch import nn
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.weight = nn.Parameter(torch.linspace(0.5, 1.5, 8))
+        self.bias = nn.Parameter(torch.linspace(-0.1, 0.1, 8))
+
+    def forward(self, x):
+        centred = x - x.mean(-1, keepdim=True)
+        scaled = centred / torch.sqrt(centred.pow(2).mean(-1, keepdim=True) + 1e-5)
+        return (scaled * self.weight + self.bias).argmax(-1)
+
+
+def build():
+    return Net()
+"""
+
+
+@pytest.mark.parametrize("as_backend", [False, True])
+def test_the_replay_runs_the_graph_fused_as_the_backend_did(tmp_path: Path, monkeypatch, as_backend: bool) -> None:
+    """lungmask R231 (seventy-ninth zoo): one label of 196608 flipped between two scores a float32 step
+    apart in the backend's run, while the graph run node for node picked as eager mode did, so the replay
+    found nothing to replay. The replay's run is the backend's: its fusions (a layer norm written out
+    becomes one fused node) and its options; the divergence walk keeps the graph node for node."""
+    import onnx
+
+    import trtcodemod.verify.backends as backends
+    from trtcodemod.verify.diverge import graph_values
+
+    path = tmp_path / "norm.py"
+    path.write_text(LAYER_NORM)
+    model = import_file(path, "picks_layer_norm").build().eval()
+    x = torch.randn(2, 8, generator=torch.Generator().manual_seed(0))
+    onnx_path = tmp_path / "norm.onnx"
+    assert export_model(model, (x,), onnx_path, exporter="torchscript", input_names=["x"], output_names=["label"],
+                        dynamic_axes={}, opset=17, user_roots=(str(tmp_path),)).error is None
+    written = tmp_path / "as_run.onnx"
+    options = backends.session_options
+
+    def recorded():
+        chosen = options()
+        chosen.optimized_model_filepath = str(written)
+        return chosen
+
+    monkeypatch.setattr(backends, "session_options", recorded)
+    values = graph_values(str(onnx_path), {"x": x.numpy()}, {"label"}, as_backend=as_backend)
+    [label] = [v for node, vs in values for v in vs if v is not None]
+    assert np.array_equal(label, model(x).numpy())
+    if as_backend:
+        ops = [node.op_type for node in onnx.load(written).graph.node]
+        assert "LayerNormalization" in ops and "Sqrt" not in ops, ops
+    else:
+        assert not written.exists()
+
+
 # --- what verify and migrate say -------------------------------------------------------------------
 
 

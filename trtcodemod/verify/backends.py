@@ -126,6 +126,20 @@ def _run_sets(
     return run
 
 
+def session_options() -> Any:
+    """ONNX Runtime's options for the backends' sessions: quiet, at the workers' thread count
+    (``TRTCODEMOD_THREADS``). A replay that must round as the backend did opens its session so too."""
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    options.log_severity_level = 3
+    threads = int(os.environ.get("TRTCODEMOD_THREADS", "0"))
+    if threads:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = threads
+    return options
+
+
 def open_onnxruntime(backend: str, onnx_path: str) -> Callable[[dict[str, np.ndarray]], list[np.ndarray]]:
     """An ONNX Runtime session for one execution provider (CPU as the fallback for GPU EPs), as a
     function from a feed to the outputs in graph order; raises RuntimeError when it cannot start."""
@@ -134,13 +148,7 @@ def open_onnxruntime(backend: str, onnx_path: str) -> Callable[[dict[str, np.nda
     provider = ORT_PROVIDERS[backend]
     providers = [provider] if provider == "CPUExecutionProvider" else [provider, "CPUExecutionProvider"]
     try:
-        options = ort.SessionOptions()
-        options.log_severity_level = 3
-        threads = int(os.environ.get("TRTCODEMOD_THREADS", "0"))
-        if threads:
-            options.intra_op_num_threads = threads
-            options.inter_op_num_threads = threads
-        session = ort.InferenceSession(onnx_path, sess_options=options, providers=providers)
+        session = ort.InferenceSession(onnx_path, sess_options=session_options(), providers=providers)
     except Exception as exc:  # noqa: BLE001
         raise RuntimeError(f"session creation failed: {type(exc).__name__}: {str(exc)[:800]}") from exc
     if provider not in session.get_providers():

@@ -123,11 +123,16 @@ def _tensors(value: Any, torch: Any) -> list[Any]:
     return []
 
 
-def graph_values(onnx_path: Any, feeds: dict[str, Any],
-                 names: set[str] | None = None) -> list[tuple[Any, list[Any]]]:
+def graph_values(onnx_path: Any, feeds: dict[str, Any], names: set[str] | None = None,
+                 as_backend: bool = False) -> list[tuple[Any, list[Any]]]:
     """``(node, its output values)`` for every node of the main graph, in graph order; with
     ``names``, only those tensors are kept (a node's others read None). ``onnx_path`` is a file, or
-    a ``ModelProto`` (left as it is)."""
+    a ``ModelProto`` (left as it is).
+
+    By default the graph runs as exported, node for node. ``as_backend`` runs it as the ONNX Runtime
+    backend did (its fusions, its thread count): a near-tie that the backend's rounding decided is
+    decided so here too, where the unfused graph can round the other way (lungmask R231, seventy-ninth
+    zoo: one arg-max of 196608 flipped in the backend's run and not in the unfused one)."""
     import onnx
     import onnxruntime as ort
 
@@ -143,9 +148,15 @@ def graph_values(onnx_path: Any, feeds: dict[str, Any],
         if name not in declared:
             # ONNX Runtime takes an output with no type; it infers one.
             graph.output.append(onnx.ValueInfoProto(name=name))
-    options = ort.SessionOptions()
-    # The graph as exported, node for node: fusions would drop the outputs asked for.
-    options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+    if as_backend:
+        from .backends import session_options
+
+        # Outputs asked for stay outputs through the fusions: a fused node keeps what it exposes.
+        options = session_options()
+    else:
+        options = ort.SessionOptions()
+        # The graph as exported, node for node: fusions would drop the outputs asked for.
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
     session = ort.InferenceSession(model.SerializeToString(), options, providers=["CPUExecutionProvider"])
     out = [o.name for o in session.get_outputs()]
     taken = {i.name for i in session.get_inputs()}

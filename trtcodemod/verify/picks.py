@@ -46,6 +46,7 @@ import numpy as np
 
 from trtcodemod.usercode import UserFiles
 
+from .backends import session_options
 from .diverge import eager_values, graph_values, node_line
 
 #: The index-picking operators whose near-ties rounding decides.
@@ -207,7 +208,7 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
         if kept is None:  # the graph as it stands, eager mode's picks and masks so far put in
             kept = {**feeds, **constants}
             kept.update({name: value for made_by, values in graph_values(_with_constants(proto, replaced), feeds,
-                                                                        wanted - set(replaced))
+                                                                        wanted - set(replaced), as_backend=True)
                          for name, value in zip([n for n in made_by.output if n], values) if value is not None})
         attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
         got = kept.get(_picks_of(node))
@@ -257,7 +258,7 @@ def replay_picks(model: Any, args: tuple[Any, ...], input_names: list[str], onnx
     if not replaced:
         return {"picks": 0, "why": refused or "every arg-max picks and every comparison decides as eager mode does"}
     final = _with_constants(proto, replaced)
-    session = ort.InferenceSession(final.SerializeToString(), providers=["CPUExecutionProvider"])
+    session = ort.InferenceSession(final.SerializeToString(), session_options(), providers=["CPUExecutionProvider"])
     taken = {i.name for i in session.get_inputs()}
     outputs = session.run([o.name for o in final.graph.output], {k: v for k, v in feeds.items() if k in taken})
     return {"picks": flips, "outputs": outputs, "lines": lines}
