@@ -112,6 +112,7 @@ RULE_MODULES: tuple[str, ...] = (
     "transposed_output_size",
     "per_element_map",
     "chunked_branch",
+    "chunked_map",
     "traced_branch",
     "zero_size_reshape",
     "linspace_steps",

@@ -33,6 +33,7 @@ BAKED_RULES = frozenset({
     "TRT735",  # slice writes with per-element bounds: the second trace finds the loop unrolled another number of times
     "TRT381",  # einx reads the sizes into Python: the trace warns at the einx call, the innermost line of the user
     "TRT389",  # a whole-or-chunked test on a size: the trace warns at the test
+    "TRT396",  # chunks mapped and concatenated: the graph unrolls the example's chunks at the comprehension's line
     "TRT394",  # a tensor's values through NumPy and back: the trace warns at `.numpy()` and records the array
     # A size's `//` with a negative side, beside the bake that warned at its line (geffnet's TF-style padding,
     # `max((-(i // -s) - 1) * s + ..., 0)`): kept traced by TRT712, the pad is still one short where the stride does
@@ -83,11 +84,12 @@ CALLED_AT_FAILURE_RULES = frozenset({"TRT386"})
 #: does the value test of an extra pad that TRT331 made one computation, nor the loop TRT336 made a search, nor
 #: the `int()` reads, `if`s and writes of a loop TRT348 computes at once while tracing (eager code keeps the loop), nor
 #: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing;
-#: the writes of shifted columns TRT369 made whole-plane writes are no empty ScatterND any more.
+#: the writes of shifted columns TRT369 made whole-plane writes are no empty ScatterND any more; nor is the
+#: comprehension over chunks that TRT396 maps at once while tracing (TRT406's detection there) unrolled any more.
 SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
               "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
-              "TRT369": ("TRT203",), "TRT394": ("TRT702",)}
+              "TRT369": ("TRT203",), "TRT394": ("TRT702",), "TRT396": ("TRT406",)}
 #: rule -> the rules whose findings at the first line of its applied fix (the `if` it rewrote) stop being
 #: problems: the `self.cache is not None` TRT721 reports at the test of a cache TRT726 makes miss while
 #: tracing is not even evaluated then (`not _trt_tracing() and ...` short-circuits; DeAOT's local attention).
@@ -104,6 +106,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT364": "the list it computes at once while tracing, kept for eager code only",
                       "TRT369": "the cost volume whose planes it writes whole, at full width",
                       "TRT389": "the size test it decides while tracing: the whole computation",
+                      "TRT396": "the chunks it maps at once while tracing, kept for eager code only",
                       "TRT390": "the size test it decides while tracing: the `if` branch",
                       "TRT391": "the size test it decides while tracing: the other branch"}
 

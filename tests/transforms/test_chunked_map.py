@@ -1,0 +1,197 @@
+"""TRT396: a function applied chunk by chunk and the results concatenated, taken whole while tracing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+import torch
+
+from support import TESTS, import_file, rewrite, rules_found
+
+FORMS = """
+import torch
+from torch import nn
+
+
+def batchify(fn, chunk):
+    def ret(inputs):
+        return torch.cat([fn(inputs[i:i+chunk]) for i in range(0, inputs.shape[0], chunk)], 0)
+    return ret
+
+
+def two(fn, a, b, chunk: int):
+    return torch.cat([fn(a[i:i + chunk], b[i:i + chunk]) for i in range(0, a.shape[0], chunk)])
+
+
+def columns(g, a):
+    return torch.cat([g(p) for p in a.chunk(3, dim=1)], dim=1)
+
+
+class Parsing(nn.Module):
+    def forward(self, x):
+        outs = [self.model((sub - self.mean) / self.std) for sub in torch.split(x, self.model.batch_size)]
+        return torch.cat(outs).softmax(1)
+"""
+
+NOT_MAPS = """
+import torch
+
+
+def f(x, k, g):
+    a = torch.cat([g(c) for c in x.split(k)], 1)                # the split is on axis 0, the cat on 1
+    b = torch.cat([g(x[i:i + k] + i) for i in range(0, len(x), k)])  # the index read as a number
+    c = torch.cat([g(x[i:i + k]) for i in range(1, len(x), k)])  # not from the first row
+    parts = [g(p) for p in x.split(k)]
+    n = len(parts)
+    d = torch.cat(parts)                                        # the list read twice
+    e = torch.cat([g(p) for p in x.split([1, 2])])              # fixed sections
+    h = torch.cat([g(q.sub) for q2 in x.split(k) for q in q2])  # two loops
+    m = torch.cat([g(p) for p in x.split(k) if p.numel()])      # a condition
+    s = torch.stack([g(p) for p in x.split(k)])                 # stacked, not concatenated
+    return a, b, c, d, e, h, m, s
+"""
+
+
+def test_each_form_is_rewritten_once_and_only_with_unsafe() -> None:
+    new = rewrite(FORMS, unsafe=True, select=("TRT396",))
+    assert "        return (fn(inputs) if _trt_tracing() else torch.cat([fn(inputs[i:i+chunk]) for i in " in new
+    assert "    return (fn(a, b) if _trt_tracing() else torch.cat([fn(a[i:i + chunk], b[i:i + chunk]) " in new
+    assert "    return (g(a) if _trt_tracing() else torch.cat([g(p) for p in a.chunk(3, dim=1)], dim=1))" in new
+    assert "        outs = ([self.model((x - self.mean) / self.std)] if _trt_tracing() else [self.model((sub - " in new
+    assert "        return torch.cat(outs).softmax(1)\n" in new  # the concatenation of the bound list stays
+    assert rules_found(new, select=("TRT396",)) == []  # nothing left: a second run changes nothing
+    assert rewrite(FORMS, select=("TRT396",)) == FORMS  # unsafe: not without --unsafe
+    assert len(rules_found(FORMS, select=("TRT396",))) == 4
+    assert rules_found(NOT_MAPS, select=("TRT396",)) == []
+
+
+MODEL = """
+import torch
+from torch import nn
+
+
+class Chunked(nn.Module):
+    def __init__(self, chunk: int = 3):
+        super().__init__()
+        self.chunk = chunk
+        self.net = nn.Sequential(nn.Linear(4, 6), nn.ReLU(), nn.Linear(6, 2))
+        self.norm = nn.BatchNorm1d(4).eval()
+
+    def forward(self, x, y):
+        parts = [self.net(self.norm(p)) for p in torch.split(x, self.chunk)]
+        rows = torch.cat([self.net(x[i:i + self.chunk]) * y[i:i + self.chunk] for i in range(0, x.shape[0], self.chunk)], 0)
+        return torch.cat(parts), rows
+"""
+
+
+@pytest.fixture(scope="module")
+def pair(tmp_path_factory) -> tuple[torch.nn.Module, torch.nn.Module]:
+    folder = tmp_path_factory.mktemp("trt396")
+    (folder / "before.py").write_text(MODEL)
+    (folder / "after.py").write_text(rewrite(MODEL, unsafe=True, select=("TRT396",)))
+    torch.manual_seed(0)
+    original = import_file(folder / "before.py", "trt396_before").Chunked().eval()
+    rewritten = import_file(folder / "after.py", "trt396_after").Chunked().eval()
+    original.norm.running_mean.uniform_(-1, 1)
+    original.norm.running_var.uniform_(0.5, 2)
+    rewritten.load_state_dict(original.state_dict())
+    return original, rewritten
+
+
+def _inputs(batch: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(batch, 4, generator=generator), torch.randn(batch, 2, generator=generator)
+
+
+def _same(a, b) -> None:
+    for left, right in zip(a, b):
+        assert left.dtype == right.dtype and left.shape == right.shape and left.stride() == right.stride()
+        torch.testing.assert_close(left, right, rtol=0, atol=0, equal_nan=True)
+
+
+def test_eager_scripted_and_compiled_runs_are_unchanged(pair) -> None:
+    original, rewritten = pair
+    scripted = torch.jit.script(rewritten)
+    compiled = torch.compile(rewritten, backend="eager")
+    empty = _inputs(0, 0)
+    for pair_of_runs in ((original, rewritten), (torch.jit.script(original), scripted),
+                         (torch.compile(original, backend="eager"), compiled)):
+        raised = []
+        for model in pair_of_runs:  # no pieces to concatenate: the same error before as after
+            with pytest.raises(Exception) as caught:  # noqa: B017 - compared below
+                model(*empty)
+            raised.append((type(caught.value), str(caught.value).split("\n")[0]))
+        assert raised[0] == raised[1]
+    for batch in (1, 3, 7):
+        x, y = _inputs(batch, batch)
+        specials = x.clone()
+        if batch:
+            specials[0, 0], specials[-1, 1] = float("inf"), float("nan")
+        for inputs in ((x, y), (torch.zeros_like(x), -y.abs()), (specials, y)):
+            with torch.no_grad():
+                want = original(*inputs)
+                _same(want, rewritten(*inputs))
+                _same(want, scripted(*inputs))
+                _same(want, compiled(*inputs))
+    x, y = _inputs(5, 1)
+    x.requires_grad_(True)
+    grads = []
+    for model in pair:
+        first, second = model(x, y)
+        grads.append(torch.autograd.grad((first.sum() + second.sum()), x)[0])
+    _same(*[[g] for g in grads])
+
+
+def test_fx_fails_before_as_after(pair) -> None:
+    """Symbolic tracing cannot iterate the pieces of a traced split: the same error before and after
+    (`_trt_tracing()` is False under fx, so the chunks run as written)."""
+    errors = []
+    for model in pair:
+        with pytest.raises(Exception) as caught:  # noqa: B017 - whatever fx raises, the same for both
+            torch.fx.symbolic_trace(model)
+        errors.append((type(caught.value), str(caught.value).split("\n")[0]))
+    assert errors[0] == errors[1]
+
+
+def test_the_traced_graph_follows_the_batch(pair, tmp_path: Path) -> None:
+    from variant_models import assert_graph_within, export_variant
+
+    original, rewritten = pair
+    example = _inputs(4, 0)  # two chunks of 3 and 1
+    axes = {"x": {0: "batch"}, "y": {0: "batch"}}
+    before, _ = export_variant(original, example, axes, tmp_path / "before.onnx", tmp_path)
+    with pytest.raises(Exception):  # noqa: B017 - the unrolled chunks: other rows, or ONNX Runtime refuses the split
+        assert_graph_within(before, original, _inputs(7, 2), 1e-5, "batch 7")
+    after, _ = export_variant(rewritten, example, axes, tmp_path / "after.onnx", tmp_path)
+    for batch in (1, 4, 7, 12):
+        assert_graph_within(after, original, _inputs(batch, batch + 10), 1e-5, f"batch {batch}")
+
+
+def test_the_dynamo_export_follows_the_batch(pair, tmp_path: Path) -> None:
+    from variant_models import assert_graph_within, export_variant_dynamo
+
+    original, rewritten = pair
+    session = export_variant_dynamo(rewritten, _inputs(4, 0), {"x": {0: "batch"}, "y": {0: "batch"}},
+                                    tmp_path / "dynamo.onnx")
+    for batch in (2, 9):
+        assert_graph_within(session, original, _inputs(batch, batch), 1e-5, f"batch {batch}")
+
+
+def test_a_batch_statistic_breaks_the_assumption_and_verification_would_see_it(tmp_path: Path) -> None:
+    """The assumption, shown failing: a function that normalises over the chunk's rows gives other values whole."""
+    source = FORMS + """
+
+def centred(x, k: int):
+    return torch.cat([p - p.mean(0) for p in x.split(k)])
+"""
+    path = tmp_path / "centred.py"
+    path.write_text(rewrite(source, unsafe=True, select=("TRT396",)))
+    module = import_file(path, "trt396_centred")
+    x = torch.arange(6.0).reshape(6, 1)
+    eager = module.centred(x, 2)
+    traced = torch.jit.trace(lambda t: module.centred(t, 2), (x,))(x)
+    assert not torch.equal(eager, traced)
+
+
+VARIANTS = TESTS / "recipe_variants" / "trt396"

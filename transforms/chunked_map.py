@@ -1,0 +1,348 @@
+"""A function applied to a tensor chunk by chunk along an axis, the results concatenated (TRT396).
+
+NeRF's ``batchify`` runs the network on a few thousand points at a time to bound its memory::
+
+    torch.cat([fn(inputs[i:i+chunk]) for i in range(0, inputs.shape[0], chunk)], 0)
+
+and inference wrappers split a batch into sub-batches of the size they were told to use::
+
+    outs = [self.model(sub) for sub in torch.split(x, self.batch_size)]
+    probs = torch.cat(outs)
+
+A traced export unrolls the comprehension with the example's number of chunks: the graph holds that many
+calls and slices, and at another size it drops rows or fails. Where each chunk's rows depend on their own
+rows only, the function applied to the whole tensor computes the concatenation; the rewrite takes it while
+tracing and keeps the chunks for everything else. (A size test that chooses between the whole computation
+and the chunks is TRT389's.)
+"""
+
+from __future__ import annotations
+
+import libcst as cst
+
+from trtcodemod.astutil import code_of, strip_parens, walk
+from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER
+
+TRACING = TRACING_HELPER
+
+_ASSUMPTION = ("the function computes each chunk's rows from that chunk's rows only (no batch statistics, no "
+               "reduction over the chunked axis, nothing that depends on how many rows a chunk has), so applied "
+               "to the whole tensor it gives the concatenation of its chunks; the memory the chunks bounded is "
+               "spent at once while tracing")
+
+
+def _text(node: cst.CSTNode) -> str:
+    return code_of(node).strip().replace(" ", "")
+
+
+def _arguments(call: cst.Call, names: tuple[str, ...]) -> dict[str, cst.BaseExpression] | None:
+    """``call``'s arguments by the parameter names ``names`` (positional in that order, or by keyword); None
+    where one is starred, unknown or given twice."""
+    bound: dict[str, cst.BaseExpression] = {}
+    for index, argument in enumerate(call.args):
+        if argument.star:
+            return None
+        name = argument.keyword.value if argument.keyword is not None else \
+            (names[index] if index < len(names) else None)
+        if name is None or name not in names or name in bound:
+            return None
+        bound[name] = argument.value
+    return bound
+
+
+def _is_torch(func: cst.BaseExpression, name: str) -> bool:
+    return type(func) is cst.Attribute and func.attr.value == name and type(func.value) is cst.Name \
+        and func.value.value == "torch"
+
+
+def _pieces(iterable: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
+    """``x.split(k[, dim])``, ``torch.split(x, k[, dim])``, ``x.chunk(n[, dim])``, ``torch.chunk(x, n[, dim])``:
+    the tensor split and the axis's text (``0`` by default); None for anything else (a list of sizes too: a
+    fixed list of sections is a layout the code chose, not a chunking of any size)."""
+    call = strip_parens(iterable)
+    if type(call) is not cst.Call or type(call.func) is not cst.Attribute:
+        return None
+    method = call.func.attr.value
+    if method not in ("split", "chunk"):
+        return None
+    size = ("split_size_or_sections", "split_size") if method == "split" else ("chunks",)
+    if _is_torch(call.func, method):
+        first = "tensor" if method == "split" else "input"
+        bound = _arguments(call, (first, size[0], "dim"))
+        if bound is None:
+            return None
+        tensor = bound.get(first)
+    else:
+        bound = _arguments(call, (size[-1], "dim"))
+        if bound is None:
+            return None
+        tensor = call.func.value
+    count = next((bound[n] for n in size if n in bound), None)
+    if tensor is None or count is None or type(strip_parens(count)) in (cst.List, cst.Tuple, cst.ListComp):
+        return None
+    return tensor, _text(bound.get("dim", cst.Integer("0")))
+
+
+def _slices_of(node: cst.CSTNode, index: str, step: str) -> list[cst.Subscript] | None:
+    """The subscripts ``t[i:i + step]`` in ``node`` (``index`` is ``i``'s name), where every use of ``i`` is
+    one of them; None where ``i`` is used otherwise (in an offset, another slice, an ``int``)."""
+    slices: list[cst.Subscript] = []
+    inside: set[int] = set()
+    for sub in walk(node):
+        if type(sub) is not cst.Subscript or len(sub.slice) != 1:
+            continue
+        part = sub.slice[0].slice
+        if type(part) is not cst.Slice or part.step is not None or part.lower is None or part.upper is None:
+            continue
+        lower, upper = _text(part.lower), _text(part.upper)
+        if lower == index and upper in (f"{index}+{step}", f"{step}+{index}"):
+            slices.append(sub)
+            inside.update(id(n) for n in walk(sub.slice[0]))
+    if not slices or any(id(n) not in inside for n in _uses(node, index)):
+        return None
+    return slices
+
+
+def _uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
+    """The names ``name`` in ``node`` that read a variable (not an attribute's or a keyword's name)."""
+    labels = {id(n.attr) for n in walk(node) if type(n) is cst.Attribute} | \
+        {id(n.keyword) for n in walk(node) if type(n) is cst.Arg and n.keyword is not None}
+    return [n for n in walk(node) if type(n) is cst.Name and n.value == name and id(n) not in labels]
+
+
+def _binds(node: cst.CSTNode, name: str) -> bool:
+    """Whether a comprehension or lambda inside ``node`` binds ``name`` again (its uses there are not ours)."""
+    for sub in walk(node):
+        if type(sub) is cst.CompFor and any(type(t) is cst.Name and t.value == name for t in walk(sub.target)):
+            return True
+        if type(sub) is cst.Lambda and any(p.name.value == name for p in sub.params.params):
+            return True
+        if type(sub) is cst.NamedExpr and type(sub.target) is cst.Name and sub.target.value == name:
+            return True
+    return False
+
+
+class _Whole(cst.CSTTransformer):
+    """The element with the chunk replaced by the whole: the loop's name, or each ``t[i:i + k]`` by ``t``."""
+
+    def __init__(self, name: str | None, whole: cst.BaseExpression | None,
+                 slices: list[cst.Subscript] | None) -> None:
+        super().__init__()
+        self.name, self.whole = name, whole
+        self.slices = {id(s) for s in slices or ()}
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if self.whole is not None and original.value == self.name:
+            whole = self.whole
+            needs = type(strip_parens(whole)) not in (cst.Name, cst.Attribute, cst.Subscript, cst.Call)
+            return whole.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()]) if needs and \
+                not whole.lpar else whole
+        return updated
+
+    def transform(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        return node.visit(self)
+
+    def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+        return updated.with_changes(attr=original.attr)  # `m.sub` names an attribute, not the chunk
+
+    def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+        return updated.with_changes(keyword=original.keyword)
+
+    def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        return updated.value if id(original) in self.slices else updated
+
+
+def whole_element(comp: cst.ListComp | cst.GeneratorExp, axis: str) -> tuple[cst.BaseExpression, str] | None:
+    """For a comprehension over the chunks of a tensor along ``axis`` (the axis its results are concatenated
+    on): its element computed on the whole tensor, and a phrase saying what the chunks were; None where the
+    comprehension is no such map."""
+    loop = comp.for_in
+    if loop.inner_for_in is not None or loop.ifs or loop.asynchronous is not None or type(loop.target) is not cst.Name:
+        return None
+    name = loop.target.value
+    if _binds(comp.elt, name):
+        return None
+    pieces = _pieces(loop.iter)
+    if pieces is not None:
+        tensor, dim = pieces
+        if dim != axis or not _uses(comp.elt, name):
+            return None
+        return _Whole(name, tensor, None).transform(comp.elt), f"the pieces of `{code_of(loop.iter).strip()}`"
+    call = strip_parens(loop.iter)
+    if type(call) is not cst.Call or type(call.func) is not cst.Name or call.func.value != "range" \
+            or len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args) or axis != "0" \
+            or _text(call.args[0].value) != "0":
+        return None
+    slices = _slices_of(comp.elt, name, _text(call.args[2].value))
+    if slices is None:
+        return None
+    return _Whole(name, None, slices).transform(comp.elt), f"slices `[{name}:{name} + ...]` over `{code_of(call).strip()}`"
+
+
+def _cat_parts(call: cst.Call) -> tuple[cst.BaseExpression, str] | None:
+    """``torch.cat(parts[, dim])`` (or ``torch.concat``/``torch.concatenate``): the parts and the axis's text."""
+    if not any(_is_torch(call.func, n) for n in ("cat", "concat", "concatenate")):
+        return None
+    bound = _arguments(call, ("tensors", "dim"))
+    if bound is None or "tensors" not in bound:
+        return None
+    return bound["tensors"], _text(bound.get("dim", cst.Integer("0")))
+
+
+def _tracing_or(whole: cst.BaseExpression, chunked: cst.BaseExpression) -> cst.IfExp:
+    return cst.IfExp(test=cst.Call(cst.Name(TRACING)), body=whole, orelse=chunked,
+                     lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+
+class ChunkedMap(Rule):
+    needs_text = (b"cat(", b"concat")
+    info = RuleInfo(
+        id="TRT396",
+        name="chunked-map",
+        summary="`torch.cat([f(c) for c in x.split(k)])`, `torch.cat([f(x[i:i + k]) for i in range(0, n, k)])`: "
+                "the trace unrolls the example's chunks; apply `f` to the whole tensor while tracing",
+        doc="""\
+What it finds: a list comprehension (or generator) that applies an expression to each chunk of a
+tensor and whose results are concatenated along the chunked axis, with no size test around it
+(TRT389 takes the `if n <= chunk:` form):
+
+- over the pieces of `x.split(k)`, `torch.split(x, k)`, `x.chunk(n)` or `torch.chunk(x, n)`
+  (`dim` given or 0), the loop's name used in the element; the concatenation's `dim` is the
+  split's;
+- over `range(0, n, k)`, where every use of the loop's index is a first-axis slice
+  `t[i:i + k]` of one or more tensors (NeRF's `batchify`, which many NeRF code bases copy:
+  `torch.cat([fn(inputs[i:i+chunk]) for i in range(0, inputs.shape[0], chunk)], 0)`), and the
+  concatenation is on axis 0;
+
+and the list is either `torch.cat`'s argument itself, or bound to a name whose only later use in
+the same block is `torch.cat(name[, dim])` (face-crop-plus' BiSeNet wrapper,
+`outs = [self.model(...) for sub in torch.split(x, self.model.batch_size)]`, then
+`torch.cat(outs)`).
+
+Why it hurts: the TorchScript export runs the comprehension once, with the example's number of
+chunks: the graph holds that many calls and slices (or a `Split` into that many pieces), so at
+another size it drops rows, repeats them, or fails at a Concat or a Split. The dynamo exporter
+specialises on the size or stops at the data-dependent number of pieces.
+
+The rewrite: the element computed on the whole tensor, taken while tracing:
+`(fn(inputs) if _trt_tracing() else torch.cat([...], 0))`, or for a bound list
+`outs = [self.model((x - self.mean) / self.std)] if _trt_tracing() else [...]` (the concatenation of one
+tensor is that tensor). Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run the
+chunks as written (`_trt_tracing()` is False there); `torch.jit.trace` and `torch.export` record
+one call that follows the size.
+
+Fix safety: unsafe: it assumes {assumption}. A batch norm in training mode, a softmax or sum over
+the chunked axis, or code that reads a chunk's length breaks it. `migrate` applies it where the
+recorded export baked the chunks (a graph that fails or differs at another size at the
+comprehension's line) and keeps it only where the rewritten model's graph is faithful and equivalent
+on its inputs.""".format(assumption=_ASSUMPTION),
+        fix=Safety.UNSAFE,
+        assumption=_ASSUMPTION,
+        examples=(
+            Example(
+                "def batchify(fn, chunk):\n"
+                "    def ret(inputs):\n"
+                "        return torch.cat([fn(inputs[i:i+chunk]) for i in range(0, inputs.shape[0], chunk)], 0)\n"
+                "    return ret\n",
+                "def batchify(fn, chunk):\n"
+                "    def ret(inputs):\n"
+                f"        return (fn(inputs) if {TRACING}() else torch.cat([fn(inputs[i:i+chunk]) for i in "
+                "range(0, inputs.shape[0], chunk)], 0))\n"
+                "    return ret\n",
+                unsafe=True,
+            ),
+            Example(
+                "def parse(model, x, mean, std, batch_size: int):\n"
+                "    outs = [model((sub - mean) / std) for sub in torch.split(x, batch_size)]\n"
+                "    return torch.cat(outs).softmax(1)\n",
+                "def parse(model, x, mean, std, batch_size: int):\n"
+                f"    outs = ([model((x - mean) / std)] if {TRACING}() else [model((sub - mean) / std) for sub in "
+                "torch.split(x, batch_size)])\n"
+                "    return torch.cat(outs).softmax(1)\n",
+                unsafe=True,
+            ),
+        ),
+        references=("https://pytorch.org/docs/stable/onnx_torchscript.html#avoiding-pitfalls",
+                    "https://github.com/yenchenlin/nerf-pytorch/blob/master/run_nerf.py"),
+    )
+
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: Concatenations already taken whole while tracing (this rule's rewrite): the `else` of such a test.
+        self._decided: set[int] = set()
+
+    def visit_IfExp(self, node: cst.IfExp) -> None:
+        test = strip_parens(node.test)
+        if type(test) is cst.Call and type(test.func) is cst.Name and test.func.value == TRACING:
+            self._decided.add(id(strip_parens(node.orelse)))
+
+    def visit_Call(self, node: cst.Call) -> None:
+        if self.context.function is None or id(node) in self._decided:
+            return
+        parts = _cat_parts(node)
+        if parts is None or type(strip_parens(parts[0])) not in (cst.ListComp, cst.GeneratorExp):
+            return
+        comp = strip_parens(parts[0])
+        found = whole_element(comp, parts[1])
+        if found is None:
+            return
+        whole, what = found
+        self._report(node, comp, what, Fix({node: _tracing_or(whole, node)}, safety=Safety.UNSAFE,
+                                            helpers=(TRACING,)))
+
+    def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
+        if self.context.function is None:
+            return
+        body = list(node.body)
+        for index, statement in enumerate(body):
+            assign = _list_assignment(statement)
+            if assign is None:
+                continue
+            name, comp = assign
+            axis = _only_concatenated(body[index + 1:], name)
+            if axis is None:
+                continue
+            found = whole_element(comp, axis)
+            if found is None:
+                continue
+            whole, what = found
+            one = cst.List([cst.Element(whole)])
+            self._report(comp, comp, what, Fix({comp: _tracing_or(one, comp)}, safety=Safety.UNSAFE,
+                                                helpers=(TRACING,)))
+
+    def _report(self, node: cst.CSTNode, comp: cst.CSTNode, what: str, fix: Fix) -> None:
+        self.report(node, f"`{code_of(comp).strip()[:80]}` applies a function to {what} and concatenates the "
+                          "results: a trace unrolls the example's number of chunks; the whole tensor is taken while "
+                          f"tracing (`{TRACING}()`); assumes {_ASSUMPTION}", fix)
+
+
+def _list_assignment(statement: cst.BaseStatement) -> tuple[str, cst.ListComp] | None:
+    """``name = [<comprehension>]`` as one statement: the name and the comprehension."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
+        return None
+    value = strip_parens(assign.value)
+    if type(value) is not cst.ListComp:
+        return None
+    return assign.targets[0].target.value, value
+
+
+def _only_concatenated(rest: list[cst.BaseStatement], name: str) -> str | None:
+    """The axis of ``torch.cat(name[, dim])`` where that is the only use of ``name`` in ``rest`` (and ``name``
+    is not bound again there); None otherwise."""
+    uses = [n for statement in rest for n in _uses(statement, name)]
+    if len(uses) != 1:
+        return None
+    for statement in rest:
+        for sub in walk(statement):
+            if type(sub) is cst.Call:
+                parts = _cat_parts(sub)
+                if parts is not None and strip_parens(parts[0]) is uses[0]:
+                    return parts[1]
+    return None
+
+
+RULES = (ChunkedMap,)
