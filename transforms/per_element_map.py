@@ -114,7 +114,7 @@ def _refusal(elt: cst.BaseExpression, element: str) -> str | None:
 
 
 class _Rename(cst.CSTTransformer):
-    """``source[i]`` → ``i``, for the range form."""
+    """``source[i]`` → ``i`` and ``source[i, 0]`` → ``i[0]``, for the range form."""
 
     def __init__(self, source: str, index: str) -> None:
         super().__init__()
@@ -122,15 +122,37 @@ class _Rename(cst.CSTTransformer):
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
         if _element_read(original, self.source, self.index):
-            return cst.Name(self.index)
+            if len(original.slice) == 1:
+                return cst.Name(self.index)
+            rest = [element.with_changes(comma=cst.MaybeSentinel.DEFAULT) if at == len(original.slice) - 2
+                    else element for at, element in enumerate(original.slice[1:])]
+            return original.with_changes(value=cst.Name(self.index), slice=rest)
         return updated
 
 
+def _basic(element: cst.SubscriptElement) -> bool:
+    """An index that picks by position alone: an integer, a slice of integers, ``None`` or ``...``. (A tensor index
+    after the row's would move its axes to the front when written beside it, ``t[i, :, idx]``, and not as ``t[i][:,
+    idx]``.)"""
+    def number(node: cst.BaseExpression | None) -> bool:
+        node = strip_parens(node) if node is not None else None
+        if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+            node = strip_parens(node.expression)
+        return node is None or type(node) is cst.Integer or type(node) is cst.Name and node.value == "None"
+
+    part = element.slice
+    if type(part) is cst.Slice:
+        return number(part.lower) and number(part.upper) and number(part.step)
+    value = strip_parens(part.value)
+    return type(value) is cst.Ellipsis or number(value)
+
+
 def _element_read(node: cst.CSTNode, source: str, index: str) -> bool:
-    """Is ``node`` ``source[index]``?"""
-    return type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
+    """Is ``node`` ``source[index]``, or ``source[index, ...]`` with positional indices after it (U-2-Net's
+    ``norm_pred(d1[i, 0])`` per image: the row's first channel)?"""
+    return type(node) is cst.Subscript and type(node.slice[0].slice) is cst.Index \
         and type(node.slice[0].slice.value) is cst.Name and node.slice[0].slice.value.value == index \
-        and code_of(node.value).strip() == source
+        and code_of(node.value).strip() == source and all(_basic(e) for e in node.slice[1:])
 
 
 def _range_source(iterator: cst.BaseExpression) -> cst.BaseExpression | None:
@@ -247,7 +269,8 @@ class PerElementMap(Rule):
         doc=f"""\
 What it finds: `torch.stack([f(e) for e in t])` (also `torch.stack(..., 0)` / `dim=0`), and
 `torch.stack([f(t[i]) for i in range(t.shape[0])])` (or `t.size(0)`, `len(t)`) where `i` is read
-only as `t[i]`, with `t` a plain name or attribute chain that is a tensor: visibly (a forward input,
+only as `t[i]` (or as `t[i, 0]`, `t[i, :, 1:]`: integers, integer slices, `None` or `...` after it,
+read as `e[0]`, `e[:, 1:]` of the row `e`: U-2-Net's `norm_pred(d1[i, 0])`), with `t` a plain name or attribute chain that is a tensor: visibly (a forward input,
 a `Tensor` annotation, a torch call's result), seen holding one by a recorded run, or where the
 recorded export warned "{_ITERATING}" at the comprehension. One `for`, no condition, the element a
 single name. The same written as a loop: `out = []`, then `for e in t: out.append(f(e))`, then

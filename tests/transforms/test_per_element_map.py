@@ -74,6 +74,12 @@ def test_rewrite_text_of_the_decoding_comprehension() -> None:
     ("torch.stack([g(x[b]) + x[b] for b in range(x.size(0))], 0)", "_trt_stack_map(g(b) + b for b in _trt_rows(x))"),
     ("torch.stack([g(x[i]) for i in range(len(x))], dim=0)", "_trt_stack_map(g(i) for i in _trt_rows(x))"),
     ("torch.stack([g(e).sum(0) for e in x], dim=0)", "_trt_stack_map(g(e).sum(0) for e in _trt_rows(x))"),
+    # Positional indices after the row's (U-2-Net's `norm_pred(d1[i, 0])`): the row's own subscript.
+    ("torch.stack([g(x[i, 0]) for i in range(x.shape[0])])", "_trt_stack_map(g(i[0]) for i in _trt_rows(x))"),
+    ("torch.stack([g(x[i, ..., -1:]) + x[i] for i in range(len(x))])",
+     "_trt_stack_map(g(i[..., -1:]) + i for i in _trt_rows(x))"),
+    ("torch.stack([g(x[i, None, 1:3:2]) for i in range(x.size(0))])",
+     "_trt_stack_map(g(i[None, 1:3:2]) for i in _trt_rows(x))"),
 ])
 def test_rewrite_text_of_each_form(line: str, expected: str) -> None:
     code = HEADER + f"def f(self, x: torch.Tensor, w):\n    return {line}\n"
@@ -90,6 +96,9 @@ def test_rewrite_text_of_each_form(line: str, expected: str) -> None:
     "torch.stack([g(e, f) for e in x for f in w])",
     "torch.stack([g(x[i], i) for i in range(x.shape[0])])",  # the index read as a number
     "torch.stack([g(w[i]) for i in range(x.shape[0])])",  # the element is another tensor's
+    "torch.stack([g(x[i, :, w]) for i in range(x.shape[0])])",  # a tensor index: `x[i, :, w]` is not `x[i][:, w]`
+    "torch.stack([g(x[i, i]) for i in range(x.shape[0])])",  # the index read again as a number
+    "torch.stack([g(x[i, k]) for i in range(x.shape[0])])",  # a name: it may hold a tensor
     "torch.stack([g(e) for e in x], dim=1)",  # another axis
     "torch.stack([(y := g(e)) for e in x])",
     "torch.stack([g(e) for e in x[1:]])",  # not a plain name
@@ -549,3 +558,45 @@ def test_migrate_applies_both_halves_across_files(tmp_path: Path) -> None:
     assert {("restack_model.py", "TRT366"), ("restack_library.py", "TRT366")} <= applied, report["remaining"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True
+
+
+#: U-2-Net's matting service (backgroundremover, zoo 81) reads each image's first-channel map as `d1[i, 0]`. Its
+#: `norm_pred` divides by the map's own maximum, a reduction to one number per row that vmap broadcasts back through a
+#: reshape to (batch, 1, 1) whose batch the trace keeps: zoo 81's U-2-Nets stay unfixed for that reason, the graph
+#: failing at another batch (migrate's verification refuses it). An element function vmap traces without reshaping the
+#: batch is mapped whole.
+CHANNEL = HEADER + """\
+def norm_pred(d):
+    return torch.sigmoid(d) * d.flip(-1)
+
+
+class M(torch.nn.Module):
+    def forward(self, d1):
+        return torch.stack([norm_pred(d1[i, 0]) for i in range(d1.shape[0])])[:, None]
+"""
+
+
+def test_a_channel_of_each_row_eager_unchanged_and_the_graph_follows_the_batch(tmp_path: Path) -> None:
+    before, after = _programs(tmp_path, CHANNEL)
+    assert "_trt_stack_map(norm_pred(i[0]) for i in _trt_rows(d1))[:, None]" in rewrite(CHANNEL, unsafe=True,
+                                                                                        select=("TRT366",))
+    generator = torch.Generator().manual_seed(5)
+    for batch in (1, 3):
+        d1 = torch.randn(batch, 2, 4, 5, generator=generator)
+        flat = torch.zeros(batch, 2, 4, 5)
+        specials = d1.clone()
+        specials[0, 0, 0, 0], specials[0, 0, 1, 1] = float("inf"), float("nan")
+        for sample in (d1, -d1, flat, specials):
+            assert_same_run(run_once(before(), [sample]), run_once(after(), [sample]), context=str(batch))
+    with pytest.raises(RuntimeError):  # no rows: nothing to stack, before as after
+        before()(torch.zeros(0, 2, 4, 5))
+    with pytest.raises(RuntimeError):
+        after()(torch.zeros(0, 2, 4, 5))
+    original = _exported(before(), (torch.randn(2, 2, 4, 5),), ["d1"])
+    [baked] = original.run(None, {"d1": torch.randn(5, 2, 4, 5).numpy()})
+    assert baked.shape[0] == 2  # the example's two rows, gathered one by one, at a batch of 5
+    session = _exported(after(), (torch.randn(2, 2, 4, 5),), ["d1"])
+    for batch in (1, 2, 5):
+        d1 = torch.randn(batch, 2, 4, 5, generator=generator)
+        [got] = session.run(None, {"d1": d1.numpy()})
+        assert np.allclose(got, before()(d1).numpy(), rtol=1e-6, atol=1e-6), batch
