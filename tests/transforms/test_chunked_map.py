@@ -195,3 +195,37 @@ def centred(x, k: int):
 
 
 VARIANTS = TESTS / "recipe_variants" / "trt396"
+NERF = VARIANTS / "nerf_pytorch_batchify.py"
+
+
+def test_nerf_batchify_is_unchanged_in_eager_mode_and_its_graph_follows_the_rays(tmp_path: Path) -> None:
+    from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, export_variant,
+                                graph_matches, rewritten_variant, seeded)
+
+    variant = rewritten_variant(NERF, "TRT396", tmp_path)
+    assert_unsafe_rewrite(variant, ("return (fn(inputs) if _trt_tracing() else torch.cat([fn(inputs[i:i+chunk]) "
+                                    "for i in range(0, inputs.shape[0], chunk)], 0))",), "TRT396")
+    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
+    example = module.inputs(seeded(0))
+    sets = {"1 ray": module.inputs(seeded(1), 1), "5 rays": module.inputs(seeded(2), 5),
+            "7 rays of 3": module.inputs(seeded(3), 7, 3)}
+    specials = example[0].clone()
+    specials[0, 0, 0], specials[1, 1, 1] = float("inf"), float("nan")
+    assert_eager_unchanged(original, rewritten, {**sets, "example": example, "zeros": (torch.zeros(2, 4, 3),),
+                                                 "negatives": (-example[0].abs(),), "inf and NaN": (specials,)})
+    for model in (original, rewritten):  # no rays: no chunk to concatenate, the same error before as after
+        with pytest.raises(ValueError, match="non-empty list"):
+            model(torch.zeros(0, 4, 3))
+    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
+    assert graph_matches(before, original, example)
+    assert not graph_matches(before, original, sets["5 rays"])  # two chunks of the twelve traced points
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
+    for label, inputs in {"example": example, **sets}.items():
+        assert_graph_within(after, original, inputs, 1e-5, label)
+
+
+@pytest.mark.parametrize("path", [NERF], ids=["nerf-pytorch"])
+def test_migrate_takes_the_whole_call(path: Path) -> None:
+    from variant_models import assert_migrate_corrects
+
+    assert_migrate_corrects(path, "TRT396", f"trt396_migrate_{path.stem}")
