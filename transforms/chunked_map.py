@@ -218,7 +218,10 @@ tensor and whose results are concatenated along the chunked axis, with no size t
 and the list is either `torch.cat`'s argument itself, or bound to a name whose only later use in
 the same block is `torch.cat(name[, dim])` (face-crop-plus' BiSeNet wrapper,
 `outs = [self.model(...) for sub in torch.split(x, self.model.batch_size)]`, then
-`torch.cat(outs)`).
+`torch.cat(outs)`). Also the same as a loop: `out = []`, then `for c in x.split(k):` whose body appends
+one result an iteration (`out.append(v)`, `out` read nowhere else in it), then a statement that
+concatenates `out` along the split's axis, `out` read nowhere after it (the chunked inference
+helpers that bind a chunk's output to a local first and append it).
 
 Why it hurts: the TorchScript export runs the comprehension once, with the example's number of
 chunks: the graph holds that many calls and slices (or a `Split` into that many pieces), so at
@@ -228,7 +231,8 @@ specialises on the size or stops at the data-dependent number of pieces.
 The rewrite: the element computed on the whole tensor, taken while tracing:
 `(fn(inputs) if _trt_tracing() else torch.cat([...], 0))`, or for a bound list
 `outs = [self.model((x - self.mean) / self.std)] if _trt_tracing() else [...]` (the concatenation of one
-tensor is that tensor). Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run the
+tensor is that tensor); the loop form's iterable becomes `([x] if _trt_tracing() else x.split(k))`, so
+its body runs once, on the whole tensor. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run the
 chunks as written (`_trt_tracing()` is False there); `torch.jit.trace` and `torch.export` record
 one call that follows the size.
 
@@ -296,6 +300,8 @@ on its inputs.""".format(assumption=_ASSUMPTION),
             return
         body = list(node.body)
         for index, statement in enumerate(body):
+            if index >= 2 and type(statement) is not cst.For:
+                self._appending_loop(body, index)
             assign = _list_assignment(statement)
             if assign is None:
                 continue
@@ -310,6 +316,26 @@ on its inputs.""".format(assumption=_ASSUMPTION),
             one = cst.List([cst.Element(whole)])
             self._report(comp, comp, what, Fix({comp: _tracing_or(one, comp)}, safety=Safety.UNSAFE,
                                                 helpers=(TRACING,)))
+
+    def _appending_loop(self, body: list[cst.BaseStatement], at: int) -> None:
+        """``out = []``, ``for c in x.split(k): ... out.append(v)``, then ``body[at]`` concatenating ``out`` along the
+        split's axis, ``out`` read nowhere else: the loop runs once, on the whole tensor, while tracing."""
+        start, loop = body[at - 2], body[at - 1]
+        name = _started_empty(start)
+        if name is None or type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
+                or type(loop.target) is not cst.Name:
+            return
+        pieces = _pieces(loop.iter)
+        if pieces is None or not _uses(loop.body, loop.target.value):
+            return
+        axis = _only_concatenated(body[at:at + 1], name)
+        if axis != pieces[1] or _uses_after(body[at + 1:], name) or not _appends_once(loop, name):
+            return
+        whole = cst.List([cst.Element(pieces[0])])
+        iterable = strip_parens(loop.iter)
+        self._report(loop.iter, loop.iter, f"the pieces of `{code_of(loop.iter).strip()}` in a loop appending to "
+                                           f"`{name}`", Fix({iterable: _tracing_or(whole, iterable)},
+                                                            safety=Safety.UNSAFE, helpers=(TRACING,)))
 
     def _report(self, node: cst.CSTNode, comp: cst.CSTNode, what: str, fix: Fix) -> None:
         self.report(node, f"`{code_of(comp).strip()[:80]}` applies a function to {what} and concatenates the "
@@ -328,6 +354,37 @@ def _list_assignment(statement: cst.BaseStatement) -> tuple[str, cst.ListComp] |
     if type(value) is not cst.ListComp:
         return None
     return assign.targets[0].target.value, value
+
+
+def _started_empty(statement: cst.BaseStatement) -> str | None:
+    """``out`` of ``out = []``."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+        return None
+    assign = statement.body[0]
+    if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name \
+            or type(assign.value) is not cst.List or assign.value.elements:
+        return None
+    return assign.targets[0].target.value
+
+
+def _appends_once(loop: cst.For, name: str) -> bool:
+    """Whether the loop's body reads ``name`` only as one ``name.append(v)`` statement at its top level (a chunk's
+    result appended once an iteration, and the list not read or changed otherwise)."""
+    uses = _uses(loop.body, name)
+    if len(uses) != 1 or type(loop.body) is not cst.IndentedBlock:
+        return False
+    for statement in loop.body.body:
+        if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                and type(statement.body[0]) is cst.Expr and type(statement.body[0].value) is cst.Call:
+            call = statement.body[0].value
+            if type(call.func) is cst.Attribute and call.func.value is uses[0] and call.func.attr.value == "append" \
+                    and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
+                return True
+    return False
+
+
+def _uses_after(rest: list[cst.BaseStatement], name: str) -> bool:
+    return any(_uses(statement, name) for statement in rest)
 
 
 def _only_concatenated(rest: list[cst.BaseStatement], name: str) -> str | None:

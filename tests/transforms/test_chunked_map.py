@@ -32,6 +32,14 @@ class Parsing(nn.Module):
     def forward(self, x):
         outs = [self.model((sub - self.mean) / self.std) for sub in torch.split(x, self.model.batch_size)]
         return torch.cat(outs).softmax(1)
+
+
+def looped(model, x, k: int):
+    outs = []
+    for sub in x.split(k):
+        y = model(sub)
+        outs.append(y.relu())
+    return torch.cat(outs)
 """
 
 NOT_MAPS = """
@@ -45,6 +53,16 @@ def f(x, k, g):
     parts = [g(p) for p in x.split(k)]
     n = len(parts)
     d = torch.cat(parts)                                        # the list read twice
+    twice = []
+    for p in x.split(k):
+        twice.append(g(p))
+        twice.append(p)                                         # two appends an iteration
+    t = torch.cat(twice)
+    kept = []
+    for p in x.split(k):
+        kept.append(g(p))
+    u = torch.cat(kept)
+    v = len(kept)                                               # the list read after the concatenation
     e = torch.cat([g(p) for p in x.split([1, 2])])              # fixed sections
     h = torch.cat([g(q.sub) for q2 in x.split(k) for q in q2])  # two loops
     m = torch.cat([g(p) for p in x.split(k) if p.numel()])      # a condition
@@ -60,9 +78,10 @@ def test_each_form_is_rewritten_once_and_only_with_unsafe() -> None:
     assert "    return (g(a) if _trt_tracing() else torch.cat([g(p) for p in a.chunk(3, dim=1)], dim=1))" in new
     assert "        outs = ([self.model((x - self.mean) / self.std)] if _trt_tracing() else [self.model((sub - " in new
     assert "        return torch.cat(outs).softmax(1)\n" in new  # the concatenation of the bound list stays
+    assert "    for sub in ([x] if _trt_tracing() else x.split(k)):\n        y = model(sub)\n" in new
     assert rules_found(new, select=("TRT396",)) == []  # nothing left: a second run changes nothing
     assert rewrite(FORMS, select=("TRT396",)) == FORMS  # unsafe: not without --unsafe
-    assert len(rules_found(FORMS, select=("TRT396",))) == 4
+    assert len(rules_found(FORMS, select=("TRT396",))) == 5
     assert rules_found(NOT_MAPS, select=("TRT396",)) == []
 
 
@@ -81,7 +100,11 @@ class Chunked(nn.Module):
     def forward(self, x, y):
         parts = [self.net(self.norm(p)) for p in torch.split(x, self.chunk)]
         rows = torch.cat([self.net(x[i:i + self.chunk]) * y[i:i + self.chunk] for i in range(0, x.shape[0], self.chunk)], 0)
-        return torch.cat(parts), rows
+        looped = []
+        for p in x.chunk(2):
+            h = self.net(p)
+            looped.append(h * 2)
+        return torch.cat(parts), rows, torch.cat(looped)
 """
 
 
@@ -138,8 +161,8 @@ def test_eager_scripted_and_compiled_runs_are_unchanged(pair) -> None:
     x.requires_grad_(True)
     grads = []
     for model in pair:
-        first, second = model(x, y)
-        grads.append(torch.autograd.grad((first.sum() + second.sum()), x)[0])
+        first, second, third = model(x, y)
+        grads.append(torch.autograd.grad((first.sum() + second.sum() + third.sum()), x)[0])
     _same(*[[g] for g in grads])
 
 
