@@ -23,6 +23,7 @@ import libcst as cst
 from trtcodemod.astutil import code_of, strip_parens, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
+from trtcodemod.transforms.per_image_pad import _empty_list
 
 TRACING = TRACING_HELPER
 
@@ -321,7 +322,7 @@ on its inputs.""".format(assumption=_ASSUMPTION),
         """``out = []``, ``for c in x.split(k): ... out.append(v)``, then ``body[at]`` concatenating ``out`` along the
         split's axis, ``out`` read nowhere else: the loop runs once, on the whole tensor, while tracing."""
         start, loop = body[at - 2], body[at - 1]
-        name = _started_empty(start)
+        name = _empty_list(start)
         if name is None or type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
                 or type(loop.target) is not cst.Name:
             return
@@ -354,17 +355,6 @@ def _list_assignment(statement: cst.BaseStatement) -> tuple[str, cst.ListComp] |
     if type(value) is not cst.ListComp:
         return None
     return assign.targets[0].target.value, value
-
-
-def _started_empty(statement: cst.BaseStatement) -> str | None:
-    """``out`` of ``out = []``."""
-    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
-        return None
-    assign = statement.body[0]
-    if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name \
-            or type(assign.value) is not cst.List or assign.value.elements:
-        return None
-    return assign.targets[0].target.value
 
 
 def _appends_once(loop: cst.For, name: str) -> bool:
