@@ -29,8 +29,8 @@ TRACING = TRACING_HELPER
 
 _ASSUMPTION = ("the function computes each chunk's rows from that chunk's rows only (no batch statistics, no "
                "reduction over the chunked axis, nothing that depends on how many rows a chunk has), so applied "
-               "to the whole tensor it gives the concatenation of its chunks; the memory the chunks bounded is "
-               "spent at once while tracing")
+               "to the whole tensor it gives the concatenation of its chunks (over `range(0, n, k)`, every tensor "
+               "sliced `t[i:i + k]` has `n` rows); the memory the chunks bounded is spent at once while tracing")
 
 
 def _text(node: cst.CSTNode) -> str:
