@@ -58,16 +58,18 @@ def _is_torch(func: cst.BaseExpression, name: str) -> bool:
 
 
 def _pieces(iterable: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | None:
-    """``x.split(k[, dim])``, ``torch.split(x, k[, dim])``, ``x.chunk(n[, dim])``, ``torch.chunk(x, n[, dim])``:
+    """``x.split(k[, dim])``, ``torch.split(x, k[, dim])``, ``x.chunk(n[, dim])``, ``torch.chunk(x, n[, dim])``,
+    ``x.tensor_split(n[, dim])``, ``torch.tensor_split(x, n[, dim])``:
     the tensor split and the axis's text (``0`` by default); None for anything else (a list of sizes too: a
     fixed list of sections is a layout the code chose, not a chunking of any size)."""
     call = strip_parens(iterable)
     if type(call) is not cst.Call or type(call.func) is not cst.Attribute:
         return None
     method = call.func.attr.value
-    if method not in ("split", "chunk"):
+    if method not in ("split", "chunk", "tensor_split"):
         return None
-    size = ("split_size_or_sections", "split_size") if method == "split" else ("chunks",)
+    size = {"split": ("split_size_or_sections", "split_size"), "chunk": ("chunks",),
+            "tensor_split": ("indices_or_sections", "sections")}[method]
     if _is_torch(call.func, method):
         first = "tensor" if method == "split" else "input"
         bound = _arguments(call, (first, size[0], "dim"))
@@ -208,9 +210,9 @@ What it finds: a list comprehension (or generator) that applies an expression to
 tensor and whose results are concatenated along the chunked axis, with no size test around it
 (TRT389 takes the `if n <= chunk:` form):
 
-- over the pieces of `x.split(k)`, `torch.split(x, k)`, `x.chunk(n)` or `torch.chunk(x, n)`
-  (`dim` given or 0), the loop's name used in the element; the concatenation's `dim` is the
-  split's;
+- over the pieces of `x.split(k)`, `torch.split(x, k)`, `x.chunk(n)`, `torch.chunk(x, n)` or
+  `torch.tensor_split(x, n)` (`dim` given or 0; not a written-out list of sizes), the loop's name
+  used in the element; the concatenation's `dim` is the split's;
 - over `range(0, n, k)`, where every use of the loop's index is a first-axis slice
   `t[i:i + k]` of one or more tensors (NeRF's `batchify`, which many NeRF code bases copy:
   `torch.cat([fn(inputs[i:i+chunk]) for i in range(0, inputs.shape[0], chunk)], 0)`), and the

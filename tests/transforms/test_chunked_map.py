@@ -28,6 +28,10 @@ def columns(g, a):
     return torch.cat([g(p) for p in a.chunk(3, dim=1)], dim=1)
 
 
+def sections(model, x):
+    return torch.cat([model(piece) for piece in torch.tensor_split(x, x.shape[0] // 60 + 1)], dim=0)
+
+
 class Parsing(nn.Module):
     def forward(self, x):
         outs = [self.model((sub - self.mean) / self.std) for sub in torch.split(x, self.model.batch_size)]
@@ -64,10 +68,11 @@ def f(x, k, g):
     u = torch.cat(kept)
     v = len(kept)                                               # the list read after the concatenation
     e = torch.cat([g(p) for p in x.split([1, 2])])              # fixed sections
+    w = torch.cat([g(p) for p in x.tensor_split([1, 3])])       # fixed split points
     h = torch.cat([g(q.sub) for q2 in x.split(k) for q in q2])  # two loops
     m = torch.cat([g(p) for p in x.split(k) if p.numel()])      # a condition
     s = torch.stack([g(p) for p in x.split(k)])                 # stacked, not concatenated
-    return a, b, c, d, e, h, m, s
+    return a, b, c, d, e, h, m, s, w
 """
 
 
@@ -81,7 +86,8 @@ def test_each_form_is_rewritten_once_and_only_with_unsafe() -> None:
     assert "    for sub in ([x] if _trt_tracing() else x.split(k)):\n        y = model(sub)\n" in new
     assert rules_found(new, select=("TRT396",)) == []  # nothing left: a second run changes nothing
     assert rewrite(FORMS, select=("TRT396",)) == FORMS  # unsafe: not without --unsafe
-    assert len(rules_found(FORMS, select=("TRT396",))) == 5
+    assert "    return (model(x) if _trt_tracing() else torch.cat([model(piece) for piece in torch.tensor_split(" in new
+    assert len(rules_found(FORMS, select=("TRT396",))) == 6
     assert rules_found(NOT_MAPS, select=("TRT396",)) == []
 
 
@@ -101,7 +107,7 @@ class Chunked(nn.Module):
         parts = [self.net(self.norm(p)) for p in torch.split(x, self.chunk)]
         rows = torch.cat([self.net(x[i:i + self.chunk]) * y[i:i + self.chunk] for i in range(0, x.shape[0], self.chunk)], 0)
         looped = []
-        for p in x.chunk(2):
+        for p in torch.tensor_split(x, 2):
             h = self.net(p)
             looped.append(h * 2)
         return torch.cat(parts), rows, torch.cat(looped)
