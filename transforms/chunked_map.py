@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import code_of, strip_parens, walk
+from trtcodemod.astutil import code_of, not_variables, strip_parens, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
+from trtcodemod.transforms.numpy_round_trip import _single_assignment
 from trtcodemod.transforms.per_image_pad import _empty_list
 
 TRACING = TRACING_HELPER
@@ -109,8 +110,7 @@ def _slices_of(node: cst.CSTNode, index: str, step: str) -> list[cst.Subscript] 
 
 def _uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
     """The names ``name`` in ``node`` that read a variable (not an attribute's or a keyword's name)."""
-    labels = {id(n.attr) for n in walk(node) if type(n) is cst.Attribute} | \
-        {id(n.keyword) for n in walk(node) if type(n) is cst.Arg and n.keyword is not None}
+    labels = not_variables(node)
     return [n for n in walk(node) if type(n) is cst.Name and n.value == name and id(n) not in labels]
 
 
@@ -348,15 +348,10 @@ on its inputs.""".format(assumption=_ASSUMPTION),
 
 def _list_assignment(statement: cst.BaseStatement) -> tuple[str, cst.ListComp] | None:
     """``name = [<comprehension>]`` as one statement: the name and the comprehension."""
-    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+    name, value = _single_assignment(statement)
+    if name is None or type(strip_parens(value)) is not cst.ListComp:
         return None
-    assign = statement.body[0]
-    if type(assign) is not cst.Assign or len(assign.targets) != 1 or type(assign.targets[0].target) is not cst.Name:
-        return None
-    value = strip_parens(assign.value)
-    if type(value) is not cst.ListComp:
-        return None
-    return assign.targets[0].target.value, value
+    return name, strip_parens(value)
 
 
 def _appends_once(loop: cst.For, name: str) -> bool:
