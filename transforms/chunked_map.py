@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import code_of, not_variables, strip_parens, walk
+from trtcodemod.astutil import bound_names, code_of, not_variables, strip_parens, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 from trtcodemod.transforms.numpy_round_trip import _single_assignment
@@ -223,7 +223,8 @@ the same block is `torch.cat(name[, dim])` (face-crop-plus' BiSeNet wrapper,
 `outs = [self.model(...) for sub in torch.split(x, self.model.batch_size)]`, then
 `torch.cat(outs)`). Also the same as a loop: `out = []`, then `for c in x.split(k):` whose body appends
 one result an iteration (`out.append(v)`, `out` read nowhere else in it), then a statement that
-concatenates `out` along the split's axis, `out` read nowhere after it (the chunked inference
+concatenates `out` along the split's axis, `out` and the names the loop binds read nowhere
+after it (the chunked inference
 helpers that bind a chunk's output to a local first and append it).
 
 Why it hurts: the TorchScript export runs the comprehension once, with the example's number of
@@ -334,6 +335,8 @@ on its inputs.""".format(assumption=_ASSUMPTION),
         axis = _only_concatenated(body[at:at + 1], name)
         if axis != pieces[1] or _uses_after(body[at + 1:], name) or not _appends_once(loop, name):
             return
+        if any(_uses_after(body[at:], left) for left in _loop_bindings(loop)):
+            return  # a name the loop leaves behind would hold the whole tensor's value, not the last chunk's
         whole = cst.List([cst.Element(pieces[0])])
         iterable = strip_parens(loop.iter)
         self._report(loop.iter, loop.iter, f"the pieces of `{code_of(loop.iter).strip()}` in a loop appending to "
@@ -368,6 +371,19 @@ def _appends_once(loop: cst.For, name: str) -> bool:
                     and len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star:
                 return True
     return False
+
+
+def _loop_bindings(loop: cst.For) -> set[str]:
+    """The names a loop binds: its target and the targets of the assignments in its body."""
+    names = set(bound_names(loop.target))
+    for node in walk(loop.body):
+        if type(node) is cst.Assign:
+            names.update(n for target in node.targets for n in bound_names(target.target))
+        elif type(node) in (cst.AugAssign, cst.AnnAssign):
+            names.update(bound_names(node.target))
+        elif type(node) is cst.For:
+            names.update(bound_names(node.target))
+    return names
 
 
 def _uses_after(rest: list[cst.BaseStatement], name: str) -> bool:

@@ -67,6 +67,11 @@ def f(x, k, g):
         kept.append(g(p))
     u = torch.cat(kept)
     v = len(kept)                                               # the list read after the concatenation
+    left = []
+    for p in x.split(k):
+        y = g(p)
+        left.append(y)
+    z = torch.cat(left) + y                                     # the loop's last `y` read after it
     e = torch.cat([g(p) for p in x.split([1, 2])])              # fixed sections
     w = torch.cat([g(p) for p in x.tensor_split([1, 3])])       # fixed split points
     h = torch.cat([g(q.sub) for q2 in x.split(k) for q in q2])  # two loops
