@@ -82,11 +82,13 @@ class LoopNest:
 
 
 def _range_count(node: cst.BaseExpression) -> cst.BaseExpression | None:
-    """``n`` of ``range(n)`` (one positional argument), else None."""
+    """``n`` of ``range(n)`` or ``range(0, n)`` (positional arguments), else None."""
     if type(node) is not cst.Call or type(node.func) is not cst.Name or node.func.value != "range" \
-            or len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            or not 1 <= len(node.args) <= 2 or any(arg.keyword is not None or arg.star for arg in node.args):
         return None
-    return node.args[0].value
+    if len(node.args) == 2 and (type(node.args[0].value) is not cst.Integer or node.args[0].value.value != "0"):
+        return None
+    return node.args[-1].value
 
 
 def range_loop(node: cst.For, products: bool = False) -> tuple[list[str], list[cst.BaseExpression]] | None:
@@ -492,13 +494,18 @@ class Vectorizer:
         base, items = _flat_subscript(target)
         if type(base) is not cst.Name or base.value not in self._written:
             raise Decline("a write into something other than a tensor named before the loop")
-        slot = self._own_slot(items)
-        rank = 0 if len(items) > len(self.nest.variables) else value.rank
-        if rank == 0 and len(items) == len(self.nest.variables):
-            raise Decline("a number written into a slice of unknown size")
-        if value.batched and value.rank != rank:
-            raise Decline("a value of another shape than the elements it is written into")
+        slot, rank = self._own_slot(items)
+        if len(items) == len(self.nest.variables):
+            rank = value.rank
+            if rank == 0:
+                raise Decline("a number written into a slice of unknown size")
         old = Value(f"{base.value}[{', '.join(slot)}]", rank)
+        if value.batched and value.rank != rank:
+            if value.rank != 0:
+                raise Decline("a value of another shape than the elements it is written into")
+            # an iteration's number written into its row (`out[i, :] = s`) fills the row; expanded to the block,
+            # since a traced assignment that broadcasts records the example's shape (a `view` to it)
+            value = Value(f"{_atom(_padded(value.code, rank))}.expand_as({old.code})", rank)
         new = _combine(operator, old, value) if operator is not None else value
         mask = self._mask()
         code = new.code
@@ -506,20 +513,23 @@ class Vectorizer:
             code = f"{self.torch}.where({_padded(mask, rank)}, {new.code}, {old.code})"
         self._emit(f"{old.code} = {code}")
 
-    def _own_slot(self, items: list[cst.BaseExpression]) -> list[str]:
-        """The index of the iteration's own elements: the loop variables in order, then numbers the
-        same for every iteration."""
+    def _own_slot(self, items: list[cst.BaseExpression]) -> tuple[list[str], int]:
+        """The index of the iteration's own elements (the loop variables in order, then numbers the
+        same for every iteration and whole slices, `pts[i, :, 0]`) over all iterations, and the rank of
+        one iteration's block (its whole slices: the index is taken to cover every axis)."""
         variables = self.nest.variables
         if len(items) < len(variables) or any(
                 type(item) is not cst.Name or item.value != variable for item, variable in zip(items, variables)):
             raise Decline("a written tensor indexed otherwise than by the loop variables first")
         rest = items[len(variables):]
-        if any(type(item) not in (cst.Integer, cst.Name, cst.Attribute, cst.UnaryOperation) or self._batched(item)
-               for item in rest):
-            raise Decline("a written tensor indexed by more than the loop variables and fixed numbers")
+        if any(not _whole(item) and (type(item) not in (cst.Integer, cst.Name, cst.Attribute, cst.UnaryOperation)
+                                     or self._batched(item)) for item in rest):
+            raise Decline("a written tensor indexed by more than the loop variables, fixed numbers and `:`")
         # The iterations' own elements are one block: basic slices, which the TorchScript exporter writes with the
         # traced sizes kept (an indexed assignment by index tensors keeps a traced size of 1).
-        return [f":{count}" for count in self._counts] + [code_of(item).strip() for item in rest]
+        slot = [f":{count}" for count in self._counts] + [":" if _whole(item) else code_of(item).strip()
+                                                          for item in rest]
+        return slot, sum(1 for item in rest if _whole(item))
 
     # --- expressions ----------------------------------------------------------
     def _alias(self, value: cst.BaseExpression) -> _Alias | None:
@@ -568,6 +578,11 @@ class Vectorizer:
             raise Decline(f"the loop variable `{name}` is used as a number")
         if name in self._lists:
             raise Decline(f"the list `{name}` is used other than as what a loop goes over")
+        alias = self._aliases.get(name)
+        if alias is not None and alias.slices is not None and self.append is None:
+            # a row bound to a name (`row = heat[i, :]`) used whole: the rows of all iterations
+            return Value(f"{alias.base}[{', '.join([f':{count}' for count in self._counts] + [':'] * alias.slices)}]",
+                         alias.slices)
         if name in self._aliases or name in self._written:
             raise Decline(f"`{name}` is used whole")
         if name in self._locals:
@@ -618,11 +633,16 @@ class Vectorizer:
         if type(base) is cst.Name and name in self._written:
             if len(items) == len(self.nest.variables):
                 raise Decline("a read of a written tensor's slice of unknown size")
-            return Value(f"{name}[{', '.join(self._own_slot(items))}]", 0)
+            slot, rank = self._own_slot(items)
+            return Value(f"{name}[{', '.join(slot)}]", rank)
         if type(base) not in (cst.Name, cst.Attribute) or self._batched(base):
             raise Decline(f"`{code_of(node).strip()}` indexes a per-iteration value")
         if type(base) is cst.Name:
             self._outside_reads.add(name)
+        if any(_whole(item) for item in items) and len(items) > len(self.nest.variables):
+            # a row at the iteration (`indicesc[i, :]`): the rows of all iterations are one block of basic slices
+            slot, rank = self._own_slot(items)
+            return Value(f"{name}[{', '.join(slot)}]", rank)
         return Value(f"{name}[{', '.join(self._index_item(item) for item in items)}]", 0)
 
     def _call(self, node: cst.Call) -> "Value":
@@ -761,6 +781,9 @@ def _combine(operator: str, left: Value, right: Value) -> Value:
     """``left <operator> right`` over all iterations: an iteration's number meeting an iteration's
     vector gains the vector's axis (their leading axes are the nest's, so they must line up)."""
     lcode, rcode = left.code, right.code
+    if left.batched and right.batched and left.rank and right.rank and left.rank != right.rank:
+        # an iteration's vector meets its matrix: padding at the end would not line the vector up with the last axis
+        raise Decline("values of two different ranks, neither one number, combined")
     if left.batched and right.batched and left.rank != right.rank:
         lcode, rcode = _padded(lcode, right.rank - left.rank), _padded(rcode, left.rank - right.rank)
     rank = max(left.rank, right.rank)
@@ -779,6 +802,11 @@ def _atom(code: str) -> str:
     except cst.ParserSyntaxError:
         return f"({code})"
     return code if type(node) in (cst.Name, cst.Subscript, cst.Call, cst.Attribute) or node.lpar else f"({code})"
+
+
+def _whole(item: cst.BaseExpression) -> bool:
+    """Is ``item`` a whole slice, ``:``?"""
+    return type(item) is cst.Slice and item.lower is None and item.upper is None and item.step is None
 
 
 def _block(suite: cst.BaseSuite) -> list[cst.BaseStatement]:

@@ -17,7 +17,8 @@ from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._loop_vectorize import PREFIX, Decline, LoopNest, Vectorizer, loop_nest
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
-_ASSUMPTION = ("every read the loop treats as one number reads one element (its index covers every axis), no "
+_ASSUMPTION = ("every read the loop treats as one number reads one element (its index covers every axis), every "
+               "row read or written with `:` is the rest of its tensor's axes, no "
                "value read into Python with `int()` is NaN or infinite (the loop raises there; the graph does not), "
                "and no trip count passes the end of a written tensor's axis")
 
@@ -30,14 +31,19 @@ class ElementwiseLoop(RuntimeScopeRule):
         summary="a loop nest over sizes whose iterations each read and write only their own elements (`pts[b, k, 0] "
                 "+= ...` after `int(pts[b, k, 0])` and an `if`): tracing unrolls it; compute all iterations at once",
         doc="""\
-What it finds, in run-time code: a nest of up to three `for v in range(n)` loops, each the only
-statement of the one outside it, whose innermost body is made of assignments and `if`/`else`
-statements that work element by element:
+What it finds, in run-time code: a nest of up to three `for v in range(n)` loops (`range(0, n)`
+too), each the only statement of the one outside it, whose innermost body is made of assignments
+and `if`/`else` statements that work element by element:
 - names bound to one number per iteration (`px = int(pts[b, k, 0])`, `d = hm[py, px + 1] -
   hm[py, px - 1]`), or to a slice of a tensor at the loop variables (`hm = heatmap[b, k, :, :]`, or
   `heatmap[b, k, :]` read as `hm[py, px]`), read later one element at a time;
 - writes into the iteration's own elements of a tensor made before the loop: the loop
   variables first, in order, then fixed numbers (`pts[b, k, 0] += d.sign() * 0.25`);
+- rows at the iteration: the loop variables first, then whole slices `:` and fixed numbers, read
+  (`indicesc[i, :]`, or a name bound to `heat[i, :]` used whole) and written (`pts[i, :, 0] = ...`),
+  where an iteration's numbers meet its rows as they broadcast (ViTPose's decode: `pts[i, :, 0] =
+  indicesc[i, :] * dim1 * (boxes[i][3] - boxes[i][1]) + boxes[i][1]`); a row meeting a matrix, or a
+  matrix written into a row, is not taken;
 - arithmetic, comparisons (chained ones too), `and`/`or`/`not`, `int()`, `abs()`,
   `int(round(float(v)))`, `math.floor`/`math.ceil`, element-wise tensor methods and `torch`
   functions (`sign`, `abs`, `exp`, `clamp`, `.to(device)`...), tuple assignments (`px, py = a, b`),
@@ -78,7 +84,8 @@ so a later statement sees an earlier write as in the loop. Eager code, scripting
 both branches), fx and `torch.compile` run the loop.
 
 Fix safety: unsafe; the assumptions are that every read the loop takes as one number indexes
-every axis of its tensor (a read of a row would broadcast differently), that no number
+every axis of its tensor (a read of a row would broadcast differently), and every row taken
+with `:` the rest of them, that no number
 read with `int()` is NaN or infinite (the loop raises `ValueError` there, the graph computes
 on), and that each trip count is at most the written tensor's axis (the loop raises
 `IndexError` past its end; a slice stops there). `migrate` applies it where the loop's lines hold a located problem (a traced constant or
@@ -89,7 +96,8 @@ TensorRT versions: all.""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         fails_when=(
-            "a read treated as one number indexes fewer axes than its tensor has (it is a row, not an element)",
+            "a read treated as one number indexes fewer axes than its tensor has (it is a row, not an element), or a "
+            "row taken with `:` leaves further axes unwritten",
             "a value read with `int()` is NaN or infinite: the loop raises, the traced graph does not",
             "a trip count larger than the written tensor's axis: the loop raises `IndexError`, the slice stops at "
             "the axis's end",

@@ -13,6 +13,7 @@ import io
 import warnings
 
 import onnx
+import numpy as np
 import onnxruntime as ort
 import pytest
 import torch
@@ -419,3 +420,123 @@ def test_in_place_methods_fan_form() -> None:
         want = original["shrink"](values.clone(), -0.5)
         for got in (namespace["shrink"](values.clone(), -0.5), traced_shrink(values)):
             assert torch.equal(got.nan_to_num(), want.nan_to_num()) and torch.equal(got.isnan(), want.isnan())
+
+
+# The row form: ViTPose's decode (vitpose_infer 0.2.0, vitpose_infer/pose_utils/pose_utils.py:161-165, and the same
+# loop in its zoo wrapper) writes each person's keypoint columns from that person's rows of arg-max indexes and the
+# numbers of its box, in a loop over the persons that starts at 0 written out.
+ROWS = '''
+import torch
+from torch import nn
+
+
+class Decode(nn.Module):
+    def forward(self, x):
+        heat = x
+        boxes = torch.stack([heat[:, 0, 0, 0], heat[:, 0, 0, 1], heat[:, 0, 1, 0] + 2, heat[:, 0, 1, 1] + 3], 1)
+        pts = torch.empty((heat.shape[0], heat.shape[1], 3), dtype=torch.float32)
+        (b, indices) = torch.max(heat, dim=2)
+        (b, indices) = torch.max(b, dim=2)
+        (c, indicesc) = torch.max(heat, dim=3)
+        (c, indicesc) = torch.max(c, dim=2)
+        for i in range(0, heat.shape[0]):
+            pts[i, :, 0] = indicesc[i, :] * 0.25 * (boxes[i][3] - boxes[i][1]) + boxes[i][1]
+            pts[i, :, 1] = indices[i, :] * 0.5 * (boxes[i][2] - boxes[i][0]) + boxes[i][0]
+            pts[i, :, 2] = c[i, :]
+        return pts
+
+
+def named_row(x, s):
+    out = torch.zeros(x.shape[0], x.shape[1])
+    for i in range(x.shape[0]):
+        row = x[i, :]
+        if s[i] > 0:
+            out[i, :] = row * s[i]
+    return out
+
+
+def fill(x, s):
+    out = torch.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i, :] = s[i, 0] - 1
+    return out
+
+
+def kept(x, y, w):
+    for i in range(x.shape[0]):
+        x[i, :, 0] = y[i, :, :]          # a matrix into a row
+    for i in range(x.shape[0]):
+        x[i, :, 0] = y[i, :, 0] + w[i, :, :]  # a row meets a matrix: padding at the end would misalign them
+    for i in range(1, x.shape[0]):
+        x[i, :, 0] = y[i, :, 0]          # a loop that does not start at 0
+    for i in range(x.shape[0]):
+        x[i, :, 0] = y[:, i, 0]          # a row along another axis
+    return x
+'''
+
+
+def _row_inputs(kind: str, shape: tuple[int, ...], seed: int) -> torch.Tensor:
+    x = torch.randn(*shape, generator=torch.Generator().manual_seed(seed))
+    if kind == "zeros":
+        return torch.zeros(shape)
+    if kind == "negative":
+        return -x.abs()
+    if kind == "special" and x.numel() >= 4:
+        x.view(-1)[:4] = torch.tensor([float("inf"), float("nan"), -float("inf"), -0.0])
+    return x
+
+
+def test_rows_at_the_iteration_vitpose_form(tmp_path) -> None:
+    assert rules_found(ROWS, select=("TRT348",)) == ["TRT348"] * 3
+    after = strip_helpers(rewrite(ROWS, select=("TRT348",), unsafe=True))
+    assert ("            pts[:heat.shape[0], :, 0] = (((indicesc[:heat.shape[0], :] * 0.25) * (boxes[_trt_i, 3] - "
+            "boxes[_trt_i, 1])[(..., None)]) + boxes[_trt_i, 1][(..., None)])\n") in after
+    assert "            pts[:heat.shape[0], :, 2] = c[:heat.shape[0], :]\n" in after
+    assert ("        out[:x.shape[0], :] = torch.where(_trt_mask1[(..., None)], (x[:x.shape[0], :] * s[_trt_i][(..., "
+            "None)]), out[:x.shape[0], :])\n") in after
+    assert "        out[:x.shape[0], :] = (s[_trt_i, 0] - 1)[(..., None)].expand_as(out[:x.shape[0], :])\n" in after
+    assert after.split("def kept")[1] == ROWS.split("def kept")[1]
+    before_ns = import_source(ROWS, tmp_path)
+    after_ns = import_source(rewrite(ROWS, select=("TRT348",), unsafe=True), tmp_path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = {"named_row": torch.jit.trace(after_ns["named_row"], (torch.randn(3, 4), torch.randn(3))),
+                  "fill": torch.jit.trace(after_ns["fill"], (torch.randn(3, 4), torch.randn(3, 4)))}
+        kept_trace = torch.jit.trace(before_ns["named_row"], (torch.randn(3, 4), torch.randn(3)))
+    differs = False
+    for batch in (1, 3, 5, 0):
+        for kind in ("random", "zeros", "negative", "special"):
+            x, s = _row_inputs(kind, (batch, 4), batch), _row_inputs(kind, (batch,), batch + 7)
+            want = before_ns["named_row"](x, s)
+            for got in (after_ns["named_row"](x, s), traced["named_row"](x, s)):
+                assert torch.equal(got.nan_to_num(), want.nan_to_num()) and torch.equal(got.isnan(), want.isnan())
+            try:
+                differs = differs or kept_trace(x, s).shape != want.shape
+            except RuntimeError:
+                differs = True
+            s2 = _row_inputs(kind, (batch, 4), batch + 9)
+            want = before_ns["fill"](x, s2)
+            for got in (after_ns["fill"](x, s2), traced["fill"](x, s2)):
+                assert torch.equal(got.nan_to_num(), want.nan_to_num()) and torch.equal(got.isnan(), want.isnan())
+    assert differs  # the loop traced as written keeps the example's three persons
+
+
+@pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
+def test_rows_form_exports_and_follows_the_persons(dynamo: bool, tmp_path) -> None:
+    before_ns = import_source(ROWS, tmp_path)
+    after_ns = import_source(rewrite(ROWS, select=("TRT348",), unsafe=True), tmp_path)
+    original, rewritten = before_ns["Decode"](), after_ns["Decode"]()
+    example = _heatmaps(2, 5, 8, 6, "random")
+    sets = [_heatmaps(*shape, kind, seed=3) for shape in ((1, 5, 8, 6), (3, 5, 9, 7), (4, 5, 16, 5))
+            for kind in _KINDS]
+    for x in sets:
+        assert torch.equal(rewritten(x), original(x))  # eager mode: the loop
+    graphs = [(False, _export(original, example, dynamo))] if not dynamo else []
+    graphs.append((True, _export(rewritten, example, dynamo)))
+    for should_agree, graph in graphs:
+        session = ort.InferenceSession(graph.SerializeToString())
+        try:
+            agrees = all(np.array_equal(session.run(None, {"x": x.numpy()})[0], original(x).numpy()) for x in sets)
+        except ort.capi.onnxruntime_pybind11_state.InvalidArgument:  # the unrolled loop reads past a smaller batch
+            agrees = False
+        assert agrees is should_agree
