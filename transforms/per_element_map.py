@@ -31,7 +31,7 @@ UNBOUND, LISTED, RESTACK = "_trt_unbound", "_trt_listed", "_trt_restack"
 
 _ASSUMPTION = ("the comprehension's element function treats each element on its own (no element's result "
                "depends on another's, on how many there are, or on state the function changes), and where "
-               "`torch.vmap` runs it, it computes what the loop computes")
+               "`torch.vmap` or the whole-batch element runs it, it computes what the loop computes")
 
 #: Calls whose results differ from one call to the next: vmap draws them for the whole batch at once.
 _RANDOM = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
@@ -326,9 +326,14 @@ generator expression consumed at once: the same calls in the same order); `torch
 compiles the generator expression as the list comprehension it was, and the helpers take
 `torch.stack` there. While `torch.jit.trace` records the model (both ONNX exporters' TorchScript
 path), `{ROWS}` gives the rows without unrolling them and `{HELPER}` runs the generator's own code
-once, under `torch.vmap`, on the whole of `t`: the graph follows the batch size. Where vmap refuses
-the function (a value read with `.item()`, a data-dependent `if`, random ops, a result that is
-not one tensor) the elements are computed one by one as written, unrolled as before.
+once on the whole of `t`: first handing it `t` as one element whose operations apply to every row
+(`_TrtElements`: element-wise arithmetic, reductions over the element or its axes, softmax,
+indexes by numbers and slices), since vmap's batching rules reshape to the example's batch where an
+element meets a reduction over it (U-2-Net's `norm_pred`, a min-max over each image); where that
+form does not know an operation, under `torch.vmap`. Either way the graph follows the batch size.
+Where vmap refuses the function too (a value read with `.item()`, a data-dependent `if`, random
+ops, a result that is not one tensor) the elements are computed one by one as written, unrolled
+as before.
 
 Fix safety: unsafe: {_ASSUMPTION}. The code of `f` may lie in another file; `migrate` applies the
 fix where the export warned at the comprehension and keeps it only where the rewritten model's

@@ -600,3 +600,94 @@ def test_a_channel_of_each_row_eager_unchanged_and_the_graph_follows_the_batch(t
         d1 = torch.randn(batch, 2, 4, 5, generator=generator)
         [got] = session.run(None, {"d1": d1.numpy()})
         assert np.allclose(got, before()(d1).numpy(), rtol=1e-6, atol=1e-6), batch
+
+
+#: U-2-Net's `norm_pred` (backgroundremover 0.4.5, backgroundremover/u2net/detect.py:119-124, the zoo-81 wrapper's
+#: comprehension): min-max over the whole element. vmap's batching rules for a reduction over every axis and for the
+#: element's number meeting its matrix reshape to the example's batch (`view(2, 30)`, `view(2, 1, 1)`), so the trace
+#: hands the element function the whole batch as one element (`_TrtElements`) instead.
+MIN_MAX = HEADER + """\
+def norm_pred(d):
+    ma = torch.max(d)
+    mi = torch.min(d)
+    dn = (d - mi) / (ma - mi)
+    return dn
+
+
+class M(torch.nn.Module):
+    def forward(self, d1):
+        return torch.stack([norm_pred(d1[i, 0]) for i in range(d1.shape[0])])[:, None]
+"""
+
+
+def test_a_reduction_over_each_element_follows_the_batch(tmp_path: Path) -> None:
+    before, after = _programs(tmp_path, MIN_MAX)
+    generator = torch.Generator().manual_seed(7)
+    for batch in (1, 3):
+        d1 = torch.randn(batch, 2, 4, 5, generator=generator)
+        specials = d1.clone()
+        specials[0, 0, 0, 0], specials[-1, 0, 1, 1] = float("inf"), float("nan")
+        for sample in (d1, -d1, torch.zeros(batch, 2, 4, 5), specials):  # zeros: 0/0, NaN in both
+            assert_same_run(run_once(before(), [sample]), run_once(after(), [sample]), context=str(batch))
+    session = _exported(after(), (torch.randn(2, 2, 4, 5),), ["d1"])
+    for batch in (1, 2, 5):
+        for d1 in (torch.randn(batch, 2, 4, 5, generator=generator), torch.zeros(batch, 2, 4, 5)):
+            [got] = session.run(None, {"d1": d1.numpy()})
+            assert np.allclose(got, before()(d1).numpy(), rtol=1e-6, atol=1e-6, equal_nan=True), batch
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        graph = str(torch.jit.trace(after(), (torch.randn(2, 2, 4, 5),)).graph)
+    assert "aten::flatten" in graph and "aten::view" not in graph  # no reshape to the example's batch
+
+
+def _loop(function, whole: torch.Tensor) -> torch.Tensor:
+    return torch.stack([function(element) for element in whole])
+
+
+_ELEMENT_FUNCTIONS = {
+    "softmax over the last axis, scaled by the element's sum": lambda e: torch.softmax(e, -1) * e.sum(),
+    "max along axis 0 and its indices": lambda e: e.max(0)[0] + e.max(dim=0).indices.float(),
+    "where on a comparison with the mean": lambda e: torch.where(e > e.mean(), e, torch.zeros_like(e)),
+    "a column, clamped, against a constant row": lambda e: (e[:, 1].clamp(min=-1.0) - torch.arange(3.0)).abs(),
+    "amax over axes, keepdim, and a cumsum": lambda e: e.amax(dim=(0, 1), keepdim=True) + e.cumsum(1),
+    "argmax of the flattened element, as float": lambda e: e.argmax().float() * 2 - e.std(),
+    "transpose, flatten and an unsqueezed axis": lambda e: e.transpose(0, 1).flatten().unsqueeze(-1) ** 2,
+    "a number tensor from the right": lambda e: 1.0 / (e.abs() + 1) + torch.tensor(2.0) * e.min(),
+}
+
+
+@pytest.mark.parametrize("name", list(_ELEMENT_FUNCTIONS))
+def test_the_whole_batch_as_one_element_computes_the_loop(name: str) -> None:
+    """`_TrtElements` against the loop on real tensors (zeros, negatives, inf/NaN, one element), traced at one batch
+    and run at others."""
+    from trtcodemod.helpers.mapping import _TrtElements
+
+    function = _ELEMENT_FUNCTIONS[name]
+    generator = torch.Generator().manual_seed(3)
+    samples = [torch.randn(4, 3, 3, generator=generator), torch.zeros(2, 3, 3), -torch.rand(1, 3, 3)]
+    specials = torch.randn(3, 3, 3, generator=generator)
+    specials[0, 0, 0], specials[1, 2, 1], specials[2, 1, 2] = float("inf"), float("nan"), -float("inf")
+    for whole in (*samples, specials):
+        got = function(_TrtElements(whole)).whole
+        want = _loop(function, whole)
+        assert got.dtype == want.dtype and torch.allclose(got, want, atol=1e-6, equal_nan=True), name
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(lambda w: function(_TrtElements(w)).whole, (torch.randn(2, 3, 3),))
+    for whole in samples:
+        assert torch.allclose(traced(whole), _loop(function, whole), atol=1e-6, equal_nan=True), name
+
+
+@pytest.mark.parametrize("function", [
+    lambda e: e - e.max().item(),                          # a value read into Python
+    lambda e: e[e > 0].sum(),                              # an index by a tensor
+    lambda e: e.add_(1),                                   # in place
+    lambda e: e.half() - e.sum(),                          # float16 element, float32 number: promotion by rank
+    lambda e: e.max() if e.sum() > 0 else e.min(),         # a branch on a value
+    lambda e: torch.squeeze(e),                            # squeezing every axis would take the batch's too
+], ids=["item", "mask", "in-place", "promotion", "branch", "squeeze-all"])
+def test_the_whole_batch_refuses_what_it_cannot_carry(function) -> None:
+    from trtcodemod.helpers.mapping import _TrtElements
+
+    with pytest.raises((TypeError, AttributeError)):
+        function(_TrtElements(torch.randn(2, 3)))
