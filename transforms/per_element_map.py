@@ -19,6 +19,7 @@ import libcst as cst
 from trtcodemod.astutil import code_of, strip_parens, walk
 from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 from trtcodemod.transforms._tensor_evidence import TensorEvidence
 from trtcodemod.transforms.stacked_rows import _first_axis, _plain, _range_bound, _stack_rest
 
@@ -239,6 +240,56 @@ def _inlined(bound: cst.BaseStatement, appended: cst.BaseExpression, loop: cst.F
     return appended.visit(Inline())
 
 
+#: Calls that allocate a tensor of given sizes, and those that allocate one like a tensor.
+_ALLOCATORS = ("torch.zeros", "torch.empty", "torch.ones", "torch.full")
+_LIKE = ("torch.zeros_like", "torch.empty_like", "torch.ones_like", "torch.full_like")
+_NEW = frozenset({"new_zeros", "new_empty", "new_ones", "new_full"})
+
+
+def _compact(node: cst.CSTNode) -> str:
+    return "".join(code_of(node).split())
+
+
+def _allocated_for(statement: cst.BaseStatement, source: str, context) -> tuple[str, bool] | None:
+    """``out`` of ``out = torch.zeros(t.shape[0], ...)`` (``empty``/``ones``/``full``, sizes as arguments or one
+    tuple, or ``t.shape``), ``out = x.new_zeros(...)`` of the same sizes, or ``out = torch.zeros_like(t)``: a
+    new tensor with one row per element of ``source`` (``t``, written compactly); and whether the sizes say
+    ``t`` is a tensor (its ``shape``, ``zeros_like``; ``len(t)`` does not)."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+            or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
+        return None
+    assign = statement.body[0]
+    target, call = assign.targets[0].target, assign.value
+    if type(target) is not cst.Name or type(call) is not cst.Call or not call.args or call.args[0].star \
+            or call.args[0].keyword is not None:
+        return None
+    first = call.args[0].value
+    if context.refers_to(call.func, *_LIKE) is not None:  # (a tensor's rows: `zeros_like` takes only tensors)
+        return (target.value, True) if _compact(first) == source else None
+    if context.refers_to(call.func, *_ALLOCATORS) is None and not (
+            type(call.func) is cst.Attribute and call.func.attr.value in _NEW):
+        return None
+    if type(first) in (cst.Tuple, cst.List):
+        if not first.elements or type(first.elements[0]) is not cst.Element:
+            return None
+        first = first.elements[0].value
+    rows = {f"{source}.shape[0]", f"{source}.size(0)", f"len({source})", f"{source}.shape", f"{source}.size()"}
+    return (target.value, _compact(first) != f"len({source})") if _compact(first) in rows else None
+
+
+def _row_write(statement: cst.BaseStatement, out: str, index: str) -> cst.BaseExpression | None:
+    """``value`` of ``out[index] = value``, a whole statement."""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+            or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
+        return None
+    target = statement.body[0].targets[0].target
+    if type(target) is not cst.Subscript or type(target.value) is not cst.Name or target.value.value != out \
+            or len(target.slice) != 1 or type(target.slice[0].slice) is not cst.Index \
+            or code_of(target.slice[0].slice.value).strip() != index:
+        return None
+    return statement.body[0].value
+
+
 def _unsqueezed_first(appended: cst.BaseExpression, context) -> cst.BaseExpression | None:
     """``x`` of ``x.unsqueeze(0)``, ``x.unsqueeze(dim=0)``, ``torch.unsqueeze(x, 0)`` or ``x[None]``: each element
     given a first axis of one, so their concatenation along it is their stack."""
@@ -280,7 +331,14 @@ local first (`d = f(e)`, then `out.append(g(d))`: `g(f(e))`, `d` read nowhere af
 the stack's own statement rebinds it), and the stack may be a concatenation along the first axis of
 elements given one (`torch.cat(out, dim=0)` of `x.unsqueeze(0)`, `torch.unsqueeze(x, 0)`, `x[None]`),
 as pypots' BRITS computes each sample's time gaps: `{CAT_HELPER}`, `torch.cat` as written, the mapped
-elements' two first axes merged while tracing. Refused: an element
+elements' two first axes merged while tracing. Or filled: `out = torch.zeros_like(t)` (or
+`torch.zeros`/`empty`/`ones`/`full` and `x.new_zeros`... of `t.shape[0]`, `t.size(0)`, `len(t)` or
+`t.shape` rows), then `for i in range(t.shape[0]): out[i] = f(t[i])` or `for i, e in enumerate(t):
+out[i] = f(e)`, the two statements one after the other, the loop's only statement the write, `i`
+read only as the row written, `out` not read while it is filled, the loop's names not read after it:
+while tracing `out = {HELPER}(f(e) for e in {ROWS}(t)).to(out)` (the write's cast to `out`'s dtype
+and device), the loop otherwise; this form also assumes each result has the shape of `out`'s row
+(a row broadcast into it is not the same stack). Refused: an element
 expression that draws random numbers (`torch.rand*`, `dropout`, `normal_`...), calls a method
 that changes an object other than the element (`.append`, `.update`, an in-place `x.add_` on an
 outer `x`), `setattr`, or holds a nested comprehension, a lambda or `:=`. Zoo 27's RetinaFace
@@ -561,6 +619,60 @@ graph is faithful and equivalent on its inputs.""",
         body = list(node.body)
         for at in range(len(body) - 2):
             self._loop(function, *body[at:at + 3])
+        for at in range(len(body) - 1):
+            self._filled(function, *body[at:at + 2])
+
+    def _filled(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement) -> None:
+        """``out = torch.zeros(t.shape[0], ...)`` / ``for i in range(t.shape[0]): out[i] = f(t[i])`` (or ``for i,
+        e in enumerate(t): out[i] = f(e)``), one after the other: a tensor made for the elements' results, filled
+        row by row. While tracing, ``out`` is the mapped function's stack in its dtype and device."""
+        if type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
+                or type(loop.body) is not cst.IndentedBlock or len(loop.body.body) != 1:
+            return
+        iterator, target = loop.iter, loop.target
+        if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterator) is cst.Call \
+                and type(iterator.func) is cst.Name and iterator.func.value == "enumerate" \
+                and len(iterator.args) == 1 and iterator.args[0].keyword is None and not iterator.args[0].star \
+                and all(type(e.value) is cst.Name for e in target.elements):
+            index, element = (e.value.value for e in target.elements)
+            source, element_target, element_iter = iterator.args[0].value, target.elements[1].value, \
+                iterator.args[0].value
+        elif type(target) is cst.Name:
+            source = _range_source(iterator)
+            index = element = target.value
+            element_target, element_iter = target, iterator
+        else:
+            return
+        if source is None or not _plain(source) or index == element and type(target) is not cst.Name:
+            return
+        allocated = _allocated_for(start, _compact(source), self.context)
+        if allocated is None:
+            return
+        out, tensor = allocated
+        value = _row_write(loop.body.body[0], out, index)
+        if value is None or out in (index, element):
+            return
+        names = [n.value for n in walk(function.body) if type(n) is cst.Name]
+        in_loop = [n.value for n in walk(loop) if type(n) is cst.Name]
+        if any(names.count(name) != in_loop.count(name) for name in (index, element)) or out in in_loop[1:] \
+                and [n for n in walk(value) if type(n) is cst.Name and n.value == out]:
+            return  # the loop's variables read after it, or the tensor read while it is filled
+        if index != element and any(type(n) is cst.Name and n.value == index for n in walk(value)):
+            return  # the position read as a number
+        generator = self._generator(element_target, element_iter, value, loop, tensor)
+        if generator is None:
+            return
+        mapped = cst.Call(cst.Attribute(cst.Call(cst.Name(HELPER), [cst.Arg(generator)]), cst.Name("to")),
+                          [cst.Arg(cst.Name(out))])
+        traced = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out))], mapped)])
+        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"), body=cst.IndentedBlock([traced]),
+                           orelse=cst.Else(cst.IndentedBlock([loop.with_changes(leading_lines=())])),
+                           leading_lines=loop.leading_lines)
+        self.report(loop, f"a loop fills `{out}`, made with one row per element along a tensor's first axis, with a "
+                          "function of each element: a trace unrolls it with the example's batch size; while "
+                          f"tracing, `{out}` is the function mapped by `{HELPER}`, in `{out}`'s dtype and device; "
+                          f"assumes {_ASSUMPTION}, and that each result has the shape of `{out}`'s row",
+                    Fix({loop: rewritten}, safety=Safety.UNSAFE, helpers=(HELPER, ROWS, TRACING_HELPER)))
 
     def _loop(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement,
               use: cst.BaseStatement) -> None:
@@ -608,9 +720,9 @@ graph is faithful and equivalent on its inputs.""",
                         safety=Safety.UNSAFE, helpers=(helper, ROWS)))
 
     def _generator(self, target: cst.BaseAssignTargetExpression, iterator: cst.BaseExpression,
-                   elt: cst.BaseExpression, where: cst.CSTNode) -> cst.GeneratorExp | None:
+                   elt: cst.BaseExpression, where: cst.CSTNode, tensor: bool = False) -> cst.GeneratorExp | None:
         """``elt for target in _trt_rows(t)`` for a loop over a tensor ``t`` (or over ``range`` of its first axis,
-        reading ``t[i]``), or None where the rule does not apply."""
+        reading ``t[i]``; ``tensor``: the caller knows ``t`` is one), or None where the rule does not apply."""
         if type(target) is not cst.Name:
             return None
         element = target.value
@@ -626,7 +738,7 @@ graph is faithful and equivalent on its inputs.""",
             source = iterator
         else:
             return None
-        if _refusal(elt, element) is not None or not self._tensor(source, where):
+        if _refusal(elt, element) is not None or not tensor and not self._tensor(source, where):
             return None
         return cst.GeneratorExp(elt.deep_clone(), cst.CompFor(
             target=cst.Name(element), iter=cst.Call(cst.Name(ROWS), [cst.Arg(source.deep_clone())])),

@@ -691,3 +691,90 @@ def test_the_whole_batch_refuses_what_it_cannot_carry(function) -> None:
 
     with pytest.raises((TypeError, AttributeError)):
         function(_TrtElements(torch.randn(2, 3)))
+
+
+# The filled form: a tensor made with one row per element, then filled row by row with a function of each element
+# (U-2-Net's min-max per image written as a loop into a preallocated mask; a per-sample standardisation).
+FILLED = HEADER + """\
+def norm_pred(d):
+    ma = torch.max(d)
+    mi = torch.min(d)
+    return (d - mi) / (ma - mi)
+
+
+class M(torch.nn.Module):
+    def forward(self, x):
+        out = torch.zeros_like(x)
+        for i in range(x.shape[0]):
+            out[i] = norm_pred(x[i])
+        return out + 1
+
+
+def standardise(x):
+    out = x.new_zeros((x.shape[0], x.shape[1]), dtype=torch.float64)
+    for i, row in enumerate(x):
+        out[i] = (row - row.mean()) / (row.std() + 1e-5)
+    return out
+
+
+def kept(x, y):
+    out = torch.zeros(x.shape[0] + 1, 3)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * 2            # one row more than the elements: the last stays zero
+    out = torch.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] * i            # the position read as a number
+    out = torch.zeros_like(x)
+    for i in range(x.shape[0]):
+        out[i] = x[i] + out[i - 1]   # the tensor read while it is filled
+    out = torch.zeros_like(y)
+    for i in range(x.shape[0]):
+        out[i] = x[i]                # made for another tensor's rows
+    out = torch.zeros_like(x)
+    for i, row in enumerate(x):
+        out[i] = row * 2
+    return out, row                  # the element read after the loop
+"""
+
+
+def test_rewrite_text_of_the_filled_form() -> None:
+    assert rules_found(FILLED, select=("TRT366",)) == ["TRT366", "TRT366"]
+    after = rewrite(FILLED, unsafe=True, select=("TRT366",))
+    assert ("        out = torch.zeros_like(x)\n        if _trt_tracing():\n"
+            "            out = _trt_stack_map(norm_pred(i) for i in _trt_rows(x)).to(out)\n        else:\n"
+            "            for i in range(x.shape[0]):\n                out[i] = norm_pred(x[i])\n") in after
+    assert ("        out = _trt_stack_map((row - row.mean()) / (row.std() + 1e-5) for row in _trt_rows(x)).to(out)\n"
+            ) in after
+    assert after.split("def kept")[1] == FILLED.split("def kept")[1]
+    assert rewrite(after, unsafe=True, select=("TRT366",)) == after
+
+
+def test_the_filled_form_in_eager_mode_and_its_graph(tmp_path: Path) -> None:
+    before_ns = import_source(FILLED, tmp_path)
+    after_ns = import_source(rewrite(FILLED, unsafe=True, select=("TRT366",)), tmp_path)
+    generator = torch.Generator().manual_seed(11)
+    for batch in (1, 3):
+        x = torch.randn(batch, 2, 4, 5, generator=generator)
+        specials = x.clone()
+        specials[0, 0, 0, 0], specials[-1, 1, 1, 1] = float("inf"), float("nan")
+        for sample in (x, -x, torch.zeros(batch, 2, 4, 5), specials):
+            assert_same_run(run_once(before_ns["M"](), [sample]), run_once(after_ns["M"](), [sample]))
+            rows = sample.flatten(1)
+            want, got = before_ns["standardise"](rows), after_ns["standardise"](rows)
+            assert want.dtype == got.dtype == torch.float64 and torch.equal(want.isnan(), got.isnan())
+            assert torch.equal(want.nan_to_num(), got.nan_to_num())
+    empty = torch.zeros(0, 2, 4, 5)
+    assert torch.equal(before_ns["M"]()(empty), after_ns["M"]()(empty))  # no rows: the loop never runs
+    original = _exported(before_ns["M"](), (torch.randn(2, 2, 4, 5),), ["x"])
+    with pytest.raises(Exception):  # noqa: B017 - the example's two rows, written one by one, at a batch of 5
+        [baked] = original.run(None, {"x": torch.randn(5, 2, 4, 5).numpy()})
+        assert np.allclose(baked, before_ns["M"]()(torch.randn(5, 2, 4, 5)).numpy())
+    session = _exported(after_ns["M"](), (torch.randn(2, 2, 4, 5),), ["x"])
+    for batch in (1, 2, 5):
+        for x in (torch.randn(batch, 2, 4, 5, generator=generator), torch.zeros(batch, 2, 4, 5)):
+            [got] = session.run(None, {"x": x.numpy()})
+            assert np.allclose(got, before_ns["M"]()(x).numpy(), rtol=1e-6, atol=1e-6, equal_nan=True), batch
+    traced = torch.jit.trace(after_ns["standardise"], (torch.randn(2, 6),))
+    for batch in (1, 4):
+        rows = torch.randn(batch, 6, generator=generator)
+        assert torch.allclose(traced(rows), before_ns["standardise"](rows))

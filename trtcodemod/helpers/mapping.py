@@ -291,75 +291,25 @@ class _TrtElements:
             return out
         return _TrtElements(out)
 
-    def __add__(self, other):
-        return _TrtElements._apply("add", (self, other), {})
+    def _operator(name: str, reflected: bool = False):  # run while the class body runs, then deleted
+        def operator(self, other=None):
+            operands = (self,) if name in ("neg", "abs", "invert") else (other, self) if reflected else (self, other)
+            if name in ("and", "or", "invert"):  # logical on booleans, bitwise on integers, as the operators are
+                kind = ("logical_" if self.dtype == torch.bool else "bitwise_") + ("not" if name == "invert" else name)
+                return _TrtElements._apply(kind, operands, {})
+            return _TrtElements._apply(name, operands, {})
+        return operator
 
-    def __radd__(self, other):
-        return _TrtElements._apply("add", (other, self), {})
-
-    def __sub__(self, other):
-        return _TrtElements._apply("sub", (self, other), {})
-
-    def __rsub__(self, other):
-        return _TrtElements._apply("sub", (other, self), {})
-
-    def __mul__(self, other):
-        return _TrtElements._apply("mul", (self, other), {})
-
-    def __rmul__(self, other):
-        return _TrtElements._apply("mul", (other, self), {})
-
-    def __truediv__(self, other):
-        return _TrtElements._apply("true_divide", (self, other), {})
-
-    def __rtruediv__(self, other):
-        return _TrtElements._apply("true_divide", (other, self), {})
-
-    def __floordiv__(self, other):
-        return _TrtElements._apply("floor_divide", (self, other), {})
-
-    def __mod__(self, other):
-        return _TrtElements._apply("remainder", (self, other), {})
-
-    def __pow__(self, other):
-        return _TrtElements._apply("pow", (self, other), {})
-
-    def __rpow__(self, other):
-        return _TrtElements._apply("pow", (other, self), {})
-
-    def __neg__(self):
-        return _TrtElements._apply("neg", (self,), {})
-
-    def __abs__(self):
-        return _TrtElements._apply("abs", (self,), {})
-
-    def __lt__(self, other):
-        return _TrtElements._apply("lt", (self, other), {})
-
-    def __le__(self, other):
-        return _TrtElements._apply("le", (self, other), {})
-
-    def __gt__(self, other):
-        return _TrtElements._apply("gt", (self, other), {})
-
-    def __ge__(self, other):
-        return _TrtElements._apply("ge", (self, other), {})
-
-    def __eq__(self, other):
-        return _TrtElements._apply("eq", (self, other), {})
-
-    def __ne__(self, other):
-        return _TrtElements._apply("ne", (self, other), {})
-
-    def __and__(self, other):
-        return _TrtElements._apply("logical_and" if self.dtype == torch.bool else "bitwise_and", (self, other), {})
-
-    def __or__(self, other):
-        return _TrtElements._apply("logical_or" if self.dtype == torch.bool else "bitwise_or", (self, other), {})
-
-    def __invert__(self):
-        return _TrtElements._apply("logical_not" if self.dtype == torch.bool else "bitwise_not", (self,), {})
-
+    __add__, __radd__, __sub__, __rsub__ = _operator("add"), _operator("add", True), _operator("sub"), \
+        _operator("sub", True)
+    __mul__, __rmul__, __truediv__, __rtruediv__ = _operator("mul"), _operator("mul", True), \
+        _operator("true_divide"), _operator("true_divide", True)
+    __floordiv__, __mod__, __pow__, __rpow__ = _operator("floor_divide"), _operator("remainder"), \
+        _operator("pow"), _operator("pow", True)
+    __neg__, __abs__, __invert__ = _operator("neg"), _operator("abs"), _operator("invert")
+    __lt__, __le__, __gt__, __ge__ = _operator("lt"), _operator("le"), _operator("gt"), _operator("ge")
+    __eq__, __ne__, __and__, __or__ = _operator("eq"), _operator("ne"), _operator("and"), _operator("or")
+    del _operator
     __hash__ = None
 
 
