@@ -31,7 +31,8 @@ TRACING = TRACING_HELPER
 _ASSUMPTION = ("the function computes each chunk's rows from that chunk's rows only (no batch statistics, no "
                "reduction over the chunked axis, nothing that depends on how many rows a chunk has), so applied "
                "to the whole tensor it gives the concatenation of its chunks (over `range(0, n, k)`, every tensor "
-               "sliced `t[i:i + k]` has `n` rows); the memory the chunks bounded is spent at once while tracing")
+               "sliced `t[i:i + k]` has `n` rows; over `range(n)` one row at a time, every tensor read so has `n` "
+               "rows); the memory the chunks bounded is spent at once while tracing")
 
 
 def _text(node: cst.CSTNode) -> str:
@@ -88,9 +89,10 @@ def _pieces(iterable: cst.BaseExpression) -> tuple[cst.BaseExpression, str] | No
     return tensor, _text(bound.get("dim", cst.Integer("0")))
 
 
-def _slices_of(node: cst.CSTNode, index: str, step: str) -> list[cst.Subscript] | None:
+def _slices_of(node: cst.CSTNode, index: str, step: str, every: bool = True) -> list[cst.Subscript] | None:
     """The subscripts ``t[i:i + step]`` in ``node`` (``index`` is ``i``'s name), where every use of ``i`` is
-    one of them; None where ``i`` is used otherwise (in an offset, another slice, an ``int``)."""
+    one of them; None where ``i`` is used otherwise (in an offset, another slice, an ``int``). With ``every``
+    false, the subscripts whatever the other uses."""
     slices: list[cst.Subscript] = []
     inside: set[int] = set()
     for sub in walk(node):
@@ -103,9 +105,47 @@ def _slices_of(node: cst.CSTNode, index: str, step: str) -> list[cst.Subscript] 
         if lower == index and upper in (f"{index}+{step}", f"{step}+{index}"):
             slices.append(sub)
             inside.update(id(n) for n in walk(sub.slice[0]))
-    if not slices or any(id(n) not in inside for n in _uses(node, index)):
+    if not slices or every and any(id(n) not in inside for n in _uses(node, index)):
         return None
     return slices
+
+
+def _one_rows_of(node: cst.CSTNode, index: str) -> dict[int, cst.BaseExpression] | None:
+    """The one-row slices of a tensor ``t`` at ``index`` in ``node`` (``t[i:i + 1]``, ``t[i][None]``,
+    ``t[i, None]``, ``t[i].unsqueeze(0)``), each mapped to ``t``, where every use of ``i`` is in one of them; None
+    where ``i`` is used otherwise."""
+    found: dict[int, cst.BaseExpression] = {}
+    inside: set[int] = set()
+
+    def at_index(sub: cst.BaseExpression) -> cst.BaseExpression | None:  # `t` of `t[i]`
+        if type(sub) is cst.Subscript and len(sub.slice) == 1 and type(sub.slice[0].slice) is cst.Index \
+                and _text(sub.slice[0].slice.value) == index:
+            return sub.value
+        return None
+
+    for sub in walk(node):
+        tensor = None
+        if type(sub) is cst.Subscript and len(sub.slice) == 1 and type(sub.slice[0].slice) is cst.Index \
+                and _text(sub.slice[0].slice.value) == "None":
+            tensor = at_index(sub.value)  # `t[i][None]`
+        elif type(sub) is cst.Subscript and len(sub.slice) == 2 and all(type(e.slice) is cst.Index for e in sub.slice) \
+                and _text(sub.slice[0].slice.value) == index and _text(sub.slice[1].slice.value) == "None":
+            tensor = sub.value  # `t[i, None]`
+        elif type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "unsqueeze" \
+                and len(sub.args) == 1 and not sub.args[0].star and _text(sub.args[0].value) == "0" \
+                and (sub.args[0].keyword is None or sub.args[0].keyword.value == "dim"):
+            tensor = at_index(sub.func.value)  # `t[i].unsqueeze(0)`
+        if tensor is not None and id(sub) not in inside:
+            found[id(sub)] = tensor
+            inside.update(id(n) for n in walk(sub))
+    for sub in _slices_of(node, index, "1", every=False) or ():
+        if id(sub) not in inside:
+            found[id(sub)] = sub.value
+            inside.update(id(n) for n in walk(sub))
+    if not found or any(id(n) not in inside for n in _uses(node, index)) \
+            or any(_uses(tensor, index) for tensor in found.values()):
+        return None
+    return found
 
 
 def _uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
@@ -130,10 +170,11 @@ class _Whole(cst.CSTTransformer):
     """The element with the chunk replaced by the whole: the loop's name, or each ``t[i:i + k]`` by ``t``."""
 
     def __init__(self, name: str | None, whole: cst.BaseExpression | None,
-                 slices: list[cst.Subscript] | None) -> None:
+                 slices: list[cst.Subscript] | None, rows: dict[int, cst.BaseExpression] | None = None) -> None:
         super().__init__()
         self.name, self.whole = name, whole
         self.slices = {id(s) for s in slices or ()}
+        self.rows = rows or {}  # one-row reads (`t[i][None]`, `t[i].unsqueeze(0)`) -> their tensor
 
     def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
         if self.whole is not None and original.value == self.name:
@@ -153,7 +194,12 @@ class _Whole(cst.CSTTransformer):
         return updated.with_changes(keyword=original.keyword)
 
     def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> cst.BaseExpression:
+        if id(original) in self.rows:
+            return self.rows[id(original)].deep_clone()
         return updated.value if id(original) in self.slices else updated
+
+    def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+        return self.rows[id(original)].deep_clone() if id(original) in self.rows else updated
 
 
 def whole_element(comp: cst.ListComp | cst.GeneratorExp, axis: str) -> tuple[cst.BaseExpression, str] | None:
@@ -174,9 +220,16 @@ def whole_element(comp: cst.ListComp | cst.GeneratorExp, axis: str) -> tuple[cst
         return _Whole(name, tensor, None).transform(comp.elt), f"the pieces of `{code_of(loop.iter).strip()}`"
     call = strip_parens(loop.iter)
     if type(call) is not cst.Call or type(call.func) is not cst.Name or call.func.value != "range" \
-            or len(call.args) != 3 or any(a.keyword is not None or a.star for a in call.args) or axis != "0" \
-            or _text(call.args[0].value) != "0":
+            or not 1 <= len(call.args) <= 3 or any(a.keyword is not None or a.star for a in call.args) \
+            or axis != "0" or len(call.args) > 1 and _text(call.args[0].value) != "0":
         return None
+    if len(call.args) < 3 or _text(call.args[2].value) == "1":
+        # one row at a time (`self.net(x[i:i + 1]) for i in range(x.shape[0])`): chunks of one
+        rows = _one_rows_of(comp.elt, name)
+        if rows is None:
+            return None
+        return _Whole(name, None, None, rows).transform(comp.elt), \
+            f"one-row slices of `{name}` over `{code_of(call).strip()}`"
     slices = _slices_of(comp.elt, name, _text(call.args[2].value))
     if slices is None:
         return None
@@ -217,6 +270,9 @@ tensor and whose results are concatenated along the chunked axis, with no size t
   `t[i:i + k]` of one or more tensors (NeRF's `batchify`, which many NeRF code bases copy:
   `torch.cat([fn(inputs[i:i+chunk]) for i in range(0, inputs.shape[0], chunk)], 0)`), and the
   concatenation is on axis 0;
+- over `range(n)` (`range(0, n)`), one row at a time: every use of the index is a one-row read
+  `t[i:i + 1]`, `t[i][None]`, `t[i, None]` or `t[i].unsqueeze(0)` (per-sample calls of a network,
+  `torch.cat([self.net(x[i:i + 1]) for i in range(x.shape[0])])`), concatenated on axis 0;
 
 and the list is either `torch.cat`'s argument itself, or bound to a name whose only later use in
 the same block is `torch.cat(name[, dim])` (face-crop-plus' BiSeNet wrapper,
@@ -225,7 +281,8 @@ the same block is `torch.cat(name[, dim])` (face-crop-plus' BiSeNet wrapper,
 one result an iteration (`out.append(v)`, `out` read nowhere else in it), then a statement that
 concatenates `out` along the split's axis, `out` and the names the loop binds read nowhere
 after it (the chunked inference
-helpers that bind a chunk's output to a local first and append it).
+helpers that bind a chunk's output to a local first and append it); or `for i in range(n):` whose
+body reads only one row at a time as above (`outs.append(self.net(x[i].unsqueeze(0)))`).
 
 Why it hurts: the TorchScript export runs the comprehension once, with the example's number of
 chunks: the graph holds that many calls and slices (or a `Split` into that many pieces), so at
@@ -236,7 +293,8 @@ The rewrite: the element computed on the whole tensor, taken while tracing:
 `(fn(inputs) if _trt_tracing() else torch.cat([...], 0))`, or for a bound list
 `outs = [self.model((x - self.mean) / self.std)] if _trt_tracing() else [...]` (the concatenation of one
 tensor is that tensor); the loop form's iterable becomes `([x] if _trt_tracing() else x.split(k))`, so
-its body runs once, on the whole tensor. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run the
+its body runs once, on the whole tensor; a one-row loop runs `range(1 if _trt_tracing() else n)`,
+each of its one-row reads `(x if _trt_tracing() else x[i].unsqueeze(0))`. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run the
 chunks as written (`_trt_tracing()` is False there); `torch.jit.trace` and `torch.export` record
 one call that follows the size.
 
@@ -330,13 +388,26 @@ on its inputs.""".format(assumption=_ASSUMPTION),
                 or type(loop.target) is not cst.Name:
             return
         pieces = _pieces(loop.iter)
-        if pieces is None or not _uses(loop.body, loop.target.value):
+        rows = _one_row_loop(loop) if pieces is None else None
+        if pieces is None and rows is None or not _uses(loop.body, loop.target.value):
             return
         axis = _only_concatenated(body[at:at + 1], name)
-        if axis != pieces[1] or _uses_after(body[at + 1:], name) or not _appends_once(loop, name):
+        if axis != (pieces[1] if pieces is not None else "0") or _uses_after(body[at + 1:], name) \
+                or not _appends_once(loop, name):
             return
         if any(_uses_after(body[at:], left) for left in _loop_bindings(loop)):
             return  # a name the loop leaves behind would hold the whole tensor's value, not the last chunk's
+        if rows is not None:
+            # one row an iteration: while tracing, one iteration whose reads are the whole tensors
+            count = strip_parens(loop.iter).args[-1].value  # `range(1 if _trt_tracing() else n)`: TorchScript's range
+            edits: dict[cst.CSTNode, cst.CSTNode] = {count: _tracing_or(cst.Integer("1"), count).with_changes(
+                lpar=[], rpar=[])}
+            for read in walk(loop.body):
+                if id(read) in rows:
+                    edits[read] = _tracing_or(rows[id(read)].deep_clone(), read)
+            self._report(loop.iter, loop.iter, f"one-row slices of `{loop.target.value}` in a loop appending to "
+                                               f"`{name}`", Fix(edits, safety=Safety.UNSAFE, helpers=(TRACING,)))
+            return
         whole = cst.List([cst.Element(pieces[0])])
         iterable = strip_parens(loop.iter)
         self._report(loop.iter, loop.iter, f"the pieces of `{code_of(loop.iter).strip()}` in a loop appending to "
@@ -355,6 +426,19 @@ def _list_assignment(statement: cst.BaseStatement) -> tuple[str, cst.ListComp] |
     if name is None or type(strip_parens(value)) is not cst.ListComp:
         return None
     return name, strip_parens(value)
+
+
+def _one_row_loop(loop: cst.For) -> dict[int, cst.BaseExpression] | None:
+    """For ``for i in range(n)`` (``range(0, n)``) whose body uses ``i`` only in one-row reads (``x[i:i + 1]``,
+    ``x[i][None]``, ``x[i].unsqueeze(0)``): those reads, each mapped to its tensor; else None."""
+    call = strip_parens(loop.iter)
+    if type(loop.target) is not cst.Name or type(call) is not cst.Call or type(call.func) is not cst.Name \
+            or call.func.value != "range" or not 1 <= len(call.args) <= 2 \
+            or any(a.keyword is not None or a.star for a in call.args) \
+            or len(call.args) == 2 and _text(call.args[0].value) != "0" or _binds(loop.body, loop.target.value) \
+            or TRACING in _text(call):  # already one iteration while tracing (this rule's rewrite)
+        return None
+    return _one_rows_of(loop.body, loop.target.value)
 
 
 def _appends_once(loop: cst.For, name: str) -> bool:

@@ -654,8 +654,8 @@ graph is faithful and equivalent on its inputs.""",
             return
         names = [n.value for n in walk(function.body) if type(n) is cst.Name]
         in_loop = [n.value for n in walk(loop) if type(n) is cst.Name]
-        if any(names.count(name) != in_loop.count(name) for name in (index, element)) or out in in_loop[1:] \
-                and [n for n in walk(value) if type(n) is cst.Name and n.value == out]:
+        if any(names.count(name) != in_loop.count(name) for name in (index, element)) \
+                or any(type(n) is cst.Name and n.value == out for n in walk(value)):
             return  # the loop's variables read after it, or the tensor read while it is filled
         if index != element and any(type(n) is cst.Name and n.value == index for n in walk(value)):
             return  # the position read as a number

@@ -301,3 +301,79 @@ def test_the_variants_are_cited_by_distinct_owners() -> None:
     from variant_models import assert_cited_by_distinct_owners
 
     assert_cited_by_distinct_owners(VARIANTS, [NERF.stem, STAP.stem, MOCHI.stem], count=3)
+
+
+# One row at a time: per-sample calls of a network over `range(n)` (chunks of one), in a comprehension or a loop
+# appending each sample's output.
+ONE_ROW = """
+import torch
+from torch import nn
+
+
+class PerSample(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.ReLU(), nn.Conv2d(4, 2, 1))
+
+    def forward(self, x, scale):
+        a = torch.cat([self.net(x[i:i + 1]) * scale[i][None] for i in range(x.shape[0])], 0)
+        outs = []
+        for i in range(0, x.shape[0]):
+            y = self.net(x[i].unsqueeze(0))
+            outs.append(y.sigmoid())
+        return a, torch.cat(outs)
+
+
+def kept(net, x):
+    b = torch.cat([net(x[i:i + 1]) + i for i in range(x.shape[0])])       # the index read as a number
+    c = torch.cat([net(x[i - 1:i]) for i in range(x.shape[0])])         # another row than the index's
+    d = torch.cat([net(x[i:i + 1]) for i in range(1, x.shape[0])])      # not from the first row
+    e = torch.cat([net(x[i:i + 1]) for i in range(x.shape[0])], 1)      # concatenated on another axis
+    return b, c, d, e
+"""
+
+
+def test_one_row_forms_rewritten_once() -> None:
+    new = rewrite(ONE_ROW, unsafe=True, select=("TRT396",))
+    assert ("        a = (self.net(x) * scale if _trt_tracing() else torch.cat([self.net(x[i:i + 1]) * "
+            "scale[i][None] for i in range(x.shape[0])], 0))\n") in new
+    assert ("        for i in range(0, 1 if _trt_tracing() else x.shape[0]):\n"
+            "            y = self.net((x if _trt_tracing() else x[i].unsqueeze(0)))\n") in new
+    assert new.split("def kept")[1] == ONE_ROW.split("def kept")[1]
+    assert rewrite(new, unsafe=True, select=("TRT396",)) == new
+
+
+def test_one_row_forms_run_as_before_and_their_traces_follow_the_batch(tmp_path: Path) -> None:
+    (tmp_path / "before.py").write_text(ONE_ROW)
+    (tmp_path / "after.py").write_text(rewrite(ONE_ROW, unsafe=True, select=("TRT396",)))
+    torch.manual_seed(0)
+    original = import_file(tmp_path / "before.py", "trt396_one_before").PerSample().eval()
+    rewritten = import_file(tmp_path / "after.py", "trt396_one_after").PerSample().eval()
+    rewritten.load_state_dict(original.state_dict())
+    generator = torch.Generator().manual_seed(4)
+
+    def sample(batch: int) -> tuple[torch.Tensor, torch.Tensor]:
+        x = torch.randn(batch, 3, 5, 6, generator=generator)
+        if batch:
+            x[0, 0, 0, 0], x[-1, 1, 2, 3] = float("inf"), float("nan")
+        return x, torch.randn(batch, 2, 5, 6, generator=generator)
+
+    scripted = torch.jit.script(rewritten)
+    with torch.no_grad():
+        for batch in (1, 3):
+            for x, scale in (sample(batch), (torch.zeros(batch, 3, 5, 6), -torch.ones(batch, 2, 5, 6))):
+                _same(original(x, scale), rewritten(x, scale))
+                _same(original(x, scale), scripted(x, scale))
+        with pytest.raises(ValueError, match="non-empty"):  # no rows: nothing to concatenate, before as after
+            original(*sample(0))
+        with pytest.raises(ValueError, match="non-empty"):
+            rewritten(*sample(0))
+        traced_before = torch.jit.trace(original, sample(2), check_trace=False)
+        traced_after = torch.jit.trace(rewritten, sample(2), check_trace=False)
+        for batch in (1, 4):
+            x, scale = sample(batch)
+            for got, want in zip(traced_after(x, scale), original(x, scale)):
+                torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6, equal_nan=True)
+        assert traced_before(*sample(4))[1].shape[0] == 2  # the example's two samples, unrolled
+        with pytest.raises(RuntimeError):  # and a batch of one has no second sample to read
+            traced_before(*sample(1))
