@@ -21,8 +21,10 @@ from __future__ import annotations
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, code_of, not_variables, strip_parens, walk
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
+from trtcodemod.transforms._tensor_evidence import TensorEvidence
 from trtcodemod.transforms.numpy_round_trip import _single_assignment
 from trtcodemod.transforms.per_image_pad import _empty_list
 
@@ -148,6 +150,38 @@ def _one_rows_of(node: cst.CSTNode, index: str) -> dict[int, cst.BaseExpression]
     return found
 
 
+def _unit_reads(node: cst.CSTNode, name: str, whole: cst.BaseExpression) -> dict[int, cst.BaseExpression] | None:
+    """The reads ``e[None]`` and ``e.unsqueeze(0)`` of the loop's element ``name`` in ``node``, each mapped to
+    ``whole``, where every use of ``e`` is one of them; else None."""
+    found: dict[int, cst.BaseExpression] = {}
+    inside: set[int] = set()
+    for sub in walk(node):
+        unit = type(sub) is cst.Subscript and len(sub.slice) == 1 and type(sub.slice[0].slice) is cst.Index \
+            and _text(sub.slice[0].slice.value) == "None" and _text(sub.value) == name \
+            or type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "unsqueeze" \
+            and _text(sub.func.value) == name and len(sub.args) == 1 and not sub.args[0].star \
+            and _text(sub.args[0].value) == "0" and (sub.args[0].keyword is None or sub.args[0].keyword.value == "dim")
+        if unit:
+            found[id(sub)] = whole
+            inside.update(id(n) for n in walk(sub))
+    if not found or any(id(n) not in inside for n in _uses(node, name)):
+        return None
+    return found
+
+
+def _first_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``h`` of ``h[0]``, ``h.squeeze(0)`` or ``h.squeeze(dim=0)``: a batch of one's only row."""
+    node = strip_parens(node)
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
+            and _text(node.slice[0].slice.value) == "0":
+        return node.value
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "squeeze" \
+            and len(node.args) == 1 and not node.args[0].star and _text(node.args[0].value) == "0" \
+            and (node.args[0].keyword is None or node.args[0].keyword.value == "dim"):
+        return node.func.value
+    return None
+
+
 def _uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
     """The names ``name`` in ``node`` that read a variable (not an attribute's or a keyword's name)."""
     labels = not_variables(node)
@@ -213,6 +247,14 @@ def whole_element(comp: cst.ListComp | cst.GeneratorExp, axis: str) -> tuple[cst
     if _binds(comp.elt, name):
         return None
     pieces = _pieces(loop.iter)
+    iterated = strip_parens(loop.iter)
+    if pieces is None and axis == "0" and type(iterated) in (cst.Name, cst.Attribute):
+        # the rows of a tensor, each made a batch of one (`net(img[None]) for img in x`): `x` whole
+        units = _unit_reads(comp.elt, name, iterated)
+        if units is None:
+            return None
+        return _Whole(name, None, None, units).transform(comp.elt), \
+            f"each row of `{code_of(iterated).strip()}` made a batch of one"
     if pieces is not None:
         tensor, dim = pieces
         if dim != axis or not _uses(comp.elt, name):
@@ -252,7 +294,8 @@ def _tracing_or(whole: cst.BaseExpression, chunked: cst.BaseExpression) -> cst.I
 
 
 class ChunkedMap(Rule):
-    needs_text = (b"cat(", b"concat")
+    needs_text = (b"cat(", b"concat", b"stack(")
+    requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id="TRT396",
         name="chunked-map",
@@ -347,14 +390,27 @@ on its inputs.""".format(assumption=_ASSUMPTION),
         if self.context.function is None or id(node) in self._decided:
             return
         parts = _cat_parts(node)
+        stacked = None
+        if parts is None and _is_torch(node.func, "stack"):
+            # `torch.stack([h[0] for ...])` of batches of one: their concatenation, each `h` whole while tracing
+            bound = _arguments(node, ("tensors", "dim"))
+            comp = strip_parens(bound["tensors"]) if bound is not None and "tensors" in bound else None
+            if comp is None or type(comp) not in (cst.ListComp, cst.GeneratorExp) \
+                    or _text(bound.get("dim", cst.Integer("0"))) != "0" or _first_of(comp.elt) is None:
+                return
+            stacked = comp
+            parts = (comp.with_changes(elt=_first_of(comp.elt)), "0")
         if parts is None or type(strip_parens(parts[0])) not in (cst.ListComp, cst.GeneratorExp):
             return
         comp = strip_parens(parts[0])
         found = whole_element(comp, parts[1])
-        if found is None:
+        if found is not None and stacked is not None and "batch of one" not in found[1] \
+                and "one-row" not in found[1]:
+            return  # a stack of chunks' first rows is no concatenation
+        if found is None or not self._rows_of_a_tensor(comp, found[1]):
             return
         whole, what = found
-        self._report(node, comp, what, Fix({node: _tracing_or(whole, node)}, safety=Safety.UNSAFE,
+        self._report(node, stacked or comp, what, Fix({node: _tracing_or(whole, node)}, safety=Safety.UNSAFE,
                                             helpers=(TRACING,)))
 
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
@@ -372,7 +428,7 @@ on its inputs.""".format(assumption=_ASSUMPTION),
             if axis is None:
                 continue
             found = whole_element(comp, axis)
-            if found is None:
+            if found is None or not self._rows_of_a_tensor(comp, found[1]):
                 continue
             whole, what = found
             one = cst.List([cst.Element(whole)])
@@ -413,6 +469,14 @@ on its inputs.""".format(assumption=_ASSUMPTION),
         self._report(loop.iter, loop.iter, f"the pieces of `{code_of(loop.iter).strip()}` in a loop appending to "
                                            f"`{name}`", Fix({iterable: _tracing_or(whole, iterable)},
                                                             safety=Safety.UNSAFE, helpers=(TRACING,)))
+
+    def _rows_of_a_tensor(self, comp: cst.ListComp | cst.GeneratorExp, what: str) -> bool:
+        """Where the comprehension goes over an iterable's rows (`net(img[None]) for img in x`), is ``x`` a tensor
+        (visibly, or seen holding one by a recorded run)? A list of images of several sizes is no batch."""
+        if "made a batch of one" not in what:
+            return True
+        iterated = strip_parens(comp.for_in.iter)
+        return self.provider(TensorEvidence).evident(iterated) or self.provider(ObservedFacts).is_tensor(iterated)
 
     def _report(self, node: cst.CSTNode, comp: cst.CSTNode, what: str, fix: Fix) -> None:
         self.report(node, f"`{code_of(comp).strip()[:80]}` applies a function to {what} and concatenates the "

@@ -94,6 +94,14 @@ def _tensor_sequence(annotation: cst.BaseExpression) -> bool:
 def _refusal(elt: cst.BaseExpression, element: str) -> str | None:
     """Why the element expression ``elt`` (``element``: the loop variable) cannot be mapped, or None."""
     for node in walk(elt):
+        if type(node) is cst.Subscript and type(node.value) is cst.Name and node.value.value == element \
+                and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index and code_of(node.slice[0].slice.value).strip() == "None" \
+                or type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "unsqueeze" \
+                and type(node.func.value) is cst.Name and node.func.value.value == element \
+                and len(node.args) == 1 and code_of(node.args[0].value).strip() == "0":
+            # a batch of one made of the element, for a batched call (a network): vmap folds the batch into it
+            # with the traced size, or fails on its parameters; TRT396 takes such per-sample calls whole
+            return "the element made a batch of one (`e[None]`, `e.unsqueeze(0)`) for a batched call"
         if type(node) in (cst.NamedExpr, cst.Yield, cst.Await, cst.Lambda, cst.ListComp, cst.GeneratorExp,
                           cst.SetComp, cst.DictComp):
             return "a nested scope or an assignment expression"
@@ -687,8 +695,8 @@ graph is faithful and equivalent on its inputs.""",
             return
         appended = _appended(loop.body.body[-1], out)
         stack = _whole_value(use)
-        if appended is None or stack is None or not _stack_rest(stack) or type(stack.args[0].value) is not cst.Name \
-                or stack.args[0].value.value != out:
+        if appended is None or stack is None or not stack.args or not _stack_rest(stack) \
+                or type(stack.args[0].value) is not cst.Name or stack.args[0].value.value != out:
             return
         if len(loop.body.body) == 2:  # `d = f(e)` then `out.append(g(d))` (pypots' BRITS deltas): `g(f(e))`
             appended = _inlined(loop.body.body[0], appended, loop, use, function)

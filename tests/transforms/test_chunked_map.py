@@ -377,3 +377,60 @@ def test_one_row_forms_run_as_before_and_their_traces_follow_the_batch(tmp_path:
         assert traced_before(*sample(4))[1].shape[0] == 2  # the example's two samples, unrolled
         with pytest.raises(RuntimeError):  # and a batch of one has no second sample to read
             traced_before(*sample(1))
+
+
+# Each row made a batch of one for a network, stacked back (`net(img[None])[0] for img in x`): the network on the
+# whole batch while tracing. TRT366 leaves these to this rule (test_per_element_map.py: vmap would fold the batch
+# into the network's reshapes with the traced size, or fail on its parameters).
+UNIT = """
+import torch
+from torch import nn
+
+
+class Rows(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.net = nn.Sequential(nn.Conv2d(3, 4, 3, padding=1), nn.Tanh())
+
+    def forward(self, x: torch.Tensor):
+        a = torch.stack([self.net(img[None])[0] for img in x])
+        b = torch.stack([self.net(x[i].unsqueeze(0)).squeeze(0) for i in range(x.shape[0])], dim=0)
+        c = torch.cat([self.net(img.unsqueeze(0)) * 2 for img in x])
+        return a + b, c
+
+
+def kept(net, imgs, x: torch.Tensor, k: int):
+    d = torch.cat([net(img[None]) for img in imgs])              # `imgs` not known to be a tensor
+    e = torch.stack([net(img[None])[0] + img for img in x])      # the row read whole too
+    f = torch.stack([net(c)[0] for c in x.split(k)])              # chunks' first rows: no concatenation
+    g = torch.stack([net(img[None])[0] for img in x], dim=1)      # stacked on another axis
+    return d, e, f, g
+"""
+
+
+def test_rows_made_batches_of_one(tmp_path: Path) -> None:
+    new = rewrite(UNIT, unsafe=True, select=("TRT396",))
+    assert "        a = (self.net(x) if _trt_tracing() else torch.stack([self.net(img[None])[0] for img in x]))\n" in new
+    assert "        b = (self.net(x) if _trt_tracing() else torch.stack([self.net(x[i].unsqueeze(0)).squeeze(0) " in new
+    assert "        c = (self.net(x) * 2 if _trt_tracing() else torch.cat([self.net(img.unsqueeze(0)) * 2 " in new
+    assert new.split("def kept")[1] == UNIT.split("def kept")[1]
+    (tmp_path / "before.py").write_text(UNIT)
+    (tmp_path / "after.py").write_text(new)
+    torch.manual_seed(0)
+    original = import_file(tmp_path / "before.py", "trt396_unit_before").Rows().eval()
+    rewritten = import_file(tmp_path / "after.py", "trt396_unit_after").Rows().eval()
+    rewritten.load_state_dict(original.state_dict())
+    generator = torch.Generator().manual_seed(9)
+    scripted = torch.jit.script(rewritten)
+    with torch.no_grad():
+        for batch in (1, 3):
+            x = torch.randn(batch, 3, 5, 4, generator=generator)
+            x[0, 0, 0, 0], x[-1, 2, 1, 1] = float("-inf"), float("nan")
+            for sample in (x, torch.zeros(batch, 3, 5, 4), -x.abs()):
+                _same(original(sample), rewritten(sample))
+                _same(original(sample), scripted(sample))
+        traced = torch.jit.trace(rewritten, (torch.randn(2, 3, 5, 4),), check_trace=False)
+        for batch in (1, 4):
+            x = torch.randn(batch, 3, 5, 4, generator=generator)
+            for got, want in zip(traced(x), original(x)):
+                torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)

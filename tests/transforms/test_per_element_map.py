@@ -26,7 +26,7 @@ from safety import assert_same_run, assert_same_toolchain_outcomes, import_sourc
 from support import rewrite, rules_found
 from variant_models import traced_facts
 
-from trtcodemod.engine import Options, fix_source
+from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.helpers.mapping import _trt_listed, _trt_restack, _trt_unbound
 
 HEADER = "import torch\n\n\n"
@@ -778,3 +778,24 @@ def test_the_filled_form_in_eager_mode_and_its_graph(tmp_path: Path) -> None:
     for batch in (1, 4):
         rows = torch.randn(batch, 6, generator=generator)
         assert torch.allclose(traced(rows), before_ns["standardise"](rows))
+
+
+def test_a_loop_before_a_call_with_no_arguments_is_no_error() -> None:
+    """The statement after an appending loop may be a call with no arguments (BasicSR's `np.array(ssims).mean()`);
+    the loop form used to read its first argument and fail on the file."""
+    code = HEADER + "def f(x):\n    out = []\n    for e in x:\n        out.append(e)\n    return torch.tensor(out).mean()\n"
+    found = check_source(code.encode(), "snippet.py", Options(select=("TRT366",), scope="all"))
+    assert found == []
+
+
+def test_an_element_made_a_batch_of_one_is_left_to_trt396() -> None:
+    """`net(img[None])[0] for img in x`: a batched call on a batch of one. vmap would fold the batch into the
+    network's reshapes with the traced size (or fail on parameters that require grad, which left the tracer in a
+    state that crashed the process); TRT396 computes the network on the whole batch instead."""
+    code = HEADER + (
+        "def f(net, x: torch.Tensor):\n"
+        "    a = torch.stack([net(img[None])[0] for img in x])\n"
+        "    b = torch.stack([net(x[i].unsqueeze(0))[0] for i in range(x.shape[0])])\n"
+        "    c = torch.stack([net(img[None, 1:]) for img in x])\n"
+        "    return a, b, c\n")
+    assert rules_found(code, select=("TRT366",)) == ["TRT366"]  # only `c`: an index after the new axis

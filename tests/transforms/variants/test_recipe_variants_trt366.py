@@ -6,15 +6,23 @@ RetinaNet decodes each image's offsets against the anchors (``for b in range(fla
 read as ``flat_loc[b]``), RetinaFace's ``decode`` (in place on its own boxes) over zoo 27's batch comprehension
 with static priors, TVQA+ keeps each example's span products upper triangular with ``torch.triu`` (the stack
 across two lines), RL-based-Graph2Seq builds each graph's degree matrix with ``torch.diagflat``, MONAI scales
-each channel by its own percentiles (``torch.quantile``) and torchmetrics ranks each output's column
-(``torch.unique`` for ties). Exported with a dynamic first axis, the comprehension is unrolled with the
-example's count. The rule rewrites the file with the export's "Iterating over a tensor" warning as the observed
-fact (``--unsafe``, as migrate tries a verified candidate): eager mode is unchanged, bit for bit, on other sizes
-and edge values, with gradients. Where vmap runs the function the rewritten graph equals eager mode at every
-size and migrate ends with exit 0. What is left, and why: Graph2Seq's ``torch.diagflat`` has no ONNX export at
+each channel by its own percentiles (``torch.quantile``), torchmetrics ranks each output's column
+(``torch.unique`` for ties), asteroid's permutation-invariant loss looks up each mixture's best permutation
+(``perms[m] for m in min_loss_idx``) and mmpose's pose lifter mirrors each sequence's keypoints for its flip test
+(``flip_coordinates``: in place on the element, then reordered by a list). Also the filled form: detectron2's
+proposal recall at each IoU threshold, ``recalls = torch.zeros_like(thresholds)`` filled by ``for i, t in
+enumerate(thresholds): recalls[i] = (gt_overlaps >= t).float().sum() / float(num_pos)`` (a reduction over each
+element's comparison with every overlap, which the whole-batch element takes without vmap). Exported with a
+dynamic first axis, the comprehension (or loop) is unrolled with the example's count. The rule rewrites the
+file with the export's "Iterating over a tensor" warning as the observed fact (``--unsafe``, as migrate tries a
+verified candidate): eager mode is unchanged, bit for bit, on other sizes and edge values, with gradients. Where
+vmap or the whole-batch element runs the function the rewritten graph equals eager mode at every size and migrate
+ends with exit 0. What is left, and why: Graph2Seq's ``torch.diagflat`` has no ONNX export at
 all (before and after); MONAI's quantile is TRT319's helper, whose value reads vmap refuses, and torchmetrics'
-``torch.unique`` has a data-dependent size: the trace falls back to the loop as written, still unrolled, and
-migrate reverts the candidate at its line.
+``torch.unique`` has a data-dependent size, and asteroid's and mmpose's element functions are ones vmap cannot
+run while ``torch.jit.trace`` records ("Unsupported value kind: Tensor": asteroid's lookup indexes a constant by
+the batched element, mmpose's asserts read the element's size): the trace falls back to the loop as written, still
+unrolled, and migrate reverts the candidate at its line.
 """
 
 from __future__ import annotations
@@ -58,6 +66,19 @@ VARIANTS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
         "preds = torch.stack([ranks(p) for p in preds.T]).T",
         "preds = _trt_stack_map(ranks(p) for p in _trt_rows(preds.T)).T",
         [[(9, 1), (9, 1)], [(9, 5), (9, 5)]]),
+    "detectron2_proposal_recalls": (
+        "for i, t in enumerate(thresholds):",
+        "recalls = _trt_stack_map((gt_overlaps >= t).float().sum() / float(self.num_pos) "
+        "for t in _trt_rows(thresholds)).to(recalls)",
+        [[(3,), (4,)], [(7,), (9,)]]),
+    "asteroid_pit_best_perms": (
+        "batch_indices = torch.stack([perms[m] for m in min_loss_idx], dim=0)",
+        "batch_indices = _trt_stack_map(perms[m] for m in _trt_rows(min_loss_idx))",
+        [[(1, 3, 16), (1, 3, 16)], [(5, 3, 16), (5, 3, 16)]]),
+    "mmpose_lifter_flip_test": (
+        "torch.stack([",
+        "input_size=(1, 1)) for _input in _trt_rows(inputs)))",
+        [[(1, 9, 5, 2)], [(5, 9, 5, 2)]]),
 }
 
 #: Variants migrate cannot finish, and what its report says is left at the comprehension's line. MONAI's and
@@ -66,7 +87,8 @@ VARIANTS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
 #: named.
 _SPLIT_REFUSED = "refuses the rewritten graph's Split node"
 LEFT = {"graph2seq_degree_norm": "does not export", "monai_channel_percentiles": _SPLIT_REFUSED,
-        "torchmetrics_spearman_ranks": _SPLIT_REFUSED}
+        "torchmetrics_spearman_ranks": _SPLIT_REFUSED, "asteroid_pit_best_perms": _SPLIT_REFUSED,
+        "mmpose_lifter_flip_test": _SPLIT_REFUSED}
 
 
 def _sets(module, shapes: list[list[tuple[int, ...]]]) -> dict[str, tuple[torch.Tensor, ...]]:
