@@ -18,7 +18,7 @@ raise on NaN.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Callable
+from typing import Callable, Sequence
 
 import libcst as cst
 
@@ -194,6 +194,11 @@ class Vectorizer:
         for variable, count in zip(variables, self.nest.counts):
             code = code_of(count).strip()
             if any(type(n) is cst.Call for n in walk(count)):
+                if type(count) is cst.Call and type(count.func) is cst.Name and count.func.value == "len" \
+                        and len(count.args) == 1 and type(count.args[0].value) is cst.Name and not count.args[0].star:
+                    # `len(t)` of a tensor is read into Python by a trace (the example's count); its first size is not
+                    name = count.args[0].value.value
+                    code = f"({name}.shape[0] if isinstance({name}, {self.torch}.Tensor) else len({name}))"
                 self.lines.append(f"{PREFIX}size_{variable} = {code}")  # evaluated once, as `range` did
                 code = f"{PREFIX}size_{variable}"
             counts.append(code)
@@ -711,6 +716,9 @@ class Vectorizer:
                 receiver = self._value(owner)
                 values = self._arguments(node)
                 return Value(f"{_atom(receiver.code)}.{attr}({', '.join(v for v, _ in values)})", receiver.rank)
+            if self._batched(owner) and attr in ("clamp", "clamp_min", "clamp_max") \
+                    and any(self._batched(a.value) for a in args):
+                return self._clamp(self._value(owner), attr, args)
             if self._batched(owner) and attr in ELEMENTWISE_METHODS:
                 receiver = self._value(owner)
                 if attr == "item":
@@ -718,6 +726,29 @@ class Vectorizer:
                 values = self._arguments(node)
                 return Value(f"{_atom(receiver.code)}.{attr}({', '.join(v for v, _ in values)})", receiver.rank)
         raise Decline(f"`{code_of(node).strip()}` is not a call this rule knows to be element-wise")
+
+    def _clamp(self, receiver: "Value", attr: str, args: Sequence[cst.Arg]) -> "Value":
+        """``x.clamp(lo, hi)`` with an iteration's number as a bound (toolcv's `tmp[i, :, 0].clamp(0, boxes_w[i])`):
+        over all iterations the bounds are tensors, which `clamp` takes only both as tensors, so
+        `torch.minimum(torch.maximum(x, lo), hi)`, each bound lined up with the receiver's row."""
+        names = {"clamp": ("min", "max"), "clamp_min": ("min",), "clamp_max": ("max",)}[attr]
+        bounds: dict[str, Value] = {}
+        for at, arg in enumerate(args):
+            key = arg.keyword.value if arg.keyword is not None else names[at] if at < len(names) else None
+            if key not in names or key in bounds or arg.star:
+                raise Decline("a clamp with other arguments than its bounds")
+            value = self._value(arg.value)
+            if value.rank > receiver.rank or value.rank and value.rank != receiver.rank:
+                raise Decline("a clamp bound of another shape than its receiver")
+            bounds[key] = value
+        code = receiver.code
+        for key, function in (("min", "maximum"), ("max", "minimum")):
+            if key in bounds:
+                bound = bounds[key]
+                other = _padded(bound.code, receiver.rank - bound.rank) if bound.batched else \
+                    f"{self.torch}.as_tensor({bound.code}, dtype={_atom(receiver.code)}.dtype)"
+                code = f"{self.torch}.{function}({code}, {other})"
+        return Value(code, receiver.rank)
 
     def _fresh_receiver(self, node: cst.BaseExpression) -> bool:
         """Is ``node`` a name bound to a vector made in this iteration, or an in-place call on one?"""

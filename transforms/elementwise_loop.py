@@ -43,7 +43,10 @@ and `if`/`else` statements that work element by element:
   (`indicesc[i, :]`, or a name bound to `heat[i, :]` used whole) and written (`pts[i, :, 0] = ...`),
   where an iteration's numbers meet its rows as they broadcast (ViTPose's decode: `pts[i, :, 0] =
   indicesc[i, :] * dim1 * (boxes[i][3] - boxes[i][1]) + boxes[i][1]`); a row meeting a matrix, or a
-  matrix written into a row, is not taken;
+  matrix written into a row, is not taken; a `clamp` bounded by an iteration's number
+  (`tmp[i, :, 0].clamp(0, boxes_w[i])`, toolcv's keypoints kept in their boxes) is
+  `torch.minimum(torch.maximum(...))` over all iterations, since `clamp` takes a tensor bound only
+  with another; a trip count `len(t)` is `t.shape[0]` while tracing, where `t` is a tensor;
 - arithmetic, comparisons (chained ones too), `and`/`or`/`not`, `int()`, `abs()`,
   `int(round(float(v)))`, `math.floor`/`math.ceil`, element-wise tensor methods and `torch`
   functions (`sign`, `abs`, `exp`, `clamp`, `.to(device)`...), tuple assignments (`px, py = a, b`),

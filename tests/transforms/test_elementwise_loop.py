@@ -542,3 +542,39 @@ def test_rows_form_exports_and_follows_the_persons(dynamo: bool, tmp_path) -> No
         except ort.capi.onnxruntime_pybind11_state.InvalidArgument:  # the unrolled loop reads past a smaller batch
             agrees = False
         assert agrees is should_agree
+
+
+# wucng/toolcv (f6ab6c04, toolcv/api/define/utils/tools/tools.py:240-242) clamps each detection's keypoints to its
+# own box: a clamp whose bound is an iteration's number, a tensor over all iterations.
+CLAMPED = '''
+import torch
+
+
+def clamp_points(tmp, boxes_w, boxes_h):
+    for i in range(len(boxes_w)):
+        tmp[i, :, 0] = tmp[i, :, 0].clamp(0, boxes_w[i])
+        tmp[i, :, 1] = tmp[i, :, 1].clamp(min=-1.5, max=boxes_h[i])
+    return tmp
+'''
+
+
+def test_a_clamp_by_an_iterations_number(tmp_path) -> None:
+    after = strip_helpers(rewrite(CLAMPED, select=("TRT348",), unsafe=True))
+    assert ("        tmp[:_trt_size_i, :, 0] = torch.minimum(torch.maximum(tmp[:_trt_size_i, :, 0], torch.as_tensor(0, "
+            "dtype=tmp[:_trt_size_i, :, 0].dtype)), boxes_w[_trt_i][(..., None)])\n") in after
+    before_ns = import_source(CLAMPED, tmp_path)
+    after_ns = import_source(rewrite(CLAMPED, select=("TRT348",), unsafe=True), tmp_path)
+    generator = torch.Generator().manual_seed(2)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(lambda t, w, h: after_ns["clamp_points"](t.clone(), w, h),
+                                 (torch.randn(3, 5, 2), torch.rand(3) * 4, torch.rand(3) * 4))
+    for batch in (1, 3, 6, 0):
+        points = torch.randn(batch, 5, 2, generator=generator) * 4
+        widths, heights = torch.rand(batch, generator=generator) * 4, torch.rand(batch, generator=generator) * 4
+        if batch:
+            points[0, 0] = torch.tensor([float("nan"), float("inf")])
+            widths[-1], heights[0] = -1.0, -3.0  # a bound below the other: the upper one wins, as in `clamp`
+        want = before_ns["clamp_points"](points.clone(), widths, heights)
+        for got in (after_ns["clamp_points"](points.clone(), widths, heights), traced(points, widths, heights)):
+            assert torch.equal(got.isnan(), want.isnan()) and torch.equal(got.nan_to_num(), want.nan_to_num()), batch
