@@ -112,61 +112,52 @@ def _slices_of(node: cst.CSTNode, index: str, step: str, every: bool = True) -> 
     return slices
 
 
+def batch_of_one(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """``x`` of ``x[None]``, ``x.unsqueeze(0)`` or ``x.unsqueeze(dim=0)``: ``x`` given a first axis of one."""
+    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
+            and _text(node.slice[0].slice.value) == "None":
+        return node.value
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "unsqueeze" \
+            and len(node.args) == 1 and not node.args[0].star and _text(node.args[0].value) == "0" \
+            and (node.args[0].keyword is None or node.args[0].keyword.value == "dim"):
+        return node.func.value
+    return None
+
+
+def _reads_of(node: cst.CSTNode, name: str, found: dict[int, cst.BaseExpression]) \
+        -> dict[int, cst.BaseExpression] | None:
+    """``found`` where every use of ``name`` in ``node`` lies inside one of its reads, else None."""
+    inside = {id(n) for sub in walk(node) if id(sub) in found for n in walk(sub)}
+    if not found or any(id(n) not in inside for n in _uses(node, name)) \
+            or any(_uses(tensor, name) for tensor in found.values()):
+        return None
+    return found
+
+
 def _one_rows_of(node: cst.CSTNode, index: str) -> dict[int, cst.BaseExpression] | None:
     """The one-row slices of a tensor ``t`` at ``index`` in ``node`` (``t[i:i + 1]``, ``t[i][None]``,
     ``t[i, None]``, ``t[i].unsqueeze(0)``), each mapped to ``t``, where every use of ``i`` is in one of them; None
     where ``i`` is used otherwise."""
     found: dict[int, cst.BaseExpression] = {}
-    inside: set[int] = set()
-
-    def at_index(sub: cst.BaseExpression) -> cst.BaseExpression | None:  # `t` of `t[i]`
-        if type(sub) is cst.Subscript and len(sub.slice) == 1 and type(sub.slice[0].slice) is cst.Index \
-                and _text(sub.slice[0].slice.value) == index:
-            return sub.value
-        return None
-
     for sub in walk(node):
-        tensor = None
-        if type(sub) is cst.Subscript and len(sub.slice) == 1 and type(sub.slice[0].slice) is cst.Index \
-                and _text(sub.slice[0].slice.value) == "None":
-            tensor = at_index(sub.value)  # `t[i][None]`
+        row = batch_of_one(sub)
+        if type(row) is cst.Subscript and len(row.slice) == 1 and type(row.slice[0].slice) is cst.Index \
+                and _text(row.slice[0].slice.value) == index:
+            found[id(sub)] = row.value  # `t[i][None]`, `t[i].unsqueeze(0)`
         elif type(sub) is cst.Subscript and len(sub.slice) == 2 and all(type(e.slice) is cst.Index for e in sub.slice) \
                 and _text(sub.slice[0].slice.value) == index and _text(sub.slice[1].slice.value) == "None":
-            tensor = sub.value  # `t[i, None]`
-        elif type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "unsqueeze" \
-                and len(sub.args) == 1 and not sub.args[0].star and _text(sub.args[0].value) == "0" \
-                and (sub.args[0].keyword is None or sub.args[0].keyword.value == "dim"):
-            tensor = at_index(sub.func.value)  # `t[i].unsqueeze(0)`
-        if tensor is not None and id(sub) not in inside:
-            found[id(sub)] = tensor
-            inside.update(id(n) for n in walk(sub))
+            found[id(sub)] = sub.value  # `t[i, None]`
     for sub in _slices_of(node, index, "1", every=False) or ():
-        if id(sub) not in inside:
-            found[id(sub)] = sub.value
-            inside.update(id(n) for n in walk(sub))
-    if not found or any(id(n) not in inside for n in _uses(node, index)) \
-            or any(_uses(tensor, index) for tensor in found.values()):
-        return None
-    return found
+        found[id(sub)] = sub.value  # `t[i:i + 1]`
+    return _reads_of(node, index, found)
 
 
 def _unit_reads(node: cst.CSTNode, name: str, whole: cst.BaseExpression) -> dict[int, cst.BaseExpression] | None:
     """The reads ``e[None]`` and ``e.unsqueeze(0)`` of the loop's element ``name`` in ``node``, each mapped to
     ``whole``, where every use of ``e`` is one of them; else None."""
-    found: dict[int, cst.BaseExpression] = {}
-    inside: set[int] = set()
-    for sub in walk(node):
-        unit = type(sub) is cst.Subscript and len(sub.slice) == 1 and type(sub.slice[0].slice) is cst.Index \
-            and _text(sub.slice[0].slice.value) == "None" and _text(sub.value) == name \
-            or type(sub) is cst.Call and type(sub.func) is cst.Attribute and sub.func.attr.value == "unsqueeze" \
-            and _text(sub.func.value) == name and len(sub.args) == 1 and not sub.args[0].star \
-            and _text(sub.args[0].value) == "0" and (sub.args[0].keyword is None or sub.args[0].keyword.value == "dim")
-        if unit:
-            found[id(sub)] = whole
-            inside.update(id(n) for n in walk(sub))
-    if not found or any(id(n) not in inside for n in _uses(node, name)):
-        return None
-    return found
+    found = {id(sub): whole for sub in walk(node)
+             if (row := batch_of_one(sub)) is not None and type(row) is cst.Name and row.value == name}
+    return _reads_of(node, name, found)
 
 
 def _first_of(node: cst.BaseExpression) -> cst.BaseExpression | None:

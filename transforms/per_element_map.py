@@ -21,6 +21,7 @@ from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 from trtcodemod.transforms._tensor_evidence import TensorEvidence
+from trtcodemod.transforms.chunked_map import batch_of_one
 from trtcodemod.transforms.stacked_rows import _first_axis, _plain, _range_bound, _stack_rest
 
 HELPER = "_trt_stack_map"
@@ -94,11 +95,8 @@ def _tensor_sequence(annotation: cst.BaseExpression) -> bool:
 def _refusal(elt: cst.BaseExpression, element: str) -> str | None:
     """Why the element expression ``elt`` (``element``: the loop variable) cannot be mapped, or None."""
     for node in walk(elt):
-        if type(node) is cst.Subscript and type(node.value) is cst.Name and node.value.value == element \
-                and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index and code_of(node.slice[0].slice.value).strip() == "None" \
-                or type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "unsqueeze" \
-                and type(node.func.value) is cst.Name and node.func.value.value == element \
-                and len(node.args) == 1 and code_of(node.args[0].value).strip() == "0":
+        row = batch_of_one(node)
+        if type(row) is cst.Name and row.value == element:
             # a batch of one made of the element, for a batched call (a network): vmap folds the batch into it
             # with the traced size, or fails on its parameters; TRT396 takes such per-sample calls whole
             return "the element made a batch of one (`e[None]`, `e.unsqueeze(0)`) for a batched call"
