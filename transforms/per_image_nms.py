@@ -130,6 +130,23 @@ def _atom(text: str, node: cst.BaseExpression) -> str:
     return text if type(strip_parens(node)) in (cst.Name, cst.Attribute, cst.Subscript, cst.Call) else f"({text})"
 
 
+#: An image of a channels-first head's output, (channels, candidates), made a candidate a row: ``p.t()``, ``p.T``,
+#: ``p.transpose(0, 1)``, ``p.permute(1, 0)`` (YOLOv8/11's ``(batch, 4 + classes, anchors)`` read image by image).
+_TRANSPOSES = frozenset({("t", ()), ("transpose", ("0", "1")), ("transpose", ("1", "0")), ("permute", ("1", "0"))})
+
+
+def transposed_subject(node: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What ``node`` transposes as one of :data:`_TRANSPOSES` (or ``.T``), else None."""
+    node = strip_parens(node)
+    if type(node) is cst.Attribute and node.attr.value == "T":
+        return node.value
+    if type(node) is cst.Call and type(node.func) is cst.Attribute \
+            and not any(a.keyword is not None or a.star for a in node.args) \
+            and (node.func.attr.value, tuple(code_of(a.value).strip() for a in node.args)) in _TRANSPOSES:
+        return node.func.value
+    return None
+
+
 def _one_image(parts: list[tuple[str, Kind]]) -> str:
     """The images of values that are all rows of the same images (else :class:`Decline`)."""
     images = {k.image for _, k in parts}
@@ -164,6 +181,20 @@ class Flattener:
         #: The subscript node whose flattened rows :meth:`_subscript` last picked by advanced indexing (a copy).
         self.copied: int | None = None
         self.loop_bound: set[str] = set()
+        #: The batch tensor whose images are read transposed (their candidates on its third axis), if any.
+        self.transposed: str | None = None
+
+    def _image_of(self, node: cst.BaseExpression) -> str | None:
+        """The batch tensor ``node`` reads one image of (``x[i]``, or a name bound to each image of ``x``)."""
+        node = strip_parens(node)
+        if type(node) is cst.Name and node.value in self.items:
+            return code_of(self.items[node.value]).strip()
+        if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
+                and type(strip_parens(node.slice[0].slice.value)) is cst.Name \
+                and strip_parens(node.slice[0].slice.value).value == self.index and plain_read(node.value) \
+                and not self._dynamic(node.value):
+            return code_of(node.value).strip()
+        return None
 
     def assignment(self, statement: cst.BaseSmallStatement) -> str:
         """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
@@ -296,6 +327,11 @@ class Flattener:
             for target, kind in zip(targets, mapped[1]):
                 self._bind(target, kind)
             return f"{', '.join(targets)} = {mapped[0]}"
+        unbound = self._unbound(value)
+        if unbound is not None:
+            for target in targets:
+                self._bind(target, unbound[1])
+            return f"{', '.join(targets)} = {unbound[0]}"
         if len(targets) != 2:
             raise Decline
         func = value.func
@@ -322,6 +358,30 @@ class Flattener:
             self._bind(target, Kind("rows", kind.image))
         self.fresh.update(targets)
         return f"{', '.join(targets)} = {call}"
+
+    def _unbound(self, value: cst.Call) -> tuple[str, Kind] | None:
+        """``cx, cy, w, h = boxes.unbind(1)`` (or ``torch.unbind(boxes, dim=1)``): each column of rows along an axis
+        after the candidates' (a negative one by the assumption), one value a row; None for another call."""
+        func = value.func
+        method = type(func) is cst.Attribute and not self.rule.context.qualified_names(func) \
+            and func.attr.value == "unbind"
+        function = self.rule.context.refers_to(func, "torch.unbind")
+        if not method and not function:
+            return None
+        args = list(value.args) if method else list(value.args[1:])
+        subject = func.value if method else (value.args[0].value if value.args else None)
+        if subject is None or len(args) != 1 or (args[0].keyword is not None and args[0].keyword.value != "dim"):
+            raise Decline
+        axis = int_value(args[0].value)
+        if axis is None or axis == 0:
+            raise Decline  # axis 0 would split the candidates
+        text, kind = self.expression(subject)
+        if kind.name != "rows":
+            raise Decline
+        axis_text = code_of(args[0]).strip().rstrip(",")
+        call = f"{_atom(text, subject)}.unbind({axis_text})" if method \
+            else f"{code_of(func).strip()}({text}, {axis_text})"
+        return call, Kind("rows", kind.image)
 
     def empty_test(self, test: cst.BaseExpression) -> None:
         """``not x.shape[0]``, ``x.shape[0] == 0``, ``x.numel() == 0``, ``len(x) == 0``, ``not len(x)``, ``not
@@ -396,11 +456,17 @@ class Flattener:
         node = strip_parens(node)
         if not self._dynamic(node):
             return code_of(node).strip(), STATIC
+        subject = transposed_subject(node)
+        if subject is not None and self.transposed is not None and self._image_of(subject) == self.transposed:
+            # each image's candidates made rows: the batch's, image after image
+            return f"{self.transposed}.transpose(1, 2).flatten(0, 1)", Kind("rows", _IMAGE)
         kind = type(node)
         if kind is cst.Name:
             if node.value in self.entries:
                 return self.entries[node.value]
             if node.value in self.items:
+                if code_of(self.items[node.value]).strip() == self.transposed:
+                    raise Decline  # an image of it read as it is: its candidates are its second axis
                 return f"{code_of(self.items[node.value]).strip()}.flatten(0, 1)", Kind("rows", _IMAGE)
             if node.value == self.index:
                 raise Decline  # the image's index as a number: only `full_like(..., i)` is taken
@@ -479,7 +545,8 @@ class Flattener:
             raise Decline
         rest_text = "".join(", " + code_of(e.slice).strip() for e in rest)
         if at_image:
-            if self._dynamic(node.value) or not plain_read(node.value):
+            if self._dynamic(node.value) or not plain_read(node.value) \
+                    or code_of(node.value).strip() == self.transposed:
                 raise Decline
             base = f"{code_of(node.value).strip()}.flatten(0, 1)"
             if not rest:
@@ -736,7 +803,7 @@ class Flattener:
     def _picked_at_image(self, node: cst.Subscript, rest) -> tuple[str, Kind]:
         """``boxes[i, mask]`` (Holocron's `_post_process`): the image's rows a mask of its rows (or positions in
         them) picks, then the other axes' static indices: the flattened rows picked by the flattened mask."""
-        if self._dynamic(node.value) or not plain_read(node.value):
+        if self._dynamic(node.value) or not plain_read(node.value) or code_of(node.value).strip() == self.transposed:
             raise Decline
         at, kind = self.expression(rest[0].slice.value)
         if kind.image != _IMAGE or not (kind.name == "index" or (kind.name == "rows" and kind.mask)) \
@@ -752,17 +819,20 @@ class Flattener:
         if len(positional) != 2 or any(a.keyword is not None and a.keyword.value not in ("dtype", "device")
                                        for a in node.args):
             raise Decline
-        fill = strip_parens(positional[1].value)
+        fill = self._image_number(positional[1].value)
         shape = strip_parens(positional[0].value)
-        if type(fill) is not cst.Name or fill.value != self.index or type(shape) not in (cst.Tuple, cst.List) \
+        if fill is None or type(shape) not in (cst.Tuple, cst.List) \
                 or not shape.elements or any(type(e) is not cst.Element for e in shape.elements) \
                 or any(self._dynamic(e.value) for e in shape.elements[1:]) \
                 or any(self._dynamic(a.value) for a in node.args if a.keyword is not None):
             raise Decline
-        counted = self._counted(shape.elements[0].value)
+        size = strip_parens(shape.elements[0].value)
+        numel = type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "numel" \
+            and not size.args
+        counted = size.func.value if numel else self._counted(size)
         rows, kind = self.expression(counted)
-        if kind.name not in ("rows", "index"):
-            raise Decline
+        if kind.name not in ("rows", "index") or (numel and kind.name != "index"):
+            raise Decline  # `numel()` counts positions (one axis), not rows of several values
         owner = ""
         if method:
             owner = f"{_atom(self.expression(node.func.value)[0], node.func.value)}."
@@ -770,11 +840,25 @@ class Flattener:
         keywords = "".join(f", {a.keyword.value}={code_of(a.value).strip()}"
                            for a in node.args if a.keyword is not None)
         sizes = f"({sizes},)" if len(shape.elements) == 1 else f"({sizes})"
-        call = f"{owner}new_full({sizes}, 0{keywords})" if method \
-            else f"{code_of(node.func).strip()}({sizes}, 0{keywords})"
+        call = f"{owner}new_full({sizes}, {fill}{keywords})" if method \
+            else f"{code_of(node.func).strip()}({sizes}, {fill}{keywords})"
         self.helpers.add(FILL_HELPER)
         image = kind.image if kind.name == "rows" else f"{kind.image}[{rows}]"
         return f"{FILL_HELPER}({call}, {image})", Kind("rows", image)
+
+    def _image_number(self, fill: cst.BaseExpression) -> str | None:
+        """The image's index as a fill value: ``i``, ``int(i)`` (a fill of 0 in its place) or ``float(i)`` (0.0: a
+        float fill makes the default float dtype); else None."""
+        fill = strip_parens(fill)
+        if type(fill) is cst.Name and fill.value == self.index:
+            return "0"
+        if type(fill) is cst.Call and type(fill.func) is cst.Name and fill.func.value in ("int", "float") \
+                and not self.rule.context.qualified_names(fill.func) and len(fill.args) == 1 \
+                and fill.args[0].keyword is None and not fill.args[0].star \
+                and type(strip_parens(fill.args[0].value)) is cst.Name \
+                and strip_parens(fill.args[0].value).value == self.index:
+            return "0.0" if fill.func.value == "float" else "0"
+        return None
 
     def _counted(self, size: cst.BaseExpression) -> cst.BaseExpression:
         """``x`` of ``len(x)``, ``x.shape[0]`` or ``x.size(0)`` (else :class:`Decline`)."""
@@ -949,8 +1033,7 @@ class Flattener:
                     or any(a.keyword.value not in ("dtype", "layout", "device") or self._dynamic(a.value)
                            for a in keyed):
                 raise Decline
-            fill = strip_parens(node.args[1].value)
-            if type(fill) is not cst.Name or fill.value != self.index:
+            if self._image_number(node.args[1].value) is None:
                 raise Decline
             text, kind = self.expression(node.args[0].value)
             if kind.name != "rows":
@@ -960,7 +1043,7 @@ class Flattener:
                 text = f"{code_of(func).strip()}({text}, 0{keywords})"
             self.helpers.add(FILL_HELPER)
             return f"{FILL_HELPER}({text}, {kind.image})", Kind("rows", kind.image)
-        if context.refers_to(func, *_CAT):
+        if context.refers_to(func, *_CAT, "torch.stack"):
             if not node.args or node.args[0].keyword is not None:
                 raise Decline
             axis = node.args[1] if len(node.args) == 2 else None
@@ -971,6 +1054,7 @@ class Flattener:
             if type(items) not in (cst.List, cst.Tuple) or any(type(e) is not cst.Element for e in items.elements):
                 raise Decline
             parts = [self.expression(e.value) for e in items.elements]
+            self.copied = id(node)  # a new tensor, in the loop and flattened alike
             return (f"{code_of(func).strip()}([{', '.join(t for t, _ in parts)}], "
                     f"{code_of(axis.value).strip()})"), Kind("rows", _one_image(parts))
         mapped = self._of_rows(node, 1)
@@ -1738,7 +1822,11 @@ tracing branch leaves them bound).""",
                 flattener.loop_bound |= {e.value.value for e in assigned.target.elements if type(e.value) is cst.Name}
         if _carried(list(node.body.body), set(), flattener.loop_bound - {index, *items}):
             return "a value one image's statements bind is read by the next image's before it is bound again"
-        lines = [f"{_N} = {code_of(source).strip()}.shape[1]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
+        if any(flattener._image_of(subject) == code_of(source).strip() for subject in
+               (transposed_subject(inner) for inner in walk(node.body)) if subject is not None):
+            flattener.transposed = code_of(source).strip()  # channels first: the candidates are its third axis
+        axis = 2 if flattener.transposed else 1
+        lines = [f"{_N} = {code_of(source).strip()}.shape[{axis}]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
             for statement in small[:-1]:

@@ -274,6 +274,30 @@ class Decoded(nn.Module):
             rows.append(torch.cat([boxes[keep], scores[keep, None], landmarks[keep],
                                    torch.full_like(scores[keep, None], i)], 1))
         return torch.cat(rows)
+
+
+class ChannelsFirst(nn.Module):
+    # A YOLOv8/11-style head's output, (batch, 4 + classes, anchors), post-processed image by image: each image
+    # transposed to a row an anchor, the best class, a threshold, centres to corners split by `unbind` and joined by
+    # `stack`, corners clamped to the image, degenerate boxes dropped, class-wise NMS capped, and the image's index
+    # as a float column (`float(i)`), as zoo 82's CandyEye service writes it (benchmarks/real_zoo82.py).
+    def forward(self, pred: torch.Tensor) -> torch.Tensor:
+        rows = []
+        for index in range(pred.shape[0]):
+            out = pred[index].t()
+            scores, classes = out[:, 4:].max(dim=1)
+            keep = scores >= 0.2
+            boxes, scores, classes = out[:, :4][keep], scores[keep], classes[keep]
+            cx, cy, w, h = boxes.unbind(1)
+            xyxy = torch.stack((cx - w / 2, cy - h / 2, cx + w / 2, cy + h / 2), 1)
+            xyxy[:, [0, 2]] = xyxy[:, [0, 2]].clamp(0, 64)
+            xyxy[:, [1, 3]] = xyxy[:, [1, 3]].clamp(0, 48)
+            valid = (xyxy[:, 2] > xyxy[:, 0]) & (xyxy[:, 3] > xyxy[:, 1])
+            xyxy, scores, classes = xyxy[valid], scores[valid], classes[valid]
+            sel = torchvision.ops.batched_nms(xyxy, scores, classes, 0.45)[:7]
+            image = torch.full((sel.numel(), 1), float(index))
+            rows.append(torch.cat([image, xyxy[sel], scores[sel, None], classes[sel, None].to(xyxy.dtype)], 1))
+        return torch.cat(rows)
 """
 
 
@@ -302,6 +326,13 @@ def _scored(batch: int, generator: torch.Generator, count: int = 40) -> list[tor
     return _boxes(batch, generator, count)[:2]
 
 
+def _channels_first(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
+    """A YOLOv8/11-style head's output ``[batch, 4 + 3, count]``: centres (some outside the image), sizes, scores."""
+    centre = torch.rand(batch, 2, count, generator=generator) * 80 - 10
+    size = torch.rand(batch, 2, count, generator=generator) * 30 - 2  # a few negative: degenerate boxes
+    return [torch.cat([centre, size, torch.rand(batch, 3, count, generator=generator)], 1)]
+
+
 def _anchored(batch: int, generator: torch.Generator, count: int = 40) -> list[torch.Tensor]:
     """wf_pytorch_yolo_v4's outputs: boxes ``[batch, num, 1, 4]``, confidences ``[batch, num, 3]``."""
     boxes, classes = _classes(batch, generator, count)
@@ -310,14 +341,14 @@ def _anchored(batch: int, generator: torch.Generator, count: int = 40) -> list[t
 
 INPUTS = {"Boxes": _boxes, "Agnostic": _pred, "Masked": _pred, "Zipped": _classes, "Pairs": _classes,
           "Positions": _scored, "Column": _scored, "Skipping": _pred, "Capped": _boxes, "Decoded": _decoded, "Rescaled": _pred,
-          "OneAxis": _anchored}
+          "OneAxis": _anchored, "ChannelsFirst": _channels_first}
 NAMES = list(INPUTS)
 #: Loops whose rows ONNX Runtime rounds otherwise than eager mode (`exp`, `softmax`).
 ROUNDED = frozenset({"Decoded", "Rescaled"})
 
 
 def test_the_loops_are_rewritten() -> None:
-    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 12
+    assert rules_found(LOOPS, select=RULE) == ["TRT360"] * 13
     assert rewrite(LOOPS, select=RULE) == LOOPS  # unsafe: only with --unsafe
     after = rewrite(LOOPS, select=RULE, unsafe=True)
     assert ("        if _trt_tracing():\n"
@@ -404,6 +435,49 @@ def test_the_loops_are_rewritten() -> None:
             in after)
     assert "def _trt_group_by_image(" in after and "def _trt_tracing(" in after and "def _trt_stack_map(" in after
     assert rewrite(after, select=RULE, unsafe=True) == after  # idempotent
+
+
+def test_a_channels_first_head_is_transposed_on_the_batch_and_its_index_column_is_a_float() -> None:
+    after = rewrite(LOOPS, select=RULE, unsafe=True)
+    assert ("            _trt_n = pred.shape[2]\n"
+            "            _trt_count = pred.shape[0]\n"
+            "            _trt_image = torch.arange(_trt_count * _trt_n, device=pred.device) // _trt_n\n"
+            "            out = pred.transpose(1, 2).flatten(0, 1)\n" in after)
+    assert "cx, cy, w, h = boxes.unbind(1)\n" in after
+    assert "image = _trt_image_fill(torch.full((sel.shape[0], 1), 0.0), _trt_image[keep][valid][sel])" in after
+
+
+@pytest.mark.parametrize(("read", "taken"), [
+    ("p.T", True), ("p.transpose(0, 1)", True), ("p.permute(1, 0)", True),
+    ("p.transpose(1, 2)", False),  # not the image's first two axes
+])
+def test_other_spellings_of_a_transposed_image(read: str, taken: bool) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(pred):\n    rows = []\n    for i, p in enumerate(pred):\n"
+            f"        out = {read}\n        keep = torchvision.ops.nms(out[:, :4], out[:, 4], 0.5)\n"
+            "        rows.append(torch.cat([out[keep], torch.full((keep.numel(), 1), int(i))], 1))\n"
+            "    return torch.cat(rows)\n")
+    after = rewrite(code, select=RULE, unsafe=True)
+    if not taken:
+        _named_not_rewritten(code)
+        return
+    assert "        out = pred.transpose(1, 2).flatten(0, 1)\n" in after and "_trt_n = pred.shape[2]" in after
+    assert "_trt_image_fill(torch.full((keep.shape[0], 1), 0), _trt_image[keep])" in after
+
+
+@pytest.mark.parametrize("body", [
+    "        out = pred[i].t()\n        s = pred[i][4]\n",  # the image read as it is too: another axis of candidates
+    "        out = pred[i].t()\n        keep = keep[:int(i)]\n",  # the index as a number outside a fill
+    "        out = pred[i].t()\n        cx, cy = out.unbind(0)\n",  # split along the candidates
+    "        out = pred[i].t()\n        c = torch.full((out.numel(), 1), float(i))\n",  # `numel` of rows
+    "        out = pred[i].t()\n        s = torch.stack([out[:, 0], out[:, 1]])\n",  # stacked along a new first axis
+])
+def test_channels_first_reads_it_cannot_carry_over_are_named(body: str) -> None:
+    code = ("import torch\nimport torchvision\n\ndef f(pred):\n    rows = []\n"
+            "    for i in range(pred.shape[0]):\n        keep = torch.arange(3)\n"
+            f"{body}"
+            "        keep = torchvision.ops.nms(pred[i].t()[:, :4], pred[i].t()[:, 4], 0.5)\n"
+            "        rows.append(pred[i].t()[keep])\n    return torch.cat(rows)\n")
+    _named_not_rewritten(code)
 
 
 @pytest.mark.parametrize("body", [

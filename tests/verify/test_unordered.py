@@ -14,7 +14,7 @@ from typer.testing import CliRunner
 from trtcodemod.cli import app
 from trtcodemod.verify.compare import compare_outputs
 from trtcodemod.verify.spec import SpecError, build_spec
-from trtcodemod.verify.unordered import UnorderedError, order_rows, parse, resolve
+from trtcodemod.verify.unordered import UnorderedError, matched_rows, order_rows, parse, resolve
 
 FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu", "--format", "json"]
 
@@ -68,6 +68,38 @@ def test_rank_1_and_2_sort_axis_0_and_empty_or_scalar_stay_as_they_are() -> None
     empty = np.zeros((2, 0, 6), dtype=np.float32)
     assert order_rows(empty, 1).shape == (2, 0, 6)
     assert order_rows(np.float32(3.0), 0) == np.float32(3.0)
+
+
+def _paired_equal(expected: np.ndarray, actual: np.ndarray, axis: int) -> bool:
+    expected, actual = order_rows(expected, axis), order_rows(actual, axis)
+    return compare_outputs(["output"], [expected], [matched_rows(expected, actual, axis, 1e-4, 1e-3)],
+                           1e-4, 1e-3)[0].passed
+
+
+def test_rows_that_sort_apart_by_rounding_alone_are_paired_again() -> None:
+    # Two boxes whose first coordinates lie within the tolerance of each other, one side rounding them the
+    # other way (a graph's kernels against eager mode): sorted, each side puts a different box first.
+    boxes = np.array([[[100.0, 5.0, 140.0, 60.0, 0.9], [100.02, 300.0, 180.0, 400.0, 0.4],
+                       [0.0, 0.0, 0.0, 0.0, 0.0], [-3.0, -7.5, 1.0, 2.0, 0.1]]], dtype=np.float32)
+    graph = boxes[:, ::-1].copy()
+    graph[0, 3, 0] = 100.03  # the first box's x1, rounded past the second's (within rtol 1e-3 of 100)
+    assert not _equal(boxes, graph, axis=1)  # sorting alone misaligns them
+    assert _paired_equal(boxes, graph, axis=1)
+    assert not _paired_equal(boxes, graph + np.float32(0.5), axis=1)  # a real difference stays one
+
+
+def test_pairing_keeps_sets_apart_and_edge_values() -> None:
+    dets = _detections()
+    assert _paired_equal(dets, dets[:, [3, 1, 0, 2]], axis=1)  # inf and NaN rows pair with themselves
+    assert not _paired_equal(dets, dets[::-1].copy(), axis=1)  # never across batch elements
+    one_missing = dets.copy()
+    one_missing[0, 0] = one_missing[0, 1]  # a row twice, another gone: no one-to-one pairing
+    assert not _paired_equal(dets, one_missing, axis=1)
+    empty = np.zeros((2, 0, 6), dtype=np.float32)
+    assert matched_rows(empty, empty, 1, 1e-4, 1e-3).shape == (2, 0, 6)
+    assert matched_rows(dets, dets[:, :3], 1, 1e-4, 1e-3).shape == (2, 3, 6)  # shapes differ: as it was
+    ints = np.array([[3, 1], [2, 2], [3, 0]])
+    assert np.array_equal(matched_rows(order_rows(ints, 0), order_rows(ints[::-1], 0), 0, 0, 0), order_rows(ints, 0))
 
 
 # --- names and axes -------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputS
 from .rewrite import Fix, Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
 from .spec import VerifySpec
 from .ties import traded_rows
-from .unordered import UnorderedError, order_rows, resolve as resolve_unordered
+from .unordered import UnorderedError, matched_rows, order_rows, resolve as resolve_unordered
 from .worker import BACKEND_TASK, MODEL_TASK, TaskOutcome, run_task
 
 Progress = Callable[[str], None]
@@ -244,6 +244,14 @@ def _ordered(ctx: _Ctx, labels: list[str], arrays: list[Any]) -> list[Any]:
     return [order_rows(a, axes[n]) if n in axes and a is not None else a for n, a in zip(labels, arrays)]
 
 
+def _paired(ctx: _Ctx, labels: list[str], expected: list[Any], arrays: list[Any]) -> list[Any]:
+    """``arrays`` (sorted by :func:`_ordered`) with the rows of each unordered output paired with ``expected``'s
+    rows they equal within the tolerance (:func:`.unordered.matched_rows`)."""
+    axes, spec = ctx.row_axes, ctx.spec
+    return [matched_rows(e, a, axes[n], spec.atol, spec.rtol) if n in axes and a is not None and e is not None
+            else a for n, e, a in zip(labels, expected, arrays)]
+
+
 def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: BackendRun,
                  owner: SideResult | None = None) -> tuple[list[OutputComparison], list[list[OutputComparison]]]:
     """Per input set comparisons of ``run`` against ``reference``; also the per-output worst.
@@ -271,16 +279,18 @@ def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: Backen
             return _ordered(ctx, labels, arrays)
 
         ref, got = rows(ref), rows(got)
+        got = _paired(ctx, labels, ref, got)
         comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol)
         if owner is not None and not all(c.passed for c in comps):
             exact = _exact(ctx, owner)
             if exact is not None and k < len(exact) and exact[k] is not None and len(exact[k]) == len(ref):
-                comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol, rows(exact[k]))
+                exact_rows = _paired(ctx, labels, ref, rows(exact[k]))
+                comps = compare_outputs(labels, ref, got, spec.atol, spec.rtol, exact_rows)
                 if not all(c.passed for c in comps):
                     # Neighbours a top-k orders by rounding, traded in the graph as eager mode and
                     # float64 trade them: the same rows (ties.traded_rows says when that is shown).
                     unordered = {i for i, n in enumerate(labels) if n in axes}
-                    traded = traded_rows(ref, got, rows(exact[k]), spec.atol, spec.rtol, unordered)
+                    traded = traded_rows(ref, got, exact_rows, spec.atol, spec.rtol, unordered)
                     if traded is not None:
                         again = compare_outputs(labels, ref, traded[0], spec.atol, spec.rtol, traded[1])
                         if all(c.passed for c in again):

@@ -111,3 +111,57 @@ def order_rows(array: np.ndarray, axis: int = 0) -> np.ndarray:
     element = np.repeat(np.arange(batch), rows)
     order = np.lexsort((*key.T[::-1], element))
     return flat[order].reshape(array.shape)
+
+
+#: The most pairwise element comparisons :func:`matched_rows` makes for one output (rows by rows by values):
+#: past it, the sorted order is kept as it is.
+_MATCH_LIMIT = 50_000_000
+
+
+def matched_rows(expected: np.ndarray, actual: np.ndarray, axis: int, atol: float, rtol: float) -> np.ndarray:
+    """``actual`` (rows sorted by :func:`order_rows`) with each row moved to the place of a row of ``expected``
+    it equals within ``|a - e| <= atol + rtol * |e|`` (NaN equal to NaN), within each batch element.
+
+    Sorting lines equal sets of rows up only while no two rows sort apart by rounding alone: a detector's boxes
+    whose first coordinates lie within the tolerance of each other (or a clamped zero and a coordinate just
+    past it) sort in one order on one side and the other on the other. A row keeps its place where it already
+    matches; the others are paired greedily, each with the first unpaired partner. Every pair moved is within the
+    tolerance, so a comparison that then passes has shown a one-to-one pairing of equal rows: the same set.
+    Rows with no partner stay where they were (the comparison reports them)."""
+    expected, actual = np.asarray(expected), np.asarray(actual)
+    if expected.shape != actual.shape or actual.ndim <= axis or actual.shape[axis] < 2 or actual.size == 0 \
+            or not np.issubdtype(actual.dtype, np.number) or not np.issubdtype(expected.dtype, np.number):
+        return actual
+    batch = int(np.prod(actual.shape[:axis], dtype=np.int64))
+    rows = actual.shape[axis]
+    e_rows = expected.reshape(batch, rows, -1).astype(np.float64)
+    a_rows = actual.reshape(batch, rows, -1)
+    if rows * rows * e_rows.shape[2] > _MATCH_LIMIT:
+        return actual
+    out = a_rows.copy()
+    for b in range(batch):
+        e, a = e_rows[b], a_rows[b].astype(np.float64)
+        close = _close(e, a, atol, rtol)  # close[i, j]: expected row i equals actual row j
+        taken = np.zeros(rows, dtype=bool)
+        partner = np.full(rows, -1)
+        for i in np.flatnonzero(close[np.arange(rows), np.arange(rows)]):
+            partner[i], taken[i] = i, True
+        for i in np.flatnonzero(partner < 0):
+            free = np.flatnonzero(close[i] & ~taken)
+            if free.size:
+                partner[i], taken[free[0]] = free[0], True
+        if np.all(partner == np.arange(rows)):
+            continue
+        # unpaired rows fill the places left, in their sorted order
+        partner[partner < 0] = np.flatnonzero(~taken)
+        out[b] = a_rows[b][partner]
+    return out.reshape(actual.shape)
+
+
+def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """``[i, j]``: every value of expected row ``i`` within the tolerance of actual row ``j`` (NaN equals NaN)."""
+    e, a = expected[:, None, :], actual[None, :, :]
+    with np.errstate(invalid="ignore"):
+        within = np.abs(a - e) <= atol + rtol * np.abs(e)
+    within |= (np.isnan(e) & np.isnan(a)) | ((e == a) & np.isinf(e))
+    return within.all(axis=2)
