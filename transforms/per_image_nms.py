@@ -1416,11 +1416,17 @@ axis (`torch.cat(rows)`), whose body is assignments that
   one value a row one value (`conf.view(-1)`) or a row's value a column (`s.view(-1, 1)`, `s.unsqueeze(1)`),
   scale columns in place of a new tensor (`boxes *= scale` after a decode, `b = b.clamp(0, 1)` then
   `b[:, [0, 2]] *= width`);
+- read a channels-first head's image as rows (`out = pred[i].t()`, `.T`, `.transpose(0, 1)`, `.permute(1, 0)`:
+  YOLOv8/11's `(batch, 4 + classes, anchors)`, zoo 82's CandyEye service), the batch then flattened as
+  `pred.transpose(1, 2).flatten(0, 1)` with `n` its third size (refused where the same tensor's images are also read
+  untransposed); split a row's columns (`cx, cy, w, h = boxes.unbind(1)`) and join them again
+  (`torch.stack((x1, y1, x2, y2), 1)`, along an axis after the candidates');
 - count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
   pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
-  `t.new_full((keep.shape[0], 1), i)`).
+  `t.new_full((keep.shape[0], 1), i)`, `torch.full((keep.numel(), 1), float(i))` of positions: a float fill, so
+  the default float dtype).
 
 Why it hurts: a traced export runs the loop with the example's batch and records each image's
 statements: at another batch size the graph still returns the rows of the example's number of
