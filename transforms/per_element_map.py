@@ -746,6 +746,8 @@ graph is faithful and equivalent on its inputs.""",
             return None
         if _refusal(elt, element) is not None or not tensor and not self._tensor(source, where):
             return None
+        if self._pieces(source):
+            return None  # a tuple of a tensor's pieces (speechbrain's `masks = x.unbind(dim=3)`): its count is its own
         return cst.GeneratorExp(elt.deep_clone(), cst.CompFor(
             target=cst.Name(element), iter=cst.Call(cst.Name(ROWS), [cst.Arg(source.deep_clone())])),
             lpar=[], rpar=[])  # the call's only argument: its own parentheses are the generator's

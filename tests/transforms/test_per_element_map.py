@@ -799,3 +799,23 @@ def test_an_element_made_a_batch_of_one_is_left_to_trt396() -> None:
         "    c = torch.stack([net(img[None, 1:]) for img in x])\n"
         "    return a, b, c\n")
     assert rules_found(code, select=("TRT366",)) == ["TRT366"]  # only `c`: an index after the new axis
+
+
+def test_a_tuple_of_a_tensors_pieces_is_not_a_batch() -> None:
+    """speechbrain's ReSepFormer masks: `masks = x.unbind(dim=3)` then `torch.stack([m.permute(0, 2, 1) for m in
+    masks])`: a tuple of one piece a speaker, a count the model's configuration fixes, which a trace keeps rightly;
+    the same comprehension over the tensor itself is a map over its first axis."""
+    pieces = HEADER + (
+        "def f(x: torch.Tensor):\n"
+        "    masks = torch.sigmoid(x).unbind(dim=3)\n"
+        "    halves = x.chunk(2, dim=1)\n"
+        "    return torch.stack([m.permute(0, 2, 1) for m in masks]), torch.stack([h * 2 for h in halves])\n")
+    assert rules_found(pieces, select=("TRT366",)) == []
+    rows = HEADER + "def f(x: torch.Tensor):\n    return torch.stack([m.permute(1, 0) for m in x])\n"
+    assert rules_found(rows, select=("TRT366",)) == ["TRT366"]
+    before, after = {}, {}
+    exec(pieces, before)
+    exec(rewrite(pieces, select=("TRT366",), unsafe=True), after)
+    for x in (torch.randn(2, 4, 4, 3), torch.zeros(1, 2, 3, 2), torch.randn(0, 4, 2, 2)):
+        for got, expected in zip(after["f"](x), before["f"](x)):
+            assert torch.equal(got, expected)
