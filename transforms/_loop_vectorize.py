@@ -186,6 +186,9 @@ class Vectorizer:
     _loop_names: set[str] = field(default_factory=set)  # targets of the body's Python loops
     #: The helpers the translation calls (TRT712's, for `math` of a number the same for every iteration).
     helpers: set[str] = field(default_factory=set)
+    #: Written tensors made just before the loop with one axis per loop variable (``out = torch.zeros(n)``): an
+    #: iteration's element of them is one number.
+    elementary: frozenset[str] = frozenset()
 
     def statements(self) -> list[str]:
         self._written = _written_bases(self.nest.body)
@@ -252,6 +255,9 @@ class Vectorizer:
                 values = [self._value(e.value) for e in value.elements]
                 for element, computed in zip(target.elements, values):
                     self._assign(element.value, computed, None)
+                return
+            if type(target) in (cst.Tuple, cst.List) and type(value) is cst.Subscript:
+                self._unpack(target, value)
                 return
             self._assign(target, value, None)
         elif type(small) is cst.AugAssign:
@@ -455,10 +461,42 @@ class Vectorizer:
         else:
             raise Decline("an assignment to something other than a name or a subscript")
 
-    def _bind(self, name: str, value: "cst.BaseExpression | Value", operator: str | None) -> None:
+    def _unpack(self, target: cst.Tuple | cst.List, value: cst.Subscript) -> None:
+        """``x1, y1, x2, y2 = boxes[i]`` (or ``boxes[i, :4]``): the row at the iteration of a tensor the loop does
+        not write, unpacked into its elements; over all iterations, the rows' columns (``unbind`` along the axis
+        after the loops': the same unpacking, so a row of another length raises as the loop's does)."""
+        names = [e.value.value if type(e) is cst.Element and type(e.value) is cst.Name else None
+                 for e in target.elements]
+        base, items = _flat_subscript(value)
+        variables = self.nest.variables
+        if None in names or len(set(names)) != len(names) or self._masks or self.append is not None:
+            raise Decline("an unpacking into other than names, or under a condition")
+        if type(base) not in (cst.Name, cst.Attribute) or self._batched(base) or code_of(base).strip() in self._written \
+                or len(items) not in (len(variables), len(variables) + 1) \
+                or any(type(item) is not cst.Name or item.value != v for item, v in zip(items, variables)):
+            raise Decline("an unpacking of other than a row at the iteration")
+        rest = items[len(variables):]
+        if rest and (type(rest[0]) is not cst.Slice or self._batched(rest[0])):
+            raise Decline("an unpacked row indexed by more than a slice the same for every iteration")
+        for name in names:
+            self._bindable(name)
+            if name in self._aliases or name in self._locals:
+                raise Decline(f"`{name}` is rebound")
+        if type(base) is cst.Name:
+            self._outside_reads.add(base.value)
+        index = [self._index(v) for v in variables] + [code_of(r).strip() for r in rest]
+        self._emit(f"{', '.join(names)} = {code_of(base).strip()}[{', '.join(index)}].unbind({len(variables)})")
+        for name in names:
+            self._locals[name], self._ranks[name] = (), 0
+            self._fresh.discard(name)
+
+    def _bindable(self, name: str) -> None:
         if name in self.nest.variables or name in self._written or name in self._outside_reads \
                 or name.startswith(PREFIX):
             raise Decline(f"`{name}` carries a value from one iteration to the next")
+
+    def _bind(self, name: str, value: "cst.BaseExpression | Value", operator: str | None) -> None:
+        self._bindable(name)
         if self.append is not None and operator is None and not isinstance(value, Value) \
                 and not self._batched(value) and not self._masks and name not in self._lists:
             # the same for every iteration (`sizes = self.min_sizes[k]`, `s_k = size / side`): Python code, as
@@ -500,7 +538,7 @@ class Vectorizer:
         if type(base) is not cst.Name or base.value not in self._written:
             raise Decline("a write into something other than a tensor named before the loop")
         slot, rank = self._own_slot(items)
-        if len(items) == len(self.nest.variables):
+        if len(items) == len(self.nest.variables) and base.value not in self.elementary:
             rank = value.rank
             if rank == 0:
                 raise Decline("a number written into a slice of unknown size")

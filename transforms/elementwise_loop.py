@@ -47,6 +47,11 @@ and `if`/`else` statements that work element by element:
   (`tmp[i, :, 0].clamp(0, boxes_w[i])`, toolcv's keypoints kept in their boxes) is
   `torch.minimum(torch.maximum(...))` over all iterations, since `clamp` takes a tensor bound only
   with another; a trip count `len(t)` is `t.shape[0]` while tracing, where `t` is a tensor;
+- a row at the iteration unpacked into its numbers (`x1, y1, x2, y2 = boxes[i]`, `boxes[i, :4]`):
+  over all iterations the rows' columns, `boxes[_trt_i].unbind(1)` (a row of another length raises
+  as the unpacking does); a number written into a tensor the statement right before the loop
+  makes with one axis per loop, each the loop's trip count as written (`out = torch.zeros(n)`
+  before `for i in range(n)`: `out[i] = area`), where a tensor of unknown rank may take a row;
 - arithmetic, comparisons (chained ones too), `and`/`or`/`not`, `int()`, `abs()`,
   `int(round(float(v)))`, `math.floor`/`math.ceil`, element-wise tensor methods and `torch`
   functions (`sign`, `abs`, `exp`, `clamp`, `.to(device)`...), tuple assignments (`px, py = a, b`),
@@ -161,7 +166,7 @@ TensorRT versions: all.""",
         if nest is None or all(type(count) is cst.Integer for count in nest.counts):
             return  # a fixed trip count unrolls correctly
         try:
-            lines = Vectorizer(nest, self.context.torch_name()).statements()
+            lines = Vectorizer(nest, self.context.torch_name(), elementary=self._elementary(node, nest)).statements()
         except Decline:
             return
         if self._used_after(node, nest, lines):
@@ -172,6 +177,30 @@ TensorRT versions: all.""",
             return  # a trip count written so that it cannot stand in a slice (a lambda, a starred call...)
         self.found(node, lambda: self._message(nest), Fix({node: rewritten}, safety=Safety.UNSAFE,
                                                            helpers=(TRACING_HELPER,)))
+
+    def _elementary(self, node: cst.For, nest: LoopNest) -> frozenset[str]:
+        """Names the statement just before the loop binds to a new tensor of one axis per loop variable, each the
+        loop's trip count (``out = torch.zeros(boxes.shape[0])`` before ``for i in range(boxes.shape[0])``)."""
+        function = self.context.function
+        if function is None:
+            return frozenset()
+        before = None
+        for block in walk(function):
+            body = getattr(block, "body", None)
+            if isinstance(body, (list, tuple)) and any(statement is node for statement in body):
+                at = next(k for k, statement in enumerate(body) if statement is node)
+                before = body[:at]
+        names = set()
+        counts = [code_of(c).strip() for c in nest.counts]
+        for statement in reversed(before or []):
+            if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+                    or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1 \
+                    or type(statement.body[0].targets[0].target) is not cst.Name:
+                break  # only the assignments right before the loop: nothing between rebinds or resizes them
+            name, value = statement.body[0].targets[0].target.value, statement.body[0].value
+            if _sized(value, counts, self.context):
+                names.add(name)
+        return frozenset(names)
 
     def leave_For(self, original_node: cst.For) -> None:
         self._loops.pop()
@@ -214,6 +243,28 @@ TensorRT versions: all.""",
                 "elements: a traced export unrolls it with the example's sizes and keeps the example's numbers and "
                 f"branches; while tracing, `{TRACING_HELPER}()` computes every iteration at once (index tensors, "
                 "masks for `if`), the loop otherwise")
+
+
+#: Factories whose positional arguments are the new tensor's sizes.
+_FACTORIES = ("torch.zeros", "torch.ones", "torch.empty")
+
+
+def _sized(value: cst.BaseExpression, counts: list[str], context) -> bool:
+    """Is ``value`` ``torch.zeros(n)`` / ``ones`` / ``empty`` (sizes as arguments or one tuple, keywords other than
+    sizes allowed) or ``torch.full((n,), v)`` whose sizes are the loop's trip counts as written?"""
+    if type(value) is not cst.Call or any(a.star for a in value.args):
+        return False
+    name = context.refers_to(value.func, *_FACTORIES, "torch.full")
+    positional = [a.value for a in value.args if a.keyword is None]
+    if name is None or not positional:
+        return False
+    if name == "torch.full":
+        if len(positional) != 2:
+            return False
+        positional = positional[:1]
+    if len(positional) == 1 and type(positional[0]) in (cst.Tuple, cst.List):
+        positional = [e.value for e in positional[0].elements]
+    return [code_of(p).strip() for p in positional] == counts
 
 
 RULES = (ElementwiseLoop,)

@@ -578,3 +578,71 @@ def test_a_clamp_by_an_iterations_number(tmp_path) -> None:
         want = before_ns["clamp_points"](points.clone(), widths, heights)
         for got in (after_ns["clamp_points"](points.clone(), widths, heights), traced(points, widths, heights)):
             assert torch.equal(got.isnan(), want.isnan()) and torch.equal(got.nan_to_num(), want.nan_to_num()), batch
+
+
+UNPACKED = '''
+import torch
+
+
+def areas(boxes):
+    out = torch.zeros(boxes.shape[0])
+    for i in range(boxes.shape[0]):
+        x1, y1, x2, y2 = boxes[i]
+        out[i] = (x2 - x1).clamp(min=0) * (y2 - y1).clamp(min=0)
+    return out
+
+
+def centres(boxes):
+    c = torch.zeros_like(boxes[:, :2])
+    for i in range(len(boxes)):
+        x1, y1, x2, y2 = boxes[i, :4]
+        c[i, 0] = (x1 + x2) / 2
+        c[i, 1] = (y1 + y2) / 2
+    return c
+
+
+def unknown(boxes, out):
+    for i in range(boxes.shape[0]):
+        x1, y1, x2, y2 = boxes[i]
+        out[i] = x2 - x1
+    return out
+'''
+
+
+def test_a_box_row_unpacked_into_its_corners(tmp_path) -> None:
+    """`x1, y1, x2, y2 = boxes[i]`: the rows' columns, unbound; a 1-D result made just before the loop takes an
+    iteration's number (`out` of unknown rank may be a row an iteration: left as it is)."""
+    assert rules_found(UNPACKED, select=("TRT348",)) == ["TRT348"] * 2
+    after = strip_helpers(rewrite(UNPACKED, select=("TRT348",), unsafe=True))
+    assert "        x1, y1, x2, y2 = boxes[_trt_i].unbind(1)\n" in after
+    assert "        out[:boxes.shape[0]] = ((x2 - x1).clamp(min=0) * (y2 - y1).clamp(min=0))\n" in after
+    assert "        x1, y1, x2, y2 = boxes[_trt_i, :4].unbind(1)\n" in after
+    assert after.split("def unknown")[1] == UNPACKED.split("def unknown")[1]
+    before_ns = import_source(UNPACKED, tmp_path)
+    after_ns = import_source(rewrite(UNPACKED, select=("TRT348",), unsafe=True), tmp_path)
+    generator = torch.Generator().manual_seed(3)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced_centres = torch.jit.trace(after_ns["centres"], (torch.randn(3, 5),))
+    for batch in (1, 3, 6, 0):
+        boxes = torch.randn(batch, 5, generator=generator) * 10
+        if batch:
+            boxes[0, :4] = torch.tensor([float("nan"), -float("inf"), 0.0, -0.0])
+        for name in ("areas", "centres"):
+            given = boxes[:, :4] if name == "areas" else boxes
+            want = before_ns[name](given)
+            for got in (after_ns[name](given), *([traced_centres(given)] if name == "centres" else [])):
+                assert torch.equal(got.isnan(), want.isnan()) and torch.equal(got.nan_to_num(), want.nan_to_num())
+    # a row of another length raises as the loop's unpacking does, in both
+    for program in (before_ns["areas"], after_ns["areas"]):
+        with pytest.raises(ValueError):
+            program(torch.randn(2, 5))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced_areas = torch.jit.trace(after_ns["areas"], (torch.randn(3, 4),))
+        unrolled = torch.jit.trace(before_ns["areas"], (torch.randn(3, 4),))
+    for batch in (1, 3, 6, 0):
+        boxes = torch.randn(batch, 4, generator=generator) * 10
+        assert torch.equal(traced_areas(boxes), before_ns["areas"](boxes))
+    wide = torch.rand(6, 4) + torch.tensor([0.0, 0.0, 2.0, 2.0])
+    assert not torch.equal(unrolled(wide), before_ns["areas"](wide))  # the unrolled loop wrote three boxes
