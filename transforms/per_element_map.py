@@ -283,6 +283,32 @@ def _allocated_for(statement: cst.BaseStatement, source: str, context) -> tuple[
     return (target.value, _compact(first) != f"len({source})") if _compact(first) in rows else None
 
 
+def _row_loop(loop: cst.BaseStatement) -> tuple | None:
+    """Of a one-statement ``for i in range(t.shape[0])`` or ``for i, e in enumerate(t)``: ``t``, the index's
+    name, the element's (the index's again in the range form), and the target and iterator an element
+    generator takes; None for any other statement."""
+    if type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
+            or type(loop.body) is not cst.IndentedBlock or len(loop.body.body) != 1:
+        return None
+    iterator, target = loop.iter, loop.target
+    if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterator) is cst.Call \
+            and type(iterator.func) is cst.Name and iterator.func.value == "enumerate" \
+            and len(iterator.args) == 1 and iterator.args[0].keyword is None and not iterator.args[0].star \
+            and all(type(e.value) is cst.Name for e in target.elements):
+        index, element = (e.value.value for e in target.elements)
+        source, element_target, element_iter = iterator.args[0].value, target.elements[1].value, \
+            iterator.args[0].value
+    elif type(target) is cst.Name:
+        source = _range_source(iterator)
+        index = element = target.value
+        element_target, element_iter = target, iterator
+    else:
+        return None
+    if source is None or not _plain(source) or index == element and type(target) is not cst.Name:
+        return None
+    return source, index, element, element_target, element_iter
+
+
 def _row_write(statement: cst.BaseStatement, out: str, index: str) -> cst.BaseExpression | None:
     """``value`` of ``out[index] = value``, a whole statement."""
     if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
@@ -344,7 +370,12 @@ out[i] = f(e)`, the two statements one after the other, the loop's only statemen
 read only as the row written, `out` not read while it is filled, the loop's names not read after it:
 while tracing `out = {HELPER}(f(e) for e in {ROWS}(t)).to(out)` (the write's cast to `out`'s dtype
 and device), the loop otherwise; this form also assumes each result has the shape of `out`'s row
-(a row broadcast into it is not the same stack). Refused: an element
+(a row broadcast into it is not the same stack). Or in place: `for i in range(t.shape[0]): t[i] =
+f(t[i])` (or `for i, e in enumerate(t): t[i] = f(e)`), a class-activation map normalised map by map,
+`t` read in the write's value only as that row: while tracing `t.copy_({HELPER}(f(e) for e in
+{ROWS}(t)))`, in place so that whoever holds `t` or a view of it sees the new rows as the loop's
+writes show them (a value that reads `t` whole, `t[i] / t.max()`, would see earlier rows written:
+not taken). Refused: an element
 expression that draws random numbers (`torch.rand*`, `dropout`, `normal_`...), calls a method
 that changes an object other than the element (`.append`, `.update`, an in-place `x.add_` on an
 outer `x`), `setattr`, or holds a nested comprehension, a lambda or `:=`. Zoo 27's RetinaFace
@@ -627,30 +658,17 @@ graph is faithful and equivalent on its inputs.""",
             self._loop(function, *body[at:at + 3])
         for at in range(len(body) - 1):
             self._filled(function, *body[at:at + 2])
+        for statement in body:
+            self._in_place(function, statement)
 
     def _filled(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement) -> None:
         """``out = torch.zeros(t.shape[0], ...)`` / ``for i in range(t.shape[0]): out[i] = f(t[i])`` (or ``for i,
         e in enumerate(t): out[i] = f(e)``), one after the other: a tensor made for the elements' results, filled
         row by row. While tracing, ``out`` is the mapped function's stack in its dtype and device."""
-        if type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
-                or type(loop.body) is not cst.IndentedBlock or len(loop.body.body) != 1:
+        header = _row_loop(loop)
+        if header is None:
             return
-        iterator, target = loop.iter, loop.target
-        if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterator) is cst.Call \
-                and type(iterator.func) is cst.Name and iterator.func.value == "enumerate" \
-                and len(iterator.args) == 1 and iterator.args[0].keyword is None and not iterator.args[0].star \
-                and all(type(e.value) is cst.Name for e in target.elements):
-            index, element = (e.value.value for e in target.elements)
-            source, element_target, element_iter = iterator.args[0].value, target.elements[1].value, \
-                iterator.args[0].value
-        elif type(target) is cst.Name:
-            source = _range_source(iterator)
-            index = element = target.value
-            element_target, element_iter = target, iterator
-        else:
-            return
-        if source is None or not _plain(source) or index == element and type(target) is not cst.Name:
-            return
+        source, index, element, element_target, element_iter = header
         allocated = _allocated_for(start, _compact(source), self.context)
         if allocated is None:
             return
@@ -678,6 +696,45 @@ graph is faithful and equivalent on its inputs.""",
                           "function of each element: a trace unrolls it with the example's batch size; while "
                           f"tracing, `{out}` is the function mapped by `{HELPER}`, in `{out}`'s dtype and device; "
                           f"assumes {_ASSUMPTION}, and that each result has the shape of `{out}`'s row",
+                    Fix({loop: rewritten}, safety=Safety.UNSAFE, helpers=(HELPER, ROWS, TRACING_HELPER)))
+
+    def _in_place(self, function: cst.FunctionDef, loop: cst.BaseStatement) -> None:
+        """``for i in range(t.shape[0]): t[i] = f(t[i])`` (or ``for i, e in enumerate(t): t[i] = f(e)``): each row
+        of a tensor replaced by a function of itself (a CAM normalised map by map). While tracing, ``t`` takes
+        the mapped function's stack in place (``copy_``: whoever holds ``t`` sees the new rows, as the loop's
+        writes show them)."""
+        header = _row_loop(loop)
+        if header is None:
+            return
+        source, index, element, element_target, element_iter = header
+        text = code_of(source).strip()
+        if type(source) is not cst.Name:
+            return
+        value = _row_write(loop.body.body[0], source.value, index)
+        if value is None or source.value in (index, element):
+            return
+        names = [n.value for n in walk(function.body) if type(n) is cst.Name]
+        in_loop = [n.value for n in walk(loop) if type(n) is cst.Name]
+        if any(names.count(name) != in_loop.count(name) for name in (index, element)):
+            return  # the loop's variables read after it
+        reads = sum(1 for n in walk(value) if type(n) is cst.Name and n.value == source.value)
+        if reads != (0 if index != element else sum(1 for n in walk(value) if _element_read(n, text, index))):
+            return  # the tensor read otherwise than at the iteration's own row: later rows would see earlier writes
+        if index != element and any(type(n) is cst.Name and n.value == index for n in walk(value)):
+            return  # the position read as a number
+        generator = self._generator(element_target, element_iter, value, loop, index == element)
+        if generator is None:
+            return
+        copied = cst.Call(cst.Attribute(source, cst.Name("copy_")),
+                          [cst.Arg(cst.Call(cst.Name(HELPER), [cst.Arg(generator)]))])
+        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
+                           body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(copied)])]),
+                           orelse=cst.Else(cst.IndentedBlock([loop.with_changes(leading_lines=())])),
+                           leading_lines=loop.leading_lines)
+        self.report(loop, f"a loop replaces each row along `{text}`'s first axis by a function of itself: a trace "
+                          "unrolls it with the example's batch size; while tracing, the function mapped by "
+                          f"`{HELPER}` is copied into `{text}` in place; assumes {_ASSUMPTION}, and that each result "
+                          f"has the shape of `{text}`'s row",
                     Fix({loop: rewritten}, safety=Safety.UNSAFE, helpers=(HELPER, ROWS, TRACING_HELPER)))
 
     def _loop(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement,
