@@ -22,7 +22,7 @@ from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER
 from trtcodemod.transforms._tensor_evidence import TensorEvidence
 from trtcodemod.transforms.chunked_map import batch_of_one
-from trtcodemod.transforms.stacked_rows import _first_axis, _plain, _range_bound, _stack_rest
+from trtcodemod.transforms.stacked_rows import _first_axis, _plain, _range_bound, _stack_rest, first_axis_source
 
 HELPER = "_trt_stack_map"
 #: The same for a concatenation of elements each given a first axis of one (``torch.cat(out)`` of ``x.unsqueeze(0)``).
@@ -177,6 +177,16 @@ def _range_source(iterator: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
+def _counted_source(iterator: cst.BaseExpression, before: list[cst.BaseStatement]) -> cst.BaseExpression | None:
+    """:func:`_range_source`, or ``t`` of ``range(b)`` where ``b`` was last bound, in ``before``, to ``t``'s first
+    size (``b = t.shape[0]``, ``b, c, h, w = t.shape``)."""
+    source = _range_source(iterator)
+    bound = _range_bound(iterator)
+    if source is None and type(bound) is cst.Name:
+        return first_axis_source(before, bound.value)
+    return source
+
+
 def _started_empty(statement: cst.BaseStatement) -> str | None:
     """``out`` of ``out = []``."""
     if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
@@ -256,7 +266,8 @@ def _compact(node: cst.CSTNode) -> str:
     return "".join(code_of(node).split())
 
 
-def _allocated_for(statement: cst.BaseStatement, source: str, context) -> tuple[str, bool] | None:
+def _allocated_for(statement: cst.BaseStatement, source: str, context,
+                   count: str | None = None) -> tuple[str, bool] | None:
     """``out`` of ``out = torch.zeros(t.shape[0], ...)`` (``empty``/``ones``/``full``, sizes as arguments or one
     tuple, or ``t.shape``), ``out = x.new_zeros(...)`` of the same sizes, or ``out = torch.zeros_like(t)``: a
     new tensor with one row per element of ``source`` (``t``, written compactly); and whether the sizes say
@@ -279,14 +290,15 @@ def _allocated_for(statement: cst.BaseStatement, source: str, context) -> tuple[
         if not first.elements or type(first.elements[0]) is not cst.Element:
             return None
         first = first.elements[0].value
-    rows = {f"{source}.shape[0]", f"{source}.size(0)", f"len({source})", f"{source}.shape", f"{source}.size()"}
+    rows = {f"{source}.shape[0]", f"{source}.size(0)", f"len({source})", f"{source}.shape", f"{source}.size()",
+            *([count] if count else [])}  # `count`: a name bound to the first size
     return (target.value, _compact(first) != f"len({source})") if _compact(first) in rows else None
 
 
-def _row_loop(loop: cst.BaseStatement) -> tuple | None:
-    """Of a one-statement ``for i in range(t.shape[0])`` or ``for i, e in enumerate(t)``: ``t``, the index's
-    name, the element's (the index's again in the range form), and the target and iterator an element
-    generator takes; None for any other statement."""
+def _row_loop(loop: cst.BaseStatement, before: list[cst.BaseStatement]) -> tuple | None:
+    """Of a one-statement ``for i in range(t.shape[0])`` (or ``range(b)``, ``b = t.shape[0]`` in the statements
+    ``before`` it) or ``for i, e in enumerate(t)``: ``t``, the index's name, the element's (the index's again in
+    the range form), and the target and iterator an element generator takes; None for any other statement."""
     if type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
             or type(loop.body) is not cst.IndentedBlock or len(loop.body.body) != 1:
         return None
@@ -299,7 +311,7 @@ def _row_loop(loop: cst.BaseStatement) -> tuple | None:
         source, element_target, element_iter = iterator.args[0].value, target.elements[1].value, \
             iterator.args[0].value
     elif type(target) is cst.Name:
-        source = _range_source(iterator)
+        source = _counted_source(iterator, before)
         index = element = target.value
         element_target, element_iter = target, iterator
     else:
@@ -351,7 +363,9 @@ class PerElementMap(Rule):
                 "batch size; map `f` with `torch.vmap` while tracing",
         doc=f"""\
 What it finds: `torch.stack([f(e) for e in t])` (also `torch.stack(..., 0)` / `dim=0`), and
-`torch.stack([f(t[i]) for i in range(t.shape[0])])` (or `t.size(0)`, `len(t)`) where `i` is read
+`torch.stack([f(t[i]) for i in range(t.shape[0])])` (or `t.size(0)`, `len(t)`, or a name the function's
+statements before bound to one of those last, `n = t.size(0)`, `b, c, h, w = t.shape`, `t` not bound
+again after it; the same for the loop forms below) where `i` is read
 only as `t[i]` (or as `t[i, 0]`, `t[i, :, 1:]`: integers, integer slices, `None` or `...` after it,
 read as `e[0]`, `e[:, 1:]` of the row `e`: U-2-Net's `norm_pred(d1[i, 0])`), with `t` a plain name or attribute chain that is a tensor: visibly (a forward input,
 a `Tensor` annotation, a torch call's result), seen holding one by a recorded run, or where the
@@ -655,21 +669,24 @@ graph is faithful and equivalent on its inputs.""",
             return
         body = list(node.body)
         for at in range(len(body) - 2):
-            self._loop(function, *body[at:at + 3])
+            self._loop(function, *body[at:at + 3], before=body[:at])
         for at in range(len(body) - 1):
-            self._filled(function, *body[at:at + 2])
-        for statement in body:
-            self._in_place(function, statement)
+            self._filled(function, *body[at:at + 2], before=body[:at])
+        for at, statement in enumerate(body):
+            self._in_place(function, statement, before=body[:at])
 
-    def _filled(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement) -> None:
+    def _filled(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement,
+                before: list[cst.BaseStatement]) -> None:
         """``out = torch.zeros(t.shape[0], ...)`` / ``for i in range(t.shape[0]): out[i] = f(t[i])`` (or ``for i,
         e in enumerate(t): out[i] = f(e)``), one after the other: a tensor made for the elements' results, filled
         row by row. While tracing, ``out`` is the mapped function's stack in its dtype and device."""
-        header = _row_loop(loop)
+        header = _row_loop(loop, before)
         if header is None:
             return
         source, index, element, element_target, element_iter = header
-        allocated = _allocated_for(start, _compact(source), self.context)
+        count = _range_bound(element_iter) if index == element else None
+        allocated = _allocated_for(start, _compact(source), self.context,
+                                   count.value if type(count) is cst.Name else None)
         if allocated is None:
             return
         out, tensor = allocated
@@ -683,7 +700,7 @@ graph is faithful and equivalent on its inputs.""",
             return  # the loop's variables read after it, or the tensor read while it is filled
         if index != element and any(type(n) is cst.Name and n.value == index for n in walk(value)):
             return  # the position read as a number
-        generator = self._generator(element_target, element_iter, value, loop, tensor)
+        generator = self._generator(element_target, element_iter, value, loop, tensor, before)
         if generator is None:
             return
         mapped = cst.Call(cst.Attribute(cst.Call(cst.Name(HELPER), [cst.Arg(generator)]), cst.Name("to")),
@@ -698,12 +715,12 @@ graph is faithful and equivalent on its inputs.""",
                           f"assumes {_ASSUMPTION}, and that each result has the shape of `{out}`'s row",
                     Fix({loop: rewritten}, safety=Safety.UNSAFE, helpers=(HELPER, ROWS, TRACING_HELPER)))
 
-    def _in_place(self, function: cst.FunctionDef, loop: cst.BaseStatement) -> None:
+    def _in_place(self, function: cst.FunctionDef, loop: cst.BaseStatement, before: list[cst.BaseStatement]) -> None:
         """``for i in range(t.shape[0]): t[i] = f(t[i])`` (or ``for i, e in enumerate(t): t[i] = f(e)``): each row
         of a tensor replaced by a function of itself (a CAM normalised map by map). While tracing, ``t`` takes
         the mapped function's stack in place (``copy_``: whoever holds ``t`` sees the new rows, as the loop's
         writes show them)."""
-        header = _row_loop(loop)
+        header = _row_loop(loop, before)
         if header is None:
             return
         source, index, element, element_target, element_iter = header
@@ -722,7 +739,7 @@ graph is faithful and equivalent on its inputs.""",
             return  # the tensor read otherwise than at the iteration's own row: later rows would see earlier writes
         if index != element and any(type(n) is cst.Name and n.value == index for n in walk(value)):
             return  # the position read as a number
-        generator = self._generator(element_target, element_iter, value, loop, index == element)
+        generator = self._generator(element_target, element_iter, value, loop, index == element, before)
         if generator is None:
             return
         copied = cst.Call(cst.Attribute(source, cst.Name("copy_")),
@@ -738,7 +755,7 @@ graph is faithful and equivalent on its inputs.""",
                     Fix({loop: rewritten}, safety=Safety.UNSAFE, helpers=(HELPER, ROWS, TRACING_HELPER)))
 
     def _loop(self, function: cst.FunctionDef, start: cst.BaseStatement, loop: cst.BaseStatement,
-              use: cst.BaseStatement) -> None:
+              use: cst.BaseStatement, before: list[cst.BaseStatement]) -> None:
         """``out = []`` / ``for e in t: out.append(f(e))`` / ``return torch.stack(out)`` (or ``y = ...``), one
         after the other, ``out`` and ``e`` read nowhere else in the function: the stacked comprehension written
         as a loop. The stack is the use's whole value, so that the elements are still computed right after
@@ -769,7 +786,7 @@ graph is faithful and equivalent on its inputs.""",
         in_loop = [n.value for n in walk(loop) if type(n) is cst.Name]
         if names.count(out) != 3 or names.count(element) != in_loop.count(element):
             return  # the list, or the loop's variable after the loop, read elsewhere
-        generator = self._generator(loop.target, loop.iter, appended, loop)
+        generator = self._generator(loop.target, loop.iter, appended, loop, before=before)
         if generator is None:
             return
         mapped = cst.Call(cst.Name(helper), [cst.Arg(generator)])
@@ -783,13 +800,16 @@ graph is faithful and equivalent on its inputs.""",
                         safety=Safety.UNSAFE, helpers=(helper, ROWS)))
 
     def _generator(self, target: cst.BaseAssignTargetExpression, iterator: cst.BaseExpression,
-                   elt: cst.BaseExpression, where: cst.CSTNode, tensor: bool = False) -> cst.GeneratorExp | None:
+                   elt: cst.BaseExpression, where: cst.CSTNode, tensor: bool = False,
+                   before: Sequence[cst.BaseStatement] | None = None) -> cst.GeneratorExp | None:
         """``elt for target in _trt_rows(t)`` for a loop over a tensor ``t`` (or over ``range`` of its first axis,
-        reading ``t[i]``; ``tensor``: the caller knows ``t`` is one), or None where the rule does not apply."""
+        reading ``t[i]``; ``tensor``: the caller knows ``t`` is one; ``before``: the statements before the loop's,
+        where a count's name is bound, else those before ``where``'s in the function), or None where the rule does
+        not apply."""
         if type(target) is not cst.Name:
             return None
         element = target.value
-        source = _range_source(iterator)
+        source = _counted_source(iterator, list(before) if before is not None else self._before(where))
         if source is not None:
             text = code_of(source).strip()
             reads = [n for n in walk(elt) if type(n) is cst.Name and n.value == element]
@@ -808,6 +828,15 @@ graph is faithful and equivalent on its inputs.""",
         return cst.GeneratorExp(elt.deep_clone(), cst.CompFor(
             target=cst.Name(element), iter=cst.Call(cst.Name(ROWS), [cst.Arg(source.deep_clone())])),
             lpar=[], rpar=[])  # the call's only argument: its own parentheses are the generator's
+
+    def _before(self, node: cst.CSTNode) -> list[cst.BaseStatement]:
+        """The statements of the function's body before the one that holds ``node``."""
+        function = self.context.function
+        body = list(function.body.body) if function is not None and type(function.body) is cst.IndentedBlock else []
+        for at, statement in enumerate(body):
+            if any(inner is node for inner in walk(statement)):
+                return body[:at]
+        return []
 
     def _tensor(self, source: cst.BaseExpression, stack: cst.Call) -> bool:
         """Is ``source`` a tensor: visibly, seen holding one, or iterated where the export warned so?"""

@@ -49,25 +49,45 @@ def _first_axis(bound: cst.BaseExpression) -> bool:
 
 
 def _first_axis_name(before: list[cst.BaseStatement], name: str) -> bool:
-    """Was ``name`` last bound, in the statements ``before`` the loop, to a first axis: ``B = x.shape[0]``,
-    ``B = x.size(0)`` or the first of names unpacked from a shape, ``b, c, h, w = x.shape`` (a batch
-    gather that names its batch size first, as RoboOrchardSim's ``batch_gather`` does)?"""
-    for statement in reversed(before):
+    """Was ``name`` last bound, in the statements ``before`` the loop, to a first axis (:func:`first_axis_source`)?"""
+    return first_axis_source(before, name, lengths=False) is not None
+
+
+def first_axis_source(before: list[cst.BaseStatement], name: str, lengths: bool = True) -> cst.BaseExpression | None:
+    """The tensor whose first axis ``name`` was last bound to in the statements ``before`` a loop: ``B =
+    x.shape[0]``, ``B = x.size(0)``, ``B = len(x)``, or the first of names unpacked from a shape, ``b, c, h, w =
+    x.shape`` / ``x.size()`` (a batch gather that names its batch size first, as RoboOrchardSim's
+    ``batch_gather`` does); None otherwise, or where a later statement binds the tensor's name again. ``lengths``:
+    ``len(x)`` too (whose ``x`` the caller must still show to be a tensor)."""
+    for at in range(len(before) - 1, -1, -1):
+        statement = before[at]
         if name not in _statement_names(statement):
             continue
         if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
                 or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
-            return False
+            return None
         target, value = statement.body[0].targets[0].target, statement.body[0].value
+        source = None
         if type(target) is cst.Name:
-            return _first_axis(value)
-        if type(target) in (cst.Tuple, cst.List) and target.elements \
+            if _first_axis(value):
+                source = value.value.value if type(value) is cst.Subscript else value.func.value
+            elif lengths and type(value) is cst.Call and type(value.func) is cst.Name and value.func.value == "len" \
+                    and len(value.args) == 1 and value.args[0].keyword is None and not value.args[0].star \
+                    and _plain(value.args[0].value):
+                source = value.args[0].value
+        elif type(target) in (cst.Tuple, cst.List) and target.elements \
                 and type(target.elements[0]) is cst.Element and type(target.elements[0].value) is cst.Name \
                 and target.elements[0].value.value == name \
                 and not any(type(e) is cst.StarredElement for e in target.elements):
-            return type(value) is cst.Attribute and value.attr.value == "shape" and _plain(value.value)
-        return False
-    return False
+            if type(value) is cst.Attribute and value.attr.value == "shape" and _plain(value.value):
+                source = value.value
+            elif type(value) is cst.Call and not value.args and type(value.func) is cst.Attribute \
+                    and value.func.attr.value == "size" and _plain(value.func.value):
+                source = value.func.value
+        if source is None or any(_root(source) in _statement_names(later) for later in before[at + 1:]):
+            return None
+        return source
+    return None
 
 
 def _item(node: cst.BaseExpression, name: str) -> cst.BaseExpression | None:

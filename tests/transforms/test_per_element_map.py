@@ -887,3 +887,67 @@ def test_a_tensors_rows_replaced_in_place_by_a_function_of_themselves(tmp_path: 
         for x in (torch.randn(batch, 4, 5, generator=generator), torch.zeros(batch, 4, 5)):
             [got] = session.run(None, {"x": x.numpy()})
             assert np.allclose(got, before_ns["M"]()(x).numpy(), rtol=1e-5, atol=1e-6, equal_nan=True), batch
+
+
+NAMED_COUNTS = HEADER + '''\
+def normalise(cams: torch.Tensor) -> torch.Tensor:
+    b, c, h, w = cams.shape
+    for i in range(b):
+        cams[i] = (cams[i] - cams[i].min()) / (cams[i].max() - cams[i].min() + 1e-8)
+    return cams
+
+
+def filled(x: torch.Tensor) -> torch.Tensor:
+    n = x.size(0)
+    out = torch.zeros(n, x.shape[2], x.shape[3])
+    for i in range(n):
+        out[i] = x[i].mean(0)
+    return out
+
+
+def appended(x: torch.Tensor) -> torch.Tensor:
+    n = len(x)
+    rows = []
+    for i in range(n):
+        rows.append(x[i].softmax(-1))
+    return torch.stack(rows)
+
+
+def comprehension(x: torch.Tensor) -> torch.Tensor:
+    batch = x.shape[0]
+    return torch.stack([x[k] * 2 for k in range(batch)])
+
+
+def rebound(x: torch.Tensor) -> torch.Tensor:
+    n = x.shape[0]
+    x = x.flatten(0, 1)
+    return torch.stack([x[k] * 2 for k in range(n)])
+'''
+
+
+def test_a_trip_count_bound_to_a_name_of_the_first_size(tmp_path: Path) -> None:
+    """`b, c, h, w = x.shape` / `n = x.size(0)` / `n = len(x)` then `range(b)`: the batch named first, as most
+    research code does; a tensor bound again after its size was read (`x = x.flatten(0, 1)`) is another tensor."""
+    assert rules_found(NAMED_COUNTS, select=("TRT366",)) == ["TRT366"] * 4
+    after = rewrite(NAMED_COUNTS, unsafe=True, select=("TRT366",))
+    assert "        out = _trt_stack_map(i.mean(0) for i in _trt_rows(x)).to(out)\n" in after
+    assert "    return _trt_stack_map(i.softmax(-1) for i in _trt_rows(x))\n" in after
+    assert "    return _trt_stack_map(k * 2 for k in _trt_rows(x))\n" in after
+    assert after.split("def rebound")[1] == NAMED_COUNTS.split("def rebound")[1]
+    before_ns, after_ns = import_source(NAMED_COUNTS, tmp_path), import_source(after, tmp_path)
+    generator = torch.Generator().manual_seed(13)
+    names = ("normalise", "filled", "appended", "comprehension")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = {name: torch.jit.trace(lambda t, f=after_ns[name]: f(t.clone()), (torch.randn(3, 2, 4, 5),))
+                  for name in names}
+    for batch in (1, 3, 5):
+        x = torch.randn(batch, 2, 4, 5, generator=generator)
+        specials = x.clone()
+        specials[0, 0, 0, 0], specials[-1, 1, 1, 1] = float("inf"), float("nan")
+        for sample in (x, -x, torch.zeros(batch, 2, 4, 5), specials):
+            for name in names:
+                want = before_ns[name](sample.clone())
+                for got in (after_ns[name](sample.clone()), traced[name](sample)):
+                    assert got.shape == want.shape and torch.equal(got.isnan(), want.isnan()), (name, batch)
+                    assert torch.allclose(got.nan_to_num(), want.nan_to_num(), atol=1e-6), (name, batch)
