@@ -296,11 +296,11 @@ def _allocated_for(statement: cst.BaseStatement, source: str, context,
 
 
 def _row_loop(loop: cst.BaseStatement, before: list[cst.BaseStatement]) -> tuple | None:
-    """Of a one-statement ``for i in range(t.shape[0])`` (or ``range(b)``, ``b = t.shape[0]`` in the statements
+    """Of a ``for i in range(t.shape[0])`` (or ``range(b)``, ``b = t.shape[0]`` in the statements
     ``before`` it) or ``for i, e in enumerate(t)``: ``t``, the index's name, the element's (the index's again in
     the range form), and the target and iterator an element generator takes; None for any other statement."""
     if type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
-            or type(loop.body) is not cst.IndentedBlock or len(loop.body.body) != 1:
+            or type(loop.body) is not cst.IndentedBlock or not loop.body.body:
         return None
     iterator, target = loop.iter, loop.target
     if type(target) is cst.Tuple and len(target.elements) == 2 and type(iterator) is cst.Call \
@@ -322,16 +322,67 @@ def _row_loop(loop: cst.BaseStatement, before: list[cst.BaseStatement]) -> tuple
 
 
 def _row_write(statement: cst.BaseStatement, out: str, index: str) -> cst.BaseExpression | None:
-    """``value`` of ``out[index] = value``, a whole statement."""
+    """``value`` of ``out[index] = value`` (or ``out[index, :, :]``: the whole row), a whole statement."""
     if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
             or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
         return None
     target = statement.body[0].targets[0].target
     if type(target) is not cst.Subscript or type(target.value) is not cst.Name or target.value.value != out \
-            or len(target.slice) != 1 or type(target.slice[0].slice) is not cst.Index \
-            or code_of(target.slice[0].slice.value).strip() != index:
+            or type(target.slice[0].slice) is not cst.Index \
+            or code_of(target.slice[0].slice.value).strip() != index \
+            or any(type(e.slice) is not cst.Slice or e.slice.lower or e.slice.upper or e.slice.step
+                   for e in target.slice[1:]):
         return None
     return statement.body[0].value
+
+
+def _written_value(loop: cst.For, out: str, index: str, function: cst.FunctionDef) -> cst.BaseExpression | None:
+    """The value the loop's last statement writes into ``out``'s row (:func:`_row_write`), with the locals its
+    statements before bind substituted in (DeepSTORM3D's ``Normalize01``: ``min_val = x[i].min()``, ``max_val =
+    ...``, then ``out[i] = (x[i] - min_val) / (max_val - min_val)``); None where a statement is not a local's one
+    binding or a local is read outside the loop (eager mode leaves the last element's value in it)."""
+    body = list(loop.body.body)
+    value = _row_write(body[-1], out, index)
+    if value is None:
+        return None
+    values: dict[str, cst.BaseExpression] = {}
+    loop_names = {n.value for n in walk(loop.target) if type(n) is cst.Name}
+    for statement in body[:-1]:
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+                or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1 \
+                or type(statement.body[0].targets[0].target) is not cst.Name:
+            return None
+        local = statement.body[0].targets[0].target.value
+        if local in values or local in loop_names or local == out:
+            return None
+        elsewhere = [n for n in walk(function.body) if type(n) is cst.Name and n.value == local]
+        in_loop = [n for n in walk(loop) if type(n) is cst.Name and n.value == local]
+        bound = _substituted(statement.body[0].value, values)
+        if len(elsewhere) != len(in_loop) or any(type(n) is cst.Name and n.value == local for n in walk(bound)):
+            return None
+        values[local] = bound
+    return _substituted(value, values)
+
+
+def _substituted(node: cst.BaseExpression, values: dict[str, cst.BaseExpression]) -> cst.BaseExpression:
+    """``node`` with each read of a name of ``values`` replaced by its value, in parentheses."""
+    if not values:
+        return node
+
+    class Substitute(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+            if original.value not in values:
+                return updated
+            value = values[original.value].deep_clone()
+            return value if value.lpar else value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> cst.BaseExpression:
+            return updated.with_changes(attr=original.attr)  # `x.min_val` names an attribute, not the local
+
+        def leave_Arg(self, original: cst.Arg, updated: cst.Arg) -> cst.Arg:
+            return updated.with_changes(keyword=original.keyword)
+
+    return node.visit(Substitute())
 
 
 def _unsqueezed_first(appended: cst.BaseExpression, context) -> cst.BaseExpression | None:
@@ -384,7 +435,10 @@ out[i] = f(e)`, the two statements one after the other, the loop's only statemen
 read only as the row written, `out` not read while it is filled, the loop's names not read after it:
 while tracing `out = {HELPER}(f(e) for e in {ROWS}(t)).to(out)` (the write's cast to `out`'s dtype
 and device), the loop otherwise; this form also assumes each result has the shape of `out`'s row
-(a row broadcast into it is not the same stack). Or in place: `for i in range(t.shape[0]): t[i] =
+(a row broadcast into it is not the same stack). The row may be written whole with slices
+(`out[i, :, :, :] = ...`), and the loop may bind locals first, each once and read nowhere after the
+loop (DeepSTORM3D's `Normalize01`: `min_val = x[i].min()`, `max_val = x[i].max()`, then `out[i] = (x[i]
+- min_val) / (max_val - min_val)`): their values are substituted into the written one. Or in place: `for i in range(t.shape[0]): t[i] =
 f(t[i])` (or `for i, e in enumerate(t): t[i] = f(e)`), a class-activation map normalised map by map,
 `t` read in the write's value only as that row: while tracing `t.copy_({HELPER}(f(e) for e in
 {ROWS}(t)))`, in place so that whoever holds `t` or a view of it sees the new rows as the loop's
@@ -690,7 +744,7 @@ graph is faithful and equivalent on its inputs.""",
         if allocated is None:
             return
         out, tensor = allocated
-        value = _row_write(loop.body.body[0], out, index)
+        value = _written_value(loop, out, index, function)
         if value is None or out in (index, element):
             return
         names = [n.value for n in walk(function.body) if type(n) is cst.Name]
@@ -727,7 +781,7 @@ graph is faithful and equivalent on its inputs.""",
         text = code_of(source).strip()
         if type(source) is not cst.Name:
             return
-        value = _row_write(loop.body.body[0], source.value, index)
+        value = _written_value(loop, source.value, index, function)
         if value is None or source.value in (index, element):
             return
         names = [n.value for n in walk(function.body) if type(n) is cst.Name]

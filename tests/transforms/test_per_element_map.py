@@ -951,3 +951,50 @@ def test_a_trip_count_bound_to_a_name_of_the_first_size(tmp_path: Path) -> None:
                 for got in (after_ns[name](sample.clone()), traced[name](sample)):
                     assert got.shape == want.shape and torch.equal(got.isnan(), want.isnan()), (name, batch)
                     assert torch.allclose(got.nan_to_num(), want.nan_to_num(), atol=1e-6), (name, batch)
+
+
+LOCALS = HEADER + '''\
+class Normalize01(torch.nn.Module):
+    # DeepSTORM3D's `Normalize01` (EliasNehme/DeepSTORM3D, DeepSTORM3D/physics_utils.py), in our own words: each
+    # sample scaled to [0, 1] by its own minimum and maximum, computed into locals first
+    def forward(self, x):
+        n = x.size(0)
+        out = torch.zeros_like(x)
+        for i in range(n):
+            low = (x[i, :, :, :]).min()
+            span = x[i, :, :, :].max() - low
+            out[i, :, :, :] = (x[i, :, :, :] - low) / span
+        return out
+
+
+def kept(x):
+    out = torch.zeros_like(x)
+    for i in range(x.shape[0]):
+        low = x[i].min()
+        out[i] = x[i] - low
+    return out, low
+'''
+
+
+def test_locals_bound_before_the_write_are_substituted(tmp_path: Path) -> None:
+    """The filled form with locals computed first (`low = x[i].min()`, one built on another) and the row written
+    with whole slices (`out[i, :, :, :]`); a local read after the loop (the last sample's) is left as it is."""
+    assert rules_found(LOCALS, select=("TRT366",)) == ["TRT366"]
+    after = rewrite(LOCALS, unsafe=True, select=("TRT366",))
+    assert ("            out = _trt_stack_map((i[:, :, :] - ((i[:, :, :]).min())) / (i[:, :, :].max() - "
+            "((i[:, :, :]).min())) for i in _trt_rows(x)).to(out)\n") in after
+    assert after.split("def kept")[1] == LOCALS.split("def kept")[1]
+    before_ns, after_ns = import_source(LOCALS, tmp_path), import_source(after, tmp_path)
+    generator = torch.Generator().manual_seed(14)
+    for batch in (1, 3, 0):
+        x = torch.randn(batch, 2, 3, 4, generator=generator)
+        specials = x.clone()
+        if batch:
+            specials[0, 0, 0, 0], specials[-1, 1, 1, 1] = float("inf"), float("nan")
+        for sample in (x, -x, torch.zeros(batch, 2, 3, 4), specials):  # zeros: 0 / 0 in both
+            assert_same_run(run_once(before_ns["Normalize01"](), [sample]), run_once(after_ns["Normalize01"](), [sample]))
+    session = _exported(after_ns["Normalize01"](), (torch.randn(2, 2, 3, 4),), ["x"])
+    for batch in (1, 2, 5):
+        x = torch.randn(batch, 2, 3, 4, generator=generator)
+        [got] = session.run(None, {"x": x.numpy()})
+        assert np.allclose(got, before_ns["Normalize01"]()(x).numpy(), rtol=1e-5, atol=1e-6), batch
