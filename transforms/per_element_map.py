@@ -39,7 +39,7 @@ _ASSUMPTION = ("the comprehension's element function treats each element on its 
 _RANDOM = frozenset({"rand", "randn", "randint", "rand_like", "randn_like", "randint_like", "randperm",
                      "bernoulli", "multinomial", "normal", "normal_", "uniform_", "dropout", "dropout1d",
                      "dropout2d", "dropout3d", "alpha_dropout", "feature_alpha_dropout", "exponential_",
-                     "geometric_", "cauchy_", "log_normal_", "random_", "bernoulli_"})
+                     "geometric_", "cauchy_", "log_normal_", "random_", "bernoulli_", "poisson"})
 
 #: Methods that change the object they are called on: on a name other than the element, an outer write.
 _MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "pop", "popitem", "remove",
@@ -106,7 +106,7 @@ def _refusal(elt: cst.BaseExpression, element: str) -> str | None:
         if type(node) is not cst.Call:
             continue
         name = _called_name(node)
-        if name in _RANDOM:
+        if name in _RANDOM or "random" in code_of(node.func).strip().split("."):  # `np.random.poisson`
             return f"a random call (`{name}`): vmap draws for the whole batch at once"
         if name in ("setattr", "delattr"):
             return "it writes an attribute"
@@ -290,8 +290,9 @@ def _allocated_for(statement: cst.BaseStatement, source: str, context,
         if not first.elements or type(first.elements[0]) is not cst.Element:
             return None
         first = first.elements[0].value
-    rows = {f"{source}.shape[0]", f"{source}.size(0)", f"len({source})", f"{source}.shape", f"{source}.size()",
-            *([count] if count else [])}  # `count`: a name bound to the first size
+    rows = {f"{source}.shape[0]", f"{source}.size(0)", f"len({source})", f"{source}.shape", f"{source}.size()"}
+    if count is not None and _compact(first) == count:
+        return target.value, False  # a name bound to the first size (a NumPy array's has one too): no evidence
     return (target.value, _compact(first) != f"len({source})") if _compact(first) in rows else None
 
 

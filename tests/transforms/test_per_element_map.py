@@ -998,3 +998,19 @@ def test_locals_bound_before_the_write_are_substituted(tmp_path: Path) -> None:
         x = torch.randn(batch, 2, 3, 4, generator=generator)
         [got] = session.run(None, {"x": x.numpy()})
         assert np.allclose(got, before_ns["Normalize01"]()(x).numpy(), rtol=1e-5, atol=1e-6), batch
+
+
+def test_numpy_draws_and_a_count_named_from_an_array_are_left_alone() -> None:
+    """DeepSTORM3D's Poisson noise: `Nbatch = input_numpy.shape[0]` (an array's shape names no tensor) and
+    `np.random.poisson(...)` per sample (a draw: vmap would draw for the whole batch at once)."""
+    code = "import numpy as np\n" + HEADER + (
+        "def noisy(input_numpy, h, w):\n"
+        "    Nbatch = input_numpy.shape[0]\n"
+        "    out = torch.zeros((Nbatch, 1, h, w))\n"
+        "    for i in range(Nbatch):\n"
+        "        out_np = np.random.poisson(input_numpy[i, :, :, :], size=None)\n"
+        "        out[i, :, :, :] = torch.from_numpy(out_np).type(torch.FloatTensor)\n"
+        "    return out\n\n\n"
+        "def drawn(x: torch.Tensor):\n"
+        "    return torch.stack([torch.poisson(e) + np.random.rand() for e in x])\n")
+    assert rules_found(code, select=("TRT366",)) == []
