@@ -921,6 +921,11 @@ SIZE_FLOAT_HELPER = "_trt_size_float"
 _ROUNDING_HELPERS = {"ceil": "_trt_size_ceil", "floor": "_trt_size_floor"}
 SIZE_SQRT_HELPER = "_trt_size_sqrt"
 SIZE_ROUND_HELPER = "_trt_size_round"
+#: NumPy's rounding of a traced size, and the cast after it (``(np.round(x / m) * m).astype(int)``).
+SIZE_NUMPY_HELPER, SIZE_ASTYPE_HELPER = "_trt_size_np", "_trt_size_astype"
+#: NumPy's rounding functions :data:`SIZE_NUMPY_HELPER` takes.
+_NUMPY_ROUNDINGS = frozenset({"numpy.round", "numpy.around", "numpy.rint", "numpy.floor", "numpy.ceil",
+                              "numpy.trunc", "numpy.fix"})
 SIZE_IS_INT_HELPER = "_trt_size_is_int"
 #: ``min``/``max`` of a slice of a tensor's sizes (``min(x.size()[-2:])``).
 _SIZES_HELPERS = {"min": "_trt_size_min_of", "max": "_trt_size_max_of"}
@@ -1187,7 +1192,12 @@ the window `get_window_size` returns in Video Swin's and monai's `int(np.ceil(h 
 tensor value at the call (its operands were numbers in eager mode) and the export warned there
 (a traced size met Python); in `int(torch.ceil(torch.tensor(E)))` the run sees `int` read the tensor
 made of `E`, which counts as no value read where nothing in `E` held a tensor (py-feat's RetinaFace priors,
-`image_size` handed down). `isinstance(s, int)` of such a size (a validation: oflibpytorch's
+`image_size` handed down). On the same evidence, a size rounded in NumPy and cast, `(np.round(x / m) * m).astype(int)`
+(Depth Anything's `Resize.constrain_to_multiple_of`, `x` a scaled size handed down; `np.floor`, `np.ceil`,
+`np.rint`, `np.trunc`... alike), becomes `_trt_size_astype(_trt_size_np(np.round, x / m) * m, int)`: NumPy's
+own calls in eager mode (the same NumPy scalars), and while a trace passes a tensor torch's rounding of the same
+meaning (`torch.round` halves to even, as `np.round`) and an int64 cast (truncating, as `astype`); the original
+export stops there, a tensor having no `astype`. `isinstance(s, int)` of such a size (a validation: oflibpytorch's
 `get_valid_shape` raises unless every size of `(flow.shape[0],) + flow.shape[2:]` is a positive int, pyro's
 `next_fast_len` asserts it of `m + n - 1`) is False while the TorchScript exporter traces, where the size
 is a 0-d tensor, so the export stops at the `raise` eager mode never reaches (and `torch.export` passes a
@@ -1367,7 +1377,7 @@ baked choice). Applies to every TensorRT version.""",
             return
         if id(node) in self._topk_arguments or id(node) in self._rounded:
             return
-        if self._int_test(node):
+        if self._int_test(node) or self._numpy_cast(node):
             return
         builtin = self._builtin(node.func)
         name = builtin or self._math(node.func)
@@ -1435,6 +1445,41 @@ baked choice). Applies to every TensorRT version.""",
             message = f"`{text}` turns a traced size into a Python number: the TorchScript export keeps the " \
                       f"example's value{trips}"
         self.found(node, message, fix)
+
+    def _numpy_cast(self, node: cst.Call) -> bool:
+        """``(np.round(x / m) * m).astype(int)`` (Depth Anything's ``Resize.constrain_to_multiple_of``), where facts
+        say the line is about sizes (the export warned there, the eager runs read no tensor value: ``x`` a size's
+        multiple handed down): reported with ``_trt_size_np`` for each NumPy rounding and ``_trt_size_astype`` for
+        the cast, NumPy's own calls in eager mode, the traced number while tracing (a tensor has no ``astype``:
+        the export stops there). True when handled."""
+        func = node.func
+        if type(func) is not cst.Attribute or func.attr.value != "astype" or len(node.args) != 1 \
+                or node.args[0].keyword is not None:
+            return False
+        value = func.value
+        calls = [n for n in walk(value) if type(n) is cst.Call]
+        roundings = [c for c in calls if self._numpy_rounding(c)]
+        if not roundings or len(roundings) != len(calls) or not self._observed_size(node):
+            return False  # another call in the number, or no sign it is a size's
+        self._rounded.update(id(c) for c in roundings)  # rewritten with the cast: no finding of their own
+
+        class Rounded(cst.CSTTransformer):
+            def leave_Call(self, original: cst.Call, updated: cst.Call) -> cst.BaseExpression:
+                return helper_call(SIZE_NUMPY_HELPER, updated.func, updated.args[0].value)
+
+        number = value.visit(Rounded())
+        rewritten = helper_call(SIZE_ASTYPE_HELPER, number.with_changes(lpar=[], rpar=[]), node.args[0].value)
+        text = short_code(node)
+        self.found(node, f"`{text}` reads a traced size into NumPy: the TorchScript export stops there (a tensor has "
+                         f"no `astype`) or keeps the example's value; {SIZE_NUMPY_HELPER} and {SIZE_ASTYPE_HELPER} "
+                         "are NumPy's calls in eager mode and keep a traced number while tracing",
+                   Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(SIZE_NUMPY_HELPER, SIZE_ASTYPE_HELPER)))
+        return True
+
+    def _numpy_rounding(self, call: cst.Call) -> bool:
+        """``np.round(E)`` (one positional argument; ``around``, ``rint``, ``floor``, ``ceil``, ``trunc``, ``fix``)."""
+        return len(call.args) == 1 and call.args[0].keyword is None and not call.args[0].star \
+            and bool(set(self.context.qualified_names(call.func)) & _NUMPY_ROUNDINGS)
 
     def _int_test(self, node: cst.Call) -> bool:
         """``isinstance(s, int)`` of a size (``s`` from a shape, or, with facts, a name where the export

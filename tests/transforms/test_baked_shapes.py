@@ -2969,3 +2969,96 @@ def test_round_of_a_size_handed_down_is_taken_where_the_export_failed_there(tmp_
 
     new = fix_source(MASK_FROM_HANDED_DOWN_SHAPE.encode(), str(model), options).source.decode()
     assert "    return _trt_size_round(columns * fraction)\n" in new
+
+
+NUMPY_MULTIPLE = '''import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Resize:
+    def __init__(self, side: int, multiple: int):
+        self.side, self.multiple = side, multiple
+
+    def constrained(self, x, min_val=0):
+        y = (np.round(x / self.multiple) * self.multiple).astype(int)
+        if y < min_val:
+            y = (np.ceil(x / self.multiple) * self.multiple).astype(int)
+        return y
+
+    def size(self, height, width):
+        scale = self.side / height
+        return self.constrained(scale * height, self.side), self.constrained(scale * width, self.side)
+
+
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.resize = Resize(28, 14)
+
+    def forward(self, x):
+        h, w = x.shape[2:]
+        height, width = self.resize.size(h, w)
+        y = F.interpolate(x, size=(int(height), int(width)), mode="bilinear", align_corners=False)
+        return F.interpolate(y.cos(), (h, w), mode="bilinear", align_corners=True)
+'''
+
+
+def test_a_numpy_rounding_of_a_size_handed_down_is_kept_traced(tmp_path) -> None:
+    """Depth Anything's `Resize.constrain_to_multiple_of`: `(np.round(x / m) * m).astype(int)` of a size its
+    caller scaled. Under a trace `x` is a tensor: `np.round` reads it into NumPy and `astype` stops the export.
+    With the run's facts (the export warned there, no value read), `_trt_size_np` and `_trt_size_astype` are
+    NumPy's own calls in eager mode and keep the traced number while tracing."""
+    from trtcodemod.engine import Options, check_source, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = tmp_path / "resize.py"
+    path.write_text(NUMPY_MULTIPLE)
+    line = NUMPY_MULTIPLE.splitlines().index("        y = (np.round(x / self.multiple) * self.multiple).astype(int)") + 1
+    assert check_source(NUMPY_MULTIPLE.encode(), str(path), Options(select=("TRT712",), scope="all")) == []
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, 35))})
+    facts.note_traced([(str(path), line, "Converting a tensor to a NumPy array might cause the trace to be incorrect.")])
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    assert [(f.rule, f.line) for f in check_source(NUMPY_MULTIPLE.encode(), str(path), options)] == [("TRT712", line)]
+    new = fix_source(NUMPY_MULTIPLE.encode(), str(path), options).source.decode()
+    assert ("        y = _trt_size_astype(_trt_size_np(np.round, x / self.multiple) * self.multiple, int)\n") in new
+    assert "            y = (np.ceil(x / self.multiple) * self.multiple).astype(int)\n" in new  # no warning there
+    before, after = load(NUMPY_MULTIPLE, "Net")(), load(new, "Net")()
+    for shape in [(1, 2, 28, 28), (2, 1, 40, 57), (1, 1, 7, 91), (0, 3, 30, 30)]:
+        x = torch.randn(*shape)
+        assert torch.equal(before(x), after(x))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        with pytest.raises(AttributeError):  # the original's export stops at `astype`
+            torch.jit.trace(before, (torch.randn(1, 1, 40, 60),))
+        traced = torch.jit.trace(after, (torch.randn(1, 1, 40, 60),))
+    for shape in [(1, 1, 40, 60), (2, 1, 80, 120), (1, 1, 20, 30)]:  # the example's aspect: the branch it took
+        x = torch.randn(*shape)
+        assert torch.allclose(traced(x), before(x), atol=1e-6), shape
+
+
+def test_the_numpy_helpers_are_numpys_calls_outside_a_trace() -> None:
+    from trtcodemod.helpers.sizes import _trt_size_astype, _trt_size_np
+
+    for function in (np.round, np.around, np.rint, np.floor, np.ceil, np.trunc, np.fix):
+        for value in (0.0, -0.0, 2.5, 3.5, -2.5, 7, np.float32(1.49), float("inf"), float("nan"), np.array([0.5, 1.5])):
+            want, got = function(value), _trt_size_np(function, value)
+            assert type(got) is type(want) and np.array_equal(want, got, equal_nan=True), (function, value)
+    for value, dtype in ((np.float64(28.0), int), (np.float64(-2.7), int), (np.array([1.9, -1.9]), np.int32),
+                         (np.float64(3.5), float), (np.float64(2.0), "int64")):
+        want, got = value.astype(dtype), _trt_size_astype(value, dtype)
+        assert type(got) is type(want) and np.array_equal(want, got) and got.dtype == want.dtype
+    with pytest.raises(AttributeError):
+        _trt_size_astype(28.0, int)  # a float has no `astype`, here as in the code it replaces
+    with pytest.raises(AttributeError):
+        _trt_size_astype(torch.tensor(3.0), int)  # nor a tensor outside a trace
+
+    def traced(x):
+        return _trt_size_astype(_trt_size_np(np.round, x.shape[2] / 14) * 14, int) + x.shape[3]
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.jit.trace(lambda x: torch.zeros(1) + traced(x), (torch.zeros(1, 1, 40, 3),))
+    for h in (40, 7, 21, 35, 63):  # 21 / 14 = 1.5 and 35 / 14 = 2.5: halves to even, as NumPy
+        assert program(torch.zeros(1, 1, h, 3)).item() == float(np.round(h / 14) * 14 + 3), h

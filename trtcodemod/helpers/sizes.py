@@ -459,3 +459,32 @@ def _trt_size_stepped_traced(value, step, period, offset):
     if step > 0:
         shifted = shifted + (period - 1)
     return _trt_size_floor_div(shifted, period) * period - offset
+
+
+@torch.jit.unused
+def _trt_size_np(function, value):
+    """``function(value)`` for a NumPy rounding function (``np.round``, ``np.floor``, ``np.ceil``...) as the
+    code calls it; while a trace passes a tensor (a traced size's quotient), torch's rounding of the same name
+    (``torch.round`` halves to even, as ``np.round`` does), a float 0-d tensor the graph keeps."""
+    if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+        # NumPy's rounding functions by name, and torch's of the same meaning
+        how = {"round": "round", "around": "round", "rint": "round", "floor": "floor", "ceil": "ceil",
+               "trunc": "trunc", "fix": "trunc"}.get(getattr(function, "__name__", ""))
+        if how is not None:
+            return getattr(torch, how)(value if value.is_floating_point() else value.to(torch.float32))
+    return function(value)
+
+
+@torch.jit.unused
+def _trt_size_astype(value, dtype):
+    """``value.astype(dtype)``; while a trace passes a tensor (a rounded size), the traced number as ``int64``
+    for an integer dtype (a cast truncates toward zero, as ``astype`` does) or as it is for a float one."""
+    if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+        import numpy
+
+        kind = numpy.dtype(dtype).kind
+        if kind in "iu":
+            return value.to(torch.int64)
+        if kind == "f":
+            return value
+    return value.astype(dtype)
