@@ -12,7 +12,9 @@ each channel by its own percentiles (``torch.quantile``), torchmetrics ranks eac
 (``flip_coordinates``: in place on the element, then reordered by a list). Also the filled form: detectron2's
 proposal recall at each IoU threshold, ``recalls = torch.zeros_like(thresholds)`` filled by ``for i, t in
 enumerate(thresholds): recalls[i] = (gt_overlaps >= t).float().sum() / float(num_pos)`` (a reduction over each
-element's comparison with every overlap, which the whole-batch element takes without vmap). Exported with a
+element's comparison with every overlap, which the whole-batch element takes without vmap), and DeepSTORM3D's
+``Normalize01`` (the count named first, ``min_val``/``max_val`` bound before the row is written whole with slices:
+the locals substituted into the written value). Exported with a
 dynamic first axis, the comprehension (or loop) is unrolled with the example's count. The rule rewrites the
 file with the export's "Iterating over a tensor" warning as the observed fact (``--unsafe``, as migrate tries a
 verified candidate): eager mode is unchanged, bit for bit, on other sizes and edge values, with gradients. Where
@@ -75,6 +77,11 @@ VARIANTS: dict[str, tuple[str, str, list[list[tuple[int, ...]]]]] = {
         "batch_indices = torch.stack([perms[m] for m in min_loss_idx], dim=0)",
         "batch_indices = _trt_stack_map(perms[m] for m in _trt_rows(min_loss_idx))",
         [[(1, 3, 16), (1, 3, 16)], [(5, 3, 16), (5, 3, 16)]]),
+    "deepstorm3d_normalize01": (
+        "for i in range(count):",
+        "scaled = _trt_stack_map((i[:, :, :] - ((i[:, :, :]).min())) / (((i[:, :, :]).max()) - ((i[:, :, :]).min())) "
+        "for i in _trt_rows(images)).to(scaled)",
+        [[(1, 1, 12, 12)], [(5, 1, 12, 12)]]),
     "mmpose_lifter_flip_test": (
         "torch.stack([",
         "input_size=(1, 1)) for _input in _trt_rows(inputs)))",
