@@ -296,6 +296,14 @@ def _allocated_for(statement: cst.BaseStatement, source: str, context,
     return (target.value, _compact(first) != f"len({source})") if _compact(first) in rows else None
 
 
+def _tracing_branch(traced: cst.BaseSmallStatement, loop: cst.For) -> cst.If:
+    """``if _trt_tracing(): <traced> else: <the loop>``, in the loop's place."""
+    return cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
+                  body=cst.IndentedBlock([cst.SimpleStatementLine([traced])]),
+                  orelse=cst.Else(cst.IndentedBlock([loop.with_changes(leading_lines=())])),
+                  leading_lines=loop.leading_lines)
+
+
 def _row_loop(loop: cst.BaseStatement, before: list[cst.BaseStatement]) -> tuple | None:
     """Of a ``for i in range(t.shape[0])`` (or ``range(b)``, ``b = t.shape[0]`` in the statements
     ``before`` it) or ``for i, e in enumerate(t)``: ``t``, the index's name, the element's (the index's again in
@@ -760,10 +768,7 @@ graph is faithful and equivalent on its inputs.""",
             return
         mapped = cst.Call(cst.Attribute(cst.Call(cst.Name(HELPER), [cst.Arg(generator)]), cst.Name("to")),
                           [cst.Arg(cst.Name(out))])
-        traced = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(cst.Name(out))], mapped)])
-        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"), body=cst.IndentedBlock([traced]),
-                           orelse=cst.Else(cst.IndentedBlock([loop.with_changes(leading_lines=())])),
-                           leading_lines=loop.leading_lines)
+        rewritten = _tracing_branch(cst.Assign([cst.AssignTarget(cst.Name(out))], mapped), loop)
         self.report(loop, f"a loop fills `{out}`, made with one row per element along a tensor's first axis, with a "
                           "function of each element: a trace unrolls it with the example's batch size; while "
                           f"tracing, `{out}` is the function mapped by `{HELPER}`, in `{out}`'s dtype and device; "
@@ -799,10 +804,7 @@ graph is faithful and equivalent on its inputs.""",
             return
         copied = cst.Call(cst.Attribute(source, cst.Name("copy_")),
                           [cst.Arg(cst.Call(cst.Name(HELPER), [cst.Arg(generator)]))])
-        rewritten = cst.If(test=cst.parse_expression(f"{TRACING_HELPER}()"),
-                           body=cst.IndentedBlock([cst.SimpleStatementLine([cst.Expr(copied)])]),
-                           orelse=cst.Else(cst.IndentedBlock([loop.with_changes(leading_lines=())])),
-                           leading_lines=loop.leading_lines)
+        rewritten = _tracing_branch(cst.Expr(copied), loop)
         self.report(loop, f"a loop replaces each row along `{text}`'s first axis by a function of itself: a trace "
                           "unrolls it with the example's batch size; while tracing, the function mapped by "
                           f"`{HELPER}` is copied into `{text}` in place; assumes {_ASSUMPTION}, and that each result "
