@@ -12,12 +12,14 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, method_call, short_code
+from trtcodemod.astutil import bound_names, code_of, method_call, short_code, strip_parens
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_sizes_tensor"
+#: ``torch.tensor([s] * n)``: a list of sizes repeated by a size (each sample's length for a batch of ``n``).
+REPEATED_HELPER = "_trt_sizes_repeated"
 #: ``torch.Tensor(data)`` of a list display: the legacy constructor, data of the default float dtype.
 LEGACY_HELPER = "_trt_sizes_legacy_tensor"
 _CONSTRUCTORS = ("torch.as_tensor", "torch.tensor")
@@ -75,7 +77,12 @@ and number literals may stand beside the sizes, also as whole rows (`[0.0, 0.0, 
 same holds for sizes read from a comprehension's or a loop's item (`[s[1] / 2.0 for s in shapes]`): a
 camera's intrinsics built from the image size, `torch.tensor([[w * 0.8, 0.0, w / 2.0], [0.0,
 h * 0.8, h / 2.0], [0.0, 0.0, 1.0]])`, which kornia's depth warp and undistortion take (a display
-of literals only is no nest of sizes). A size of an object not shown to be a tensor
+of literals only is no nest of sizes). A display of sizes repeated by a size, `[x.shape[2]] * x.shape[0]`
+or `n * [(h, w)]` (NanoCodec's encoder: each sample's encoded length, `torch.tensor([x.shape[2]] *
+x.shape[0], dtype=torch.int32)`), becomes `_trt_sizes_repeated(display, count, ...)`: `torch.as_tensor(display *
+count, ...)` outside a trace, and while tracing the sizes stacked and repeated by the traced count along the first
+axis (Python's repetition read the example's batch; a count of 0 with no dtype given makes the float32 of an empty
+list in eager mode, the sizes' dtype in the graph). A size of an object not shown to be a tensor
 (the loop variable in `for source in sources: h, w = source.shape[2:]`) counts only where the
 observed export warned at the call (inside `migrate`, or with `--facts`). Deformable DETR
 (transformers) builds its `spatial_shapes` this way.
@@ -635,6 +642,10 @@ Applies to every TensorRT version.""",
             return
         if legacy and (len(node.args) != 1 or type(positional[0].value) not in (cst.List, cst.Tuple)):
             return  # `torch.Tensor(b, h)`, `torch.Tensor(n)`: sizes of a new tensor, TRT349's
+        repeated = None if legacy else self._repeated(positional[0].value)
+        if repeated is not None:
+            self._repeated_fix(node, *repeated)
+            return
         sure = self._nest(positional[0].value)
         if not sure or (sure == LOOSE and not self.traced_at(node)):
             return
@@ -649,6 +660,32 @@ Applies to every TensorRT version.""",
         self.found(node, f"`{short_code(node)}` copies traced sizes into a new tensor: the TorchScript export "
                          f"keeps the example's sizes as a constant; {helper} stacks them in the graph while "
                          "tracing", fix)
+
+    def _repeated(self, data: cst.BaseExpression) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
+        """``(display, count)`` of ``[s] * n`` or ``n * [s]``: a display of sizes repeated by a size, else None."""
+        data = strip_parens(data)
+        if type(data) is not cst.BinaryOperation or type(data.operator) is not cst.Multiply:
+            return None
+        for display, count in ((data.left, data.right), (data.right, data.left)):
+            display, count = strip_parens(display), strip_parens(count)
+            if type(display) in (cst.List, cst.Tuple) and type(count) not in (cst.List, cst.Tuple) \
+                    and self._sized(count):
+                return display, count
+        return None
+
+    def _repeated_fix(self, node: cst.Call, display: cst.BaseExpression, count: cst.BaseExpression) -> None:
+        """Report ``torch.tensor([s] * n, ...)`` with ``_trt_sizes_repeated``: its sizes and its count traced."""
+        sure = min(self._display(display), SIZE)
+        if not sure or (sure == LOOSE and not self.traced_at(node)):
+            return
+        extremes = _Extremes(self)
+        data = display.visit(extremes)
+        rest = "".join(f", {code_of(a).strip().rstrip(',')}" for a in node.args[1:])
+        call = cst.parse_expression(f"{REPEATED_HELPER}({code_of(data).strip()}, {code_of(count).strip()}{rest})")
+        fix = Fix({node: call}, safety=Safety.UNSAFE, helpers=(REPEATED_HELPER, *sorted(extremes.used)))
+        self.found(node, f"`{short_code(node)}` repeats traced sizes by a traced size in a Python list: the TorchScript "
+                         f"export keeps the example's sizes and count as a constant; {REPEATED_HELPER} stacks the "
+                         "sizes and repeats them by the count in the graph while tracing", fix)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """``x[list(range(x.shape[0])), k]``: an index built in Python from a size, which indexing

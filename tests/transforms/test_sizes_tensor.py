@@ -975,3 +975,74 @@ def test_the_flat_list_of_sizes_runs_as_the_original(tmp_path) -> None:
                 after(torch.zeros(1), bad)
         else:
             assert torch.equal(want, after(torch.zeros(1), bad))
+
+
+REPEATED = """\
+import torch
+from torch import nn
+
+
+class Lengths(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.conv = nn.Conv1d(1, 2, 4, stride=2)
+
+    def forward(self, x: torch.Tensor):
+        y = self.conv(x[:, None])
+        lengths = torch.tensor([(x.shape[1] - 4) // 2 + 1] * x.shape[0], device=y.device, dtype=torch.int32)
+        pairs = torch.as_tensor(x.shape[0] * [(2, x.shape[1])])
+        return y.sum(1), lengths, pairs
+"""
+
+
+def test_a_list_of_sizes_repeated_by_a_size(tmp_path) -> None:
+    """NanoCodec's encoder: `torch.tensor([x.shape[2]] * x.shape[0], dtype=torch.int32)`, each sample's encoded
+    length. Python's repetition reads the traced batch as the example's count and the tensor copies the sizes:
+    the graph keeps both. `_trt_sizes_repeated` stacks the sizes and repeats them by the traced count."""
+    assert rules_found(REPEATED, select=("TRT716",)) == ["TRT716"] * 2
+    after = rewrite(REPEATED, unsafe=True, select=("TRT716",))
+    assert ("lengths = _trt_sizes_repeated([(x.shape[1] - 4) // 2 + 1], x.shape[0], device=y.device, "
+            "dtype=torch.int32)\n" in after)
+    assert "pairs = _trt_sizes_repeated([(2, x.shape[1])], x.shape[0])\n" in after
+    names = {}
+    for label, code in (("original", REPEATED), ("rewritten", after)):
+        path = tmp_path / f"{label}.py"
+        path.write_text(code)
+        namespace: dict = {"__name__": label, "__file__": str(path)}
+        exec(compile(code, str(path), "exec"), namespace)
+        torch.manual_seed(0)
+        names[label] = namespace["Lengths"]().eval()
+    original, rewritten = names["original"], names["rewritten"]
+    rewritten.load_state_dict(original.state_dict())
+    for shape in [(1, 9), (3, 20), (0, 12)]:  # eager unchanged, an empty batch included
+        x = torch.randn(*shape)
+        for got, want in zip(rewritten(x), original(x)):
+            assert got.dtype == want.dtype and torch.equal(got, want), shape
+    sessions = {}
+    for label, model in names.items():
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(2, 20),), buffer, dynamo=False, input_names=["x"],
+                              dynamic_axes={"x": {0: "b", 1: "t"}}, opset_version=17)
+        sessions[label] = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    baked = False
+    for shape in [(2, 20), (5, 33), (1, 8)]:
+        x = torch.randn(*shape)
+        want = original(x)
+        got = sessions["rewritten"].run(None, {"x": x.numpy()})
+        for g, w in zip(got, want):
+            assert torch.allclose(torch.from_numpy(g), w, atol=1e-5), shape
+        kept = sessions["original"].run(None, {"x": x.numpy()})
+        baked = baked or kept[1].tolist() != want[1].tolist()
+    assert baked  # the original's graph keeps the example's two lengths of 9
+
+
+@pytest.mark.parametrize("count", [0, 1, 3])
+def test_the_repeating_helper_is_as_tensor_outside_a_trace(count: int) -> None:
+    from trtcodemod.helpers.sizes_tensor import _trt_sizes_repeated
+
+    for data, kwargs in (([5], {}), ([(2, 3)], {"dtype": torch.int32}), ((7, 1.5), {}), ([], {})):
+        want = torch.as_tensor(data * count, **kwargs)
+        got = _trt_sizes_repeated(data, count, **kwargs)
+        assert got.dtype == want.dtype and torch.equal(got, want)

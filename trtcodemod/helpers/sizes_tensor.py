@@ -74,3 +74,19 @@ def _trt_sizes_fractional(data):
     if isinstance(data, (list, tuple)):
         return any(_trt_sizes_fractional(item) for item in data)
     return isinstance(data, float) or isinstance(data, torch.Tensor) and data.is_floating_point()
+
+
+def _trt_sizes_repeated(data, count, dtype=None, device=None):
+    """``torch.as_tensor(data * count, dtype=dtype, device=device)`` of a list of sizes repeated ``count`` times
+    (``[x.shape[2]] * x.shape[0]``: each sample's length); while tracing, the sizes stacked and repeated along
+    the first axis by the traced count (Python's repetition would read the example's count)."""
+    if not torch.jit.is_scripting() and torch.jit.is_tracing() and isinstance(data, (list, tuple)):
+        if isinstance(count, torch.Tensor) and count.dim() == 0:
+            stacked = _trt_sizes_stacked(data, dtype, device)
+            if stacked is not None:
+                return stacked.repeat([count] + [1] * (stacked.dim() - 1))
+        else:
+            stacked = _trt_sizes_stacked(data * count, dtype, device)
+            if stacked is not None:
+                return stacked
+    return torch.as_tensor(data * count, dtype=dtype, device=device)
