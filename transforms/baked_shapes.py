@@ -1221,7 +1221,9 @@ of the file whose parameter bounds such a loop (pytorch_filters' XDoG: `size1 = 
 scaled_simga) + 1`, the sigma scaled by `(H + W) / 2`, passed to `variable_gaussian_blur(image,
 size=size1)`, which fills the kernel in `for i in range(size)`), nor where it is computed from a
 bound read whole (`offset = int(np.floor(size / 2))` beside `for i in range(size)`): kept traced it
-meets the example's loop, and `migrate` tried and took back each such fix. Where the number sizes
+meets the example's loop, and `migrate` tried and took back each such fix. A loop the recorded forwards never ran does not
+count (latex-ocr's `generate`: `batch_size = int(images.size(0))` fills greedy decoding's first tokens and bounds a
+loop over the images only for beam search): the number is then fixed as where no loop reads it. Where the number sizes
 what the loop builds (a kernel whose shape follows the image's), no graph of one shape holds every
 size: the report says to make the number a constant, or to declare the axes static and export one
 engine per deployed size. Where the number decides an `if` that picks what a loop collects
@@ -1571,6 +1573,11 @@ baked choice). Applies to every TensorRT version.""",
             relation = "it is computed from the trip count" if bound is not None else relation
         if bound is not None and _one_round(function, bound):
             return ""  # one round at every size: the number is no trip count the trace gets wrong
+        if bound is not None and self._observed.known and self._observed.ran(bound) is False:
+            # The loop never ran in the recorded forwards (latex-ocr's `generate` counts beams image by image only
+            # when `beam_size > 1`; greedy decoding fills `torch.full((batch_size, 1), bos)`): the number is what
+            # the code that ran reads, and kept traced it follows the batch there.
+            return ""
         where = ""
         if bound is None:
             callee = self._bounding_callee(function, node, names)

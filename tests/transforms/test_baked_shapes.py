@@ -3062,3 +3062,51 @@ def test_the_numpy_helpers_are_numpys_calls_outside_a_trace() -> None:
         program = torch.jit.trace(lambda x: torch.zeros(1) + traced(x), (torch.zeros(1, 1, 40, 3),))
     for h in (40, 7, 21, 35, 63):  # 21 / 14 = 1.5 and 35 / 14 = 2.5: halves to even, as NumPy
         assert program(torch.zeros(1, 1, h, 3)).item() == float(np.round(h / 14) * 14 + 3), h
+
+
+UNRUN_LOOP = '''import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    def forward(self, images, beams: int = 1):
+        batch_size = int(images.size(0))
+        if beams <= 1:
+            return torch.full((batch_size, 1), 2, dtype=torch.long)
+        rows = []
+        for idx in range(batch_size):
+            rows.append(images[idx:idx + 1].flatten(1).argmax(1, keepdim=True))
+        return torch.cat(rows)
+'''
+
+
+@pytest.mark.parametrize("loop_ran", [False, True])
+def test_a_trip_count_of_a_loop_that_never_ran_is_no_reason_to_leave_the_number(tmp_path, loop_ran: bool) -> None:
+    """latex-ocr's `generate`: `batch_size = int(images.size(0))` fills greedy decoding's first tokens, and bounds
+    a loop over the images only for beam search. Where the recorded forwards never ran that loop, the number is
+    what the code that ran reads: TRT712 keeps it traced; where the loop ran, the trace unrolls it whatever the
+    number, and the finding names the loop with no fix."""
+    path = tmp_path / "decoder.py"
+    path.write_text(UNRUN_LOOP)
+    lines = set(range(1, 10)) | ({10, 11, 12, 13} if loop_ran else set())
+    facts = Facts(runs=1, lines={str(path.resolve()): lines})
+    facts.note_traced([(str(path), 7, "Converting a tensor to a Python integer might cause the trace to be incorrect.")])
+    options = Options(select=("TRT712",), facts=facts, scope="all", unsafe=True)
+    [finding] = check_source(UNRUN_LOOP.encode(), str(path), options)
+    assert finding.line == 7 and ("trip count" in finding.message) is loop_ran
+    new = fix_source(UNRUN_LOOP.encode(), str(path), options).source.decode()
+    assert ("        batch_size = images.size(0)\n" in new) is not loop_ran
+    if loop_ran:
+        return
+    before, after = load(UNRUN_LOOP, "Decoder")(), load(new, "Decoder")()
+    for batch in (1, 3, 0):
+        x = torch.randn(batch, 2, 3)
+        assert torch.equal(before(x), after(x))
+        if batch:  # beam search over no image: `torch.cat([])` raises in both
+            assert torch.equal(before(x, 2), after(x, 2))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced_before = torch.jit.trace(before, (torch.randn(2, 2, 3),))
+        traced_after = torch.jit.trace(after, (torch.randn(2, 2, 3),))
+    assert traced_before(torch.randn(5, 2, 3)).shape[0] == 2  # the example's batch kept
+    assert traced_after(torch.randn(5, 2, 3)).shape[0] == 5
