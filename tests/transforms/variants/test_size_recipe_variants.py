@@ -252,3 +252,17 @@ def test_a_grid_decoded_at_one_cell_migrates(tmp_path: Path) -> None:
                                                                                     report["reverted"])
     assert report["reverted"] == [] and report["remaining"] == [] and exit_code == 0, report["remaining"]
     assert "_trt_linspace(0, output.size(3) - 1, output.size(3)" in report["diff"]
+
+
+def test_a_size_rounded_in_numpy_migrates(tmp_path: Path) -> None:
+    """MiDaS's `Resize` (upper bound, multiples of 32): `(np.round(x / m) * m).astype(int)` of a size the caller
+    scaled stops the export (a traced size is a tensor, which has no `astype`); `migrate` takes TRT712's NumPy form
+    at that line from the run's facts and ends at exit 0, the graph following batch and size."""
+    path = tmp_path / "midas_upper_bound_resize.py"
+    path.write_bytes((HERE / "midas_upper_bound_resize.py").read_bytes())
+    report = migrate_json(path, json.dumps({"x": {"0": "batch", "2": "height", "3": "width"}}))
+    assert report["before"]["exported"] is False, report["before"]
+    line = path.read_text().splitlines().index("        y = (np.round(x / self.multiple) * self.multiple).astype(int)")
+    assert ("TRT712", line + 1) in [(fix["rule"], fix["line"]) for fix in report["applied"]], report["remaining"]
+    assert report["exit_code"] == 0 and report["after"]["faithful"] is True, report["remaining"]
+    assert "_trt_size_astype(_trt_size_np(np.round, x / self.multiple) * self.multiple, int)" in report["diff"]
