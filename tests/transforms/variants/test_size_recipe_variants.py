@@ -1,6 +1,7 @@
 """The size recipes on real-code variants: NumPy on sizes (TRT711), a tensor of sizes built by a
 comprehension (TRT716), ``int``/``math.ceil``/``np.ceil``/``max`` of sizes handed down, ``round`` of sizes and
-``min``/``max`` of a slice of them (piq's downsampling factor, which stopped the export: TRT712), a
+``min``/``max`` of a slice of them (piq's downsampling factor, which stopped the export: TRT712), a size rounded in
+NumPy and cast (MiDaS's ``Resize``, whose ``astype`` stopped the export: TRT712, migrated end to end), a
 window that shrinks to a smaller axis (TRT717's choice between numbers, with TRT712 after it).
 
 Each variant is a small runnable model in ``tests/size_recipe_variants/`` reduced from a public
