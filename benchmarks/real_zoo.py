@@ -76,6 +76,33 @@ DYNAMIC_BHW = 'dynamic_axes = { x = { 0 = "batch", 2 = "height", 3 = "width" } }
 DYNAMIC_B = 'dynamic_axes = { x = { 0 = "batch" } }'
 
 
+
+#: What zoo model files' import blocks share (source text): ``_not_installed(name)`` registers an empty module for
+#: an import the service never calls, ``_without_init(name)`` a package from its import spec without running its
+#: ``__init__`` (a package whose ``__init__`` imports what the venv lacks).
+STAND_INS = '''
+import importlib.machinery
+import importlib.util
+import sys
+
+
+def _not_installed(name):
+    """An empty module registered under ``name``: imported by code the service never calls."""
+    if name not in sys.modules:
+        sys.modules[name] = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None))
+        parent, _, child = name.rpartition(".")
+        if parent:
+            setattr(sys.modules[parent], child, sys.modules[name])
+    return sys.modules[name]
+
+
+def _without_init(name):
+    """The package ``name`` registered from its import spec, its ``__init__`` not run."""
+    if name not in sys.modules:
+        sys.modules[name] = importlib.util.module_from_spec(importlib.util.find_spec(name))
+    return sys.modules[name]'''
+
+
 @dataclass(frozen=True)
 class Spec:
     """One zoo model: what the wrapper imports, builds and returns, its inputs and config lines."""

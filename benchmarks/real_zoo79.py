@@ -155,7 +155,7 @@ itself takes any size.
 
 from __future__ import annotations
 
-from real_zoo import Spec
+from real_zoo import STAND_INS, Spec
 from real_zoo2 import main
 from real_zoo31 import PINS31
 
@@ -171,33 +171,8 @@ _BHW = 'dynamic_axes = { x = { 0 = "batch", 2 = "height", 3 = "width" } }'
 _BW = 'dynamic_axes = { x = { 0 = "batch", 3 = "width" } }'
 _BN = 'dynamic_axes = { x = { 0 = "batch", 1 = "points" } }'
 
-#: What every import block shares: an empty module registered under a name, and a package registered from its
-#: import spec without running its ``__init__``.
-_SHARED = '''
-import importlib.machinery
-import importlib.util
-import os
-import sys
-import tempfile
-
-import torch.nn.functional as F
-
-
-def _not_installed(name):
-    """An empty module registered under ``name``: imported by code the service never calls."""
-    if name not in sys.modules:
-        sys.modules[name] = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None))
-        parent, _, child = name.rpartition(".")
-        if parent:
-            setattr(sys.modules[parent], child, sys.modules[name])
-    return sys.modules[name]
-
-
-def _without_init(name):
-    """The package ``name`` registered from its import spec, its ``__init__`` not run."""
-    if name not in sys.modules:
-        sys.modules[name] = importlib.util.module_from_spec(importlib.util.find_spec(name))
-    return sys.modules[name]'''
+#: The stand-ins of real_zoo.py, and the modules the blocks share (temporary checkpoints, the letterbox's pad).
+_SHARED = '\nimport os\nimport tempfile\nimport torch.nn.functional as F' + STAND_INS
 
 # ---------------------------------------------------------------------------------------------------------------
 # toddleocr: the package ``__init__`` imports its training engine and config, which import

