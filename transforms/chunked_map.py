@@ -112,16 +112,21 @@ def _slices_of(node: cst.CSTNode, index: str, step: str, every: bool = True) -> 
     return slices
 
 
-def batch_of_one(node: cst.CSTNode) -> cst.BaseExpression | None:
-    """``x`` of ``x[None]``, ``x.unsqueeze(0)`` or ``x.unsqueeze(dim=0)``: ``x`` given a first axis of one."""
+def _on_first_axis(node: cst.CSTNode, index: str, method: str) -> cst.BaseExpression | None:
+    """``x`` of ``x[<index>]``, ``x.<method>(0)`` or ``x.<method>(dim=0)`` (else None)."""
     if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
-            and _text(node.slice[0].slice.value) == "None":
+            and _text(node.slice[0].slice.value) == index:
         return node.value
-    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "unsqueeze" \
+    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == method \
             and len(node.args) == 1 and not node.args[0].star and _text(node.args[0].value) == "0" \
             and (node.args[0].keyword is None or node.args[0].keyword.value == "dim"):
         return node.func.value
     return None
+
+
+def batch_of_one(node: cst.CSTNode) -> cst.BaseExpression | None:
+    """``x`` of ``x[None]``, ``x.unsqueeze(0)`` or ``x.unsqueeze(dim=0)``: ``x`` given a first axis of one."""
+    return _on_first_axis(node, "None", "unsqueeze")
 
 
 def _reads_of(node: cst.CSTNode, name: str, found: dict[int, cst.BaseExpression]) \
@@ -162,15 +167,7 @@ def _unit_reads(node: cst.CSTNode, name: str, whole: cst.BaseExpression) -> dict
 
 def _first_of(node: cst.BaseExpression) -> cst.BaseExpression | None:
     """``h`` of ``h[0]``, ``h.squeeze(0)`` or ``h.squeeze(dim=0)``: a batch of one's only row."""
-    node = strip_parens(node)
-    if type(node) is cst.Subscript and len(node.slice) == 1 and type(node.slice[0].slice) is cst.Index \
-            and _text(node.slice[0].slice.value) == "0":
-        return node.value
-    if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "squeeze" \
-            and len(node.args) == 1 and not node.args[0].star and _text(node.args[0].value) == "0" \
-            and (node.args[0].keyword is None or node.args[0].keyword.value == "dim"):
-        return node.func.value
-    return None
+    return _on_first_axis(strip_parens(node), "0", "squeeze")
 
 
 def _uses(node: cst.CSTNode, name: str) -> list[cst.Name]:
