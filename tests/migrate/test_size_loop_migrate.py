@@ -66,3 +66,57 @@ def test_the_unrolled_loop_at_its_for_line_is_the_findings() -> None:
                       Safety.UNSAFE)
     assert matches(loop, finding)
     assert not matches(Problem("baked", path, 250, UNROLLED, None, "another loop", "error", "torchscript"), finding)
+
+
+BEHIND_AN_EXPORT_FAILURE = """\
+import torch
+from torch import nn
+
+
+class RunningMean(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.norm = nn.RMSNorm(8)
+
+    def forward(self, x):
+        b, c, t = x.shape
+        y = self.norm(x.reshape(b, c, t // 8, 8))
+        n = y.shape[2]
+        cur = torch.zeros(b, c, 8)
+        outs = []
+        for i in range(n):
+            cur = 0.5 * cur + y[:, :, i]
+            outs.append(cur)
+        return torch.stack(outs, dim=2)
+
+
+def build():
+    torch.manual_seed(0)
+    return RunningMean().eval()
+
+
+def inputs(generator):
+    return (torch.randn(2, 3, 40, generator=generator),)
+"""
+
+
+def test_a_loop_behind_the_export_failure_a_fix_removed_is_named_at_its_line(tmp_path: Path) -> None:
+    """TimesFM 3's shape: `nn.RMSNorm` stops the original's export, so no second trace of the original looks at
+    the loop over the patches behind it; TRT337 lets the export through, the graph still differs at other sizes
+    for a reason no candidate changes, and the candidate goes back unproved. What keeps it unfaithful is named all
+    the same, at the user's `for` line (found by a second trace of the rewritten model), not as the refused node in
+    the loop's body, and no problem is placed in the rewritten copy's files."""
+    path = tmp_path / "running.py"
+    path.write_text(BEHIND_AN_EXPORT_FAILURE)
+    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
+                                      "--dynamic-axes", '{"x": {"0": "batch", "2": "time"}}', "--format", "json",
+                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
+    r = json.loads(result.stdout)["models"][0]
+    assert r["before"]["exported"] is False and result.exit_code == 1
+    assert [x["rule"] for x in r["reverted"]] == ["TRT337"]  # proved by no graph: the loop keeps it unfaithful
+    loops = [x for x in r["remaining"] if x["op"] == "(unrolled loop)"]
+    assert [x["source"] for x in loops] == [f"{path}:16"], r["remaining"]
+    assert "`for i in range(n)` repeats with the dynamic axes" in loops[0]["message"]
+    assert "which the reverted fixes let the export reach" in loops[0]["message"]
+    assert not any(x["source"] and x["source"].endswith(f"{path.name}:17") for x in r["remaining"])
+    assert all(x["source"] is None or x["source"].startswith(str(tmp_path)) for x in r["remaining"])

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import difflib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable
 
 from trtcodemod.evidence.facts import Facts, norm
@@ -438,6 +438,28 @@ def judge_loops(session: Any, progress: Callable[[str], None]) -> Retrace:
                                  + _repeated(original, path, at_path, at_line), "error", EXPORTER))
     summary["seconds"] = round(time.perf_counter() - start, 2)
     return Retrace(extra=extra, summary=summary)
+
+
+def loops_of_rewritten(session: Any, progress: Callable[[str], None]) -> list[Problem]:
+    """The Python loops the last rewrite verified unrolls with the dynamic axes, from a second trace of it:
+    asked where the original did not export (no second trace of it could look) and the rewrite that let it
+    through still differs from its model for a reason no candidate changes (TimesFM 3: `nn.RMSNorm` stopped
+    the original's export; past it, two loops over the patches carry running statistics). Their lines are the
+    user's files' (mapped from the copy)."""
+    from .samegraph import first_difference
+
+    progress("a second trace of the rewritten model at other sizes (what keeps it unfaithful)")
+    traced, path, stretched, _ = session.retrace_rewritten(EXPORTER)
+    if traced is None or path is None or not stretched:
+        return []
+    try:
+        if first_difference(traced, path) is None:
+            return []
+    except Exception:  # noqa: BLE001 - an unreadable graph names no loop
+        return []
+    tree = session.ctx.last_rewrite[0]
+    loops = _unrolled(traced, path, _points(stretched), {})
+    return [replace(p, path=where[0], line=where[1]) for p in loops for where in [tree.map_path(p.path, p.line)]]
 
 
 def _repeated(original: str, retraced: str, path: str, line: int) -> str:

@@ -33,7 +33,8 @@ from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
 from .phases import ModelTimeout, Phases
 from .plan import APPLY, INFO, LAST_RESORT, REMAINS, TRACED_BRANCH_RULES, Plan, assumption, describe
-from .retrace import CARRIED_OPS, Retrace, Rewritten, judge, judge_loops, judge_rewritten, verdict_of
+from .retrace import (CARRIED_OPS, Retrace, Rewritten, judge, judge_loops, judge_rewritten, loops_of_rewritten,
+                      verdict_of)
 from .split import analyse_split
 from .report import empty_report
 
@@ -453,7 +454,12 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     applied, done = {d.key for d in plan.applied}, {d.key for d in verified}
     if final is not None and not applied <= done:
         plan = _restrict(plan, verified)  # new fixes planned too late: report what was verified
+    beyond: list[Problem] = []
     if final is not None and not final.equivalent:
+        if _differs_as_the_original(final) and _reached_past_the_original(final):
+            # No second trace of the original looked past its export failure: one of the rewritten model does.
+            loops = loops_of_rewritten(session, progress) if any(c.baked for c in final.checks("after")) else []
+            beyond = _beyond_the_export(final, plan, facts, loops)
         _revert_unproved(plan, NOT_EQUIVALENT_AS_BEFORE if _differs_as_the_original(final) else NOT_EQUIVALENT)
     elif final is not None and not side_state(final, "after")["exported"]:
         # Equivalent in eager mode only, where a candidate's helper is the original call: no exported
@@ -479,7 +485,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     if after_retrace is not None and after_retrace.summary:
         report["retrace_after"] = after_retrace.summary
     with phases.phase("finish"):
-        return _finish(spec, report, original, final, plan, facts, files, retrace, after_retrace)
+        return _finish(spec, report, original, final, plan, facts, files, retrace, after_retrace, beyond)
 
 
 def _note_located(facts: Facts, problems: list[Problem]) -> list[str]:
@@ -840,6 +846,24 @@ NOT_EQUIVALENT_AS_BEFORE = (
     "exported graph could test this candidate's assumption; it may well be right once that is fixed")
 
 
+#: Said of a problem located in the rewritten model's graph where the original's export stopped before it.
+BEYOND_NOTE = ("; located in the rewritten model's graph, which the reverted fixes let the export reach (the "
+               "original's stops before it): it keeps that graph unfaithful, so no exported graph could prove them; "
+               "once it is fixed they may well hold")
+
+
+def _beyond_the_export(final: VerifyReport, plan: Plan, facts: Facts, loops: list[Problem]) -> list[Problem]:
+    """What keeps the last rewrite's graph unfaithful, at the user's lines, where the original did not export:
+    its candidates go back unproved and the original's report cannot show what the export reached past its own
+    failure (TimesFM 3's loops over the patches, behind the `nn.RMSNorm` TRT337 made exportable). The graph's
+    located errors (mapped to the user's lines already) and ``loops``, those a second trace of it found unrolled
+    with the dynamic axes (:func:`.retrace.loops_of_rewritten`), less a refused node in such a loop's body (the
+    loop is why)."""
+    found = [p for p in locate(final, "after", None, facts) if p.severity == "error" and p.kind != "hostile"]
+    found = _without_failures_of_unrolled_loops([*found, *loops], plan, final, "after")
+    return [replace(p, message=p.message + BEYOND_NOTE) for p in found if p.path and p.line]
+
+
 def _differs_as_the_original(final: VerifyReport) -> bool:
     """The verification blamed no rule: the original's own graph already differs the same way."""
     return any(c.rule == "-" for c in final.culprits)
@@ -934,8 +958,8 @@ def _restrict(plan: Plan, verified: list[Any]) -> Plan:
 
 def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, final: VerifyReport | None,
             plan: Plan, facts: Facts, files: list[str],
-            retrace: Retrace | None = None,
-            after_retrace: Retrace | None = None) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+            retrace: Retrace | None = None, after_retrace: Retrace | None = None,
+            beyond: list[Problem] = ()) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     applied_rules = {(norm(f.path), f.rule, int(f.line)) for f in (final.fixes if final is not None else [])}
     for d in plan.applied:
         if d.follow_up and (norm(d.finding.path), d.finding.rule, d.finding.line) not in applied_rules:
@@ -975,7 +999,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
     if side == "after" and sources:
         located = _named_by_a_finding(located, plan, Rewritten(sources))
     located = _without_failures_of_unrolled_loops(located, plan, source, side)
-    report["remaining"] = _remaining(located, plan)
+    report["remaining"] = _remaining([*located, *beyond], plan)
     exported = bool(report["after"]["exported"])
     kept = list(report["remaining"])
     for d in plan.by_action(REMAINS):
