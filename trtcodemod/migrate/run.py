@@ -959,7 +959,7 @@ def _restrict(plan: Plan, verified: list[Any]) -> Plan:
 def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, final: VerifyReport | None,
             plan: Plan, facts: Facts, files: list[str],
             retrace: Retrace | None = None, after_retrace: Retrace | None = None,
-            beyond: list[Problem] = ()) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
+            beyond: Iterable[Problem] = ()) -> tuple[dict[str, Any], dict[str, tuple[bytes, bytes]]]:
     applied_rules = {(norm(f.path), f.rule, int(f.line)) for f in (final.fixes if final is not None else [])}
     for d in plan.applied:
         if d.follow_up and (norm(d.finding.path), d.finding.rule, d.finding.line) not in applied_rules:
