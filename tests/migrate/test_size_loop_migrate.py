@@ -3,12 +3,9 @@ at the `for` line): a candidate, kept because the rewritten model's graph (an ON
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
-from typer.testing import CliRunner
-
-from trtcodemod.cli import app
+from support import migrate_json
 
 SCAN = """\
 import torch
@@ -40,15 +37,12 @@ def inputs(generator):
 def test_an_unrolled_recurrence_is_lifted_into_a_scripted_loop(tmp_path: Path) -> None:
     path = tmp_path / "scan.py"
     path.write_text(SCAN)
-    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", '{"x": {"0": "t"}}', "--format", "json", "--runs", "1",
-                                      "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
-    r = json.loads(result.stdout)["models"][0]
+    r = migrate_json(path, '{"x": {"0": "t"}}')
     assert r["before"]["faithful"] is False  # the trace unrolled the example's 4 steps
     assert [(a["rule"], a["line"]) for a in r["applied"]] == [("TRT106", 12)], r["reverted"]
     assert r["applied"][0]["proof"].startswith("verified: the rewritten model is equivalent")
     assert r["after"]["faithful"] is True and r["after"]["trt_errors"] == 0 and r["equivalent"] is True
-    assert result.exit_code == 0
+    assert r["exit_code"] == 0
 
 
 def test_the_unrolled_loop_at_its_for_line_is_the_findings() -> None:
@@ -108,11 +102,8 @@ def test_a_loop_behind_the_export_failure_a_fix_removed_is_named_at_its_line(tmp
     the loop's body, and no problem is placed in the rewritten copy's files."""
     path = tmp_path / "running.py"
     path.write_text(BEHIND_AN_EXPORT_FAILURE)
-    result = CliRunner().invoke(app, ["migrate", str(path), "--model", "build", "--inputs", "inputs",
-                                      "--dynamic-axes", '{"x": {"0": "batch", "2": "time"}}', "--format", "json",
-                                      "--runs", "1", "--warmup", "0", "--backends", "torch-cpu,onnxruntime-cpu"])
-    r = json.loads(result.stdout)["models"][0]
-    assert r["before"]["exported"] is False and result.exit_code == 1
+    r = migrate_json(path, '{"x": {"0": "batch", "2": "time"}}')
+    assert r["before"]["exported"] is False and r["exit_code"] == 1
     assert [x["rule"] for x in r["reverted"]] == ["TRT337"]  # proved by no graph: the loop keeps it unfaithful
     loops = [x for x in r["remaining"] if x["op"] == "(unrolled loop)"]
     assert [x["source"] for x in loops] == [f"{path}:16"], r["remaining"]
