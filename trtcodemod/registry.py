@@ -96,6 +96,7 @@ RULE_MODULES: tuple[str, ...] = (
     "elementwise_loop",
     "appended_size_loop",
     "per_image_nms",
+    "greedy_nms_loop",
     "per_image_rows",
     "per_image_pad",
     "size_numel",

@@ -40,7 +40,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "slice_masks",
     "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "shifting",
     "promotion", "interleave", "sequences", "distances", "weights", "triangles", "bitwise", "broadcasting",
-    "compiling", "traced_pooling",
+    "compiling", "traced_pooling", "suppression",
 )
 
 RESERVED_PREFIX = "_trt_"

@@ -39,6 +39,7 @@ BAKED_RULES = frozenset({
     # `max((-(i // -s) - 1) * s + ..., 0)`): kept traced by TRT712, the pad is still one short where the stride does
     # not divide the size, so the graph differs at other sizes until the division floors too.
     "TRT339",
+    "TRT397",  # a greedy NMS loop: the trace reads its emptiness test into Python at the `while`
 })
 
 #: Alternative fixes of one test, in the order they are tried: each is held back while an earlier one at the same test
@@ -86,7 +87,7 @@ CALLED_AT_FAILURE_RULES = frozenset({"TRT386"})
 #: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing;
 #: the writes of shifted columns TRT369 made whole-plane writes are no empty ScatterND any more; nor is the
 #: comprehension over chunks that TRT396 maps at once while tracing (TRT406's detection there) unrolled any more.
-SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",),
+SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",), "TRT397": ("TRT104", "TRT702", "TRT713", "TRT101"),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
               "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
               "TRT369": ("TRT203",), "TRT394": ("TRT702",), "TRT396": ("TRT406",)}
@@ -101,6 +102,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT717": "the size test it made part of one computation",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph",
+                      "TRT397": "the NMS loop it runs as one NMS node while tracing, kept for eager code only",
                       "TRT394": "the `.numpy()` whose NumPy steps it took in torch",
                       "TRT348": "the loop it computes at once while tracing, kept for eager code only",
                       "TRT364": "the list it computes at once while tracing, kept for eager code only",
