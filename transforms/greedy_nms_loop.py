@@ -44,12 +44,14 @@ still holds anything (`order.numel() > 0`, `order.size(0) > 0`, `len(order) > 0`
 `order[0].item()`, `int(order[0])`, `order[-1]`, `keep.append(j := order[0])`) to a list that the block
 made empty before the loop, compares an overlap against a threshold (`iou <= t`, `ovr.le(t)`, `< t`), and
 divides (or calls a function named for IoU or overlap) to get it. Its body may only bind local names,
-append the pick, and `break` under a test; a `break` before the first append (a loop that never keeps the
-last box) is not this recipe. The box tensor is found by meaning: the tensor whose columns the loop's
+append the pick, `break` under a test and `raise` (kuangliu's unknown-mode error); a `break` before the
+first append (a loop that never keeps the last box) is not this recipe. The box tensor is found by meaning: the tensor whose columns the loop's
 coordinates were read from (`x1 = boxes[:, 0]`, `x1, y1, x2, y2 = boxes.unbind(-1)`), the tensor the
 body indexes at the pick with a second index (`bbox[j, :2]`), or the only other tensor the body indexes
 at the pick (`box_iou(boxes[i][None], boxes[order[1:]])`). After the loop the list may only be returned,
-sliced, or made a tensor by `torch.tensor`, `torch.as_tensor`, `torch.LongTensor` or `torch.stack`.
+sliced, measured by `len` (kornia's `if len(keep) > 0:`, decided on the example while tracing: where no
+box is kept the graph returns the tracing branch's empty index tensor), or made a tensor by `torch.tensor`,
+`torch.as_tensor`, `torch.LongTensor` or `torch.stack`.
 Seen in ssd.pytorch-style box utilities, RetinaFace and YOLO ports, notebooks and tools that avoid
 torchvision's compiled ops: the same algorithm spelled many ways.
 
@@ -76,7 +78,8 @@ that no IoU lies within the rounding of the threshold (the loop's epsilon in the
 can keep a box NMS drops there). Where the loop keeps a list of Python ints, the tracing branch's
 tensor of indices stands for it in the return value. `migrate` applies it where the loop's lines hold
 a located problem (the `while` test read into Python) and keeps it only if the rewritten model's graph
-matches eager mode.
+matches eager mode. Where the loop is not NMS (an SSD training script clamps the far edges with `min`), the
+graph differs and migrate takes the fix back; TRT104 then scripts the loop as before.
 
 TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
         fix=Safety.UNSAFE,
@@ -289,6 +292,9 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
                 parent = parents.get(id(node))
                 if type(parent) is cst.Return or type(parent) is cst.Subscript and parent.value is node:
                     continue
+                if type(parent) is cst.Arg and type(parents.get(id(parent))) is cst.Call \
+                        and code_of(parents[id(parent)].func).strip() == "len":
+                    continue  # kornia's `if len(keep) > 0:` (decided on the example while tracing)
                 return None
         return makers
 
@@ -389,8 +395,8 @@ def _pick(value: cst.BaseExpression, order: str) -> bool | None:
 
 def _targets(statement: cst.BaseSmallStatement) -> list[str] | None:
     """The local names an assignment binds; None for anything else the body may not hold."""
-    if type(statement) is cst.Pass:
-        return []
+    if type(statement) is cst.Pass or type(statement) is cst.Raise:
+        return []  # an error path (`raise TypeError('Unknown nms mode')`): eager mode keeps it
     if type(statement) is cst.Assign:
         names: list[str] = []
         for target in statement.targets:

@@ -1,6 +1,7 @@
 """TRT397: a hand-written greedy NMS loop, one NMS node while tracing.
 
-Six spellings of the same algorithm, each in our own words after a public repository's (cited at each): picks
+Seven spellings of the same algorithm, each in our own words after a public repository's (cited at each; two are
+TRT104's recipe variants, tests/recipe_variants/trt104/): picks
 through `.item()`, `int()`, a walrus or `order[-1]` after an ascending sort; coordinates read as columns, by
 `unbind`, through box slices or by an IoU helper; widths with and without `+ 1`; the threshold as `<=`, `.le()`,
 a `nonzero()` of the mask shifted by one, or `torch.where`; the list made a tensor by `torch.stack`,
@@ -15,6 +16,7 @@ from __future__ import annotations
 import io
 import sys
 import warnings
+from pathlib import Path
 
 import onnxruntime as ort
 import pytest
@@ -74,40 +76,6 @@ def nms(bboxes, scores, thresh=0.5):
             break
         order = order[idx + 1]
     return torch.LongTensor(keep)
-''',
-    # wchen61/DeepLearningModels Detection/SSD/train.py `box_nms`: a tensor pick, the stop after keeping the last
-    # box, clamps against `.item()` of the pick, `torch.tensor(keep, dtype=torch.long)` (the repository's
-    # `nonzero().squeeze()` leaves a 0-d index where one box survives a pick, and its next `order[0]` raises: a flat
-    # `view(-1)` here, so that the loop runs on every input).
-    "ssd_train": '''
-import torch
-
-
-def nms(bboxes, scores, threshold=0.5):
-    x1 = bboxes[:, 0]
-    y1 = bboxes[:, 1]
-    x2 = bboxes[:, 2]
-    y2 = bboxes[:, 3]
-    areas = (x2 - x1) * (y2 - y1)
-    _, order = scores.sort(0, descending=True)
-    keep = []
-    while order.numel() > 0:
-        i = order[0]
-        keep.append(i)
-        if order.numel() == 1:
-            break
-        xx1 = x1[order[1:]].clamp(min=x1[i].item())
-        yy1 = y1[order[1:]].clamp(min=y1[i].item())
-        xx2 = x2[order[1:]].clamp(max=x2[i].item())
-        yy2 = y2[order[1:]].clamp(max=y2[i].item())
-        w = (xx2 - xx1).clamp(min=0)
-        h = (yy2 - yy1).clamp(min=0)
-        overlap = w * h / (areas[i] + areas[order[1:]] - w * h)
-        ids = (overlap <= threshold).nonzero().view(-1)
-        if ids.numel() == 0:
-            break
-        order = order[ids + 1]
-    return torch.tensor(keep, dtype=torch.long)
 ''',
     # mantasu/face-crop-plus models/retinaface.py `filter_preds`: the pick by a walrus inside the append, corners
     # through box slices `bbox[j, :2]`, pixel widths, `torch.where(ovr <= t)[0]` shifted by one.
@@ -311,7 +279,7 @@ def test_a_kept_list_read_another_way_is_left() -> None:
                                             "    return [k + 1 for k in keep]\n")
     assert rules_found(source, select=RULE) == []
     found = VARIANTS["unbind"].replace("return torch.tensor(keep, dtype=torch.long)",
-                                       "return torch.tensor(keep, dtype=torch.long), len(keep)")
+                                       "return torch.tensor(keep, dtype=torch.long), sorted(keep)")
     assert rules_found(found, select=RULE) == []
 
 
@@ -356,3 +324,33 @@ def test_migrate_takes_the_loop_at_first_contact(tmp_path) -> None:
     assert [d["rule"] for d in report["applied"]] == ["TRT397"]
     assert report["after"]["faithful"] is True and report["after"]["exported"] is True
     assert not [r for r in report["remaining"] if r["source"] and r["source"].startswith(str(path))]
+
+
+TRT104_VARIANTS = Path(__file__).resolve().parents[1] / "recipe_variants" / "trt104"
+
+
+@pytest.mark.parametrize("name, taken", [("retinanet_box_nms", True), ("kornia_bbox_nms", True),
+                                         ("ssd_box_nms_item_bounds", False)])
+def test_migrate_proves_the_nms_node_only_where_the_loop_is_nms(name: str, taken: bool, tmp_path) -> None:
+    # kuangliu's RetinaNet `box_nms` (a `raise` for an unknown mode in the body, pixel widths) and kornia's `nms`
+    # (`if len(keep) > 0:` after the loop) end at exit 0 with the NMS node where TRT104 scripted them into an ONNX
+    # Loop; the SSD training script clamps the far edges with `min` (its overlap is not an IoU), so the NMS node is
+    # not the loop: migrate takes it back and the loop is scripted as before.
+    import json
+    import shutil
+
+    from support import migrate_json
+
+    path = tmp_path / f"{name}.py"
+    shutil.copy(TRT104_VARIANTS / f"{name}.py", path)
+    (tmp_path / "torchvision").mkdir()
+    shutil.copy(torchvision_standin.__file__, tmp_path / "torchvision" / "__init__.py")
+    report = migrate_json(path, json.dumps({"boxes": {"0": "boxes"}, "scores": {"0": "boxes"}}))
+    applied = [d["rule"] for d in report["applied"]]
+    reverted = [d["rule"] for d in report["reverted"]]
+    if taken:
+        assert applied == ["TRT397"] and report["exit_code"] == 0, report["remaining"]
+        assert not [r for r in report["remaining"] if r["source"] and r["source"].startswith(str(path))
+                    and r["rule"] in ("TRT104", "TRT103", "TRT801")]
+    else:
+        assert "TRT397" in reverted and "TRT397" not in applied

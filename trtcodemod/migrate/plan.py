@@ -87,7 +87,7 @@ CALLED_AT_FAILURE_RULES = frozenset({"TRT386"})
 #: the sizes read by `range`, the numbers and the tensor made of them in a list TRT364 computes at once while tracing;
 #: the writes of shifted columns TRT369 made whole-plane writes are no empty ScatterND any more; nor is the
 #: comprehension over chunks that TRT396 maps at once while tracing (TRT406's detection there) unrolled any more.
-SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",), "TRT397": ("TRT104", "TRT702", "TRT713", "TRT101"),
+SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",), "TRT397": ("TRT104", "TRT702", "TRT713", "TRT101", "TRT103", "TRT801"),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
               "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
               "TRT369": ("TRT203",), "TRT394": ("TRT702",), "TRT396": ("TRT406",)}
