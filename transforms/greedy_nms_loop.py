@@ -10,13 +10,15 @@ while tracing hands the loop's own candidates, in its own order, to ``torchvisio
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, children, code_of, int_value, strip_parens, variable_names, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
-HELPER, READY = "_trt_greedy_nms", "_trt_nms_ready"
+HELPER, READY, INTO = "_trt_greedy_nms", "_trt_nms_ready", "_trt_greedy_nms_into"
 
 #: Calls that turn the list of kept indices into a tensor, which the tracing branch's tensor replaces.
 _MAKERS = ("torch.tensor", "torch.as_tensor", "torch.LongTensor", "torch.stack")
@@ -28,6 +30,19 @@ _ASSUMPTION = ("the loop is greedy NMS by IoU: it keeps the first (or, after an 
                "`(x1, y1, x2, y2)` in the first four columns of the box tensor it reads, widths counted as `x2 - x1` "
                "or, where it adds 1, `x2 - x1 + 1`; an epsilon the loop adds to the union, or a strict `<` where "
                "NMS keeps an IoU equal to the threshold, changes no pick (no IoU within rounding of the threshold)")
+
+
+@dataclass(frozen=True)
+class Recipe:
+    """A greedy NMS loop as the rule reads it: the list (or buffer) it keeps indices in, the buffer's count (None for a
+    list), the box tensor, the threshold, the pixel-width offset and whether it picks at the end."""
+
+    kept: str
+    counter: str | None
+    boxes: cst.BaseExpression
+    threshold: cst.BaseExpression
+    offset: int
+    last: bool
 
 
 class GreedyNmsLoop(RuntimeScopeRule):
@@ -42,9 +57,11 @@ What it finds, in run-time code: a `while` loop with no `else` whose test asks w
 still holds anything (`order.numel() > 0`, `order.size(0) > 0`, `len(order) > 0`, `order.shape[0]`,
 `order.numel()`), which, inside its body, appends an element of it picked at one end (`i = order[0]`,
 `order[0].item()`, `int(order[0])`, `order[-1]`, `keep.append(j := order[0])`) to a list that the block
-made empty before the loop, compares an overlap against a threshold (`iou <= t`, `ovr.le(t)`, `< t`), and
+made empty before the loop (or writes it into a buffer at a count that starts at 0 and steps by one,
+ssd.pytorch's `keep[count] = i; count += 1`), compares an overlap against a threshold (`iou <= t`, `ovr.le(t)`, `< t`), and
 divides (or calls a function named for IoU or overlap) to get it. Its body may only bind local names,
-append the pick, `break` under a test and `raise` (kuangliu's unknown-mode error); a `break` before the
+append the pick, `break` under a test, `raise` (kuangliu's unknown-mode error) and write scratch
+tensors in place (ssd.pytorch's `torch.index_select(x1, 0, idx, out=xx1)`, `w.resize_as_(xx2)`); a `break` before the
 first append (a loop that never keeps the last box) is not this recipe. The box tensor is found by meaning: the tensor whose columns the loop's
 coordinates were read from (`x1 = boxes[:, 0]`, `x1, y1, x2, y2 = boxes.unbind(-1)`), the tensor the
 body indexes at the pick with a second index (`bbox[j, :2]`), or the only other tensor the body indexes
@@ -63,7 +80,10 @@ dynamo exporter stops at the data-dependent test.
 The rewrite: `while ...: <body>` → `if not torch.jit.is_scripting() and _trt_tracing() and
 _trt_nms_ready(): keep = _trt_greedy_nms(boxes, order, threshold, offset, last) else: while ...:
 <body>`, and each conversion of the list after the loop `torch.tensor(keep, dtype=d)` →
-`(keep.to(dtype=d) if isinstance(keep, torch.Tensor) else torch.tensor(keep, dtype=d))`. While a
+`(keep.to(dtype=d) if isinstance(keep, torch.Tensor) else torch.tensor(keep, dtype=d))`; a buffer and
+its count become `keep, count = _trt_greedy_nms_into(keep, boxes, idx, overlap, 0, True)` (the kept
+indices at the buffer's start, the rest as it was, and their number, a traced 0-d tensor where the loop
+counts in a Python int, so `ids[:count]` follows the input). While a
 tracer records the model (and torchvision is importable), the helper runs NMS once on the loop's own
 candidates in the loop's own order: the boxes at `order`, each candidate's rank as its score (so NMS
 picks in the loop's order, ties and all), and the far corners shifted by 1 where the loop counts
@@ -147,17 +167,21 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
             order = _emptiness_test(loop.test)
             if order is None:
                 continue
-            found = self._recipe(loop, order, node.body[:index])
-            if found is None:
+            recipe = self._recipe(loop, order, node.body[:index])
+            if recipe is None:
                 continue
-            kept, boxes, threshold, offset, last = found
-            makers = self._makers(kept, loop)
+            kept, boxes = recipe.kept, recipe.boxes
+            # a buffer written at a count stays a tensor, read as before; a list's conversions are replaced
+            makers = [] if recipe.counter is not None else self._makers(kept, loop)
             if makers is None:
                 continue
             torch = self.context.torch_name()
-            call = (f"{HELPER}({code_of(boxes).strip()}, {order}, {code_of(threshold).strip()}, "
-                    f"{offset}, {last})")
-            tracing = cst.parse_statement(f"{kept} = {call}\n")
+            arguments = (f"{code_of(boxes).strip()}, {order}, {code_of(recipe.threshold).strip()}, "
+                         f"{recipe.offset}, {recipe.last}")
+            if recipe.counter is None:
+                tracing = cst.parse_statement(f"{kept} = {HELPER}({arguments})\n")
+            else:
+                tracing = cst.parse_statement(f"{kept}, {recipe.counter} = {INTO}({kept}, {arguments})\n")
             test = cst.parse_expression(f"not {torch}.jit.is_scripting() and {TRACING_HELPER}() and {READY}()")
             rewritten = cst.If(test=test, body=cst.IndentedBlock(body=[tracing]),
                                orelse=cst.Else(body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=())])),
@@ -165,30 +189,36 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
             replacements: dict[cst.CSTNode, cst.CSTNode] = {loop: rewritten}
             for maker in makers:
                 replacements[maker] = self._converted(maker, kept, torch)
-            fix = Fix(replacements, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, READY, HELPER))
+            helpers = (TRACING_HELPER, READY, HELPER) + ((INTO,) if recipe.counter is not None else ())
+            fix = Fix(replacements, safety=Safety.UNSAFE, helpers=helpers)
             self.found(loop, lambda kept=kept, order=order, boxes=boxes: self._message(kept, order, boxes), fix)
 
     # --- the recipe ---------------------------------------------------------------
-    def _recipe(self, loop: cst.While, order: str, before: list[cst.BaseStatement]
-                ) -> tuple[str, cst.BaseExpression, cst.BaseExpression, int, bool] | None:
-        """``(kept list, box tensor, threshold, offset, picks last)`` for a greedy NMS loop over ``order``."""
+    def _recipe(self, loop: cst.While, order: str, before: list[cst.BaseStatement]) -> Recipe | None:
+        """What a greedy NMS loop over ``order`` keeps, where, and how (None: not one)."""
         statements = _flattened(loop.body)
         if statements is None:
             return None
         picks: dict[str, bool] = {}  # name -> picked at the end (order[-1])
         kept: str | None = None
+        counter: str | None = None  # ssd.pytorch's buffer: `keep[count] = i`, `count += 1`
         ends: set[bool] = set()
         bound: set[str] = set()
+        scratch: list[str] = []  # names written in place by a call (`index_select(..., out=xx1)`)
         for statement in statements:
             if type(statement) is cst.Break:
                 if kept is None:
                     return None  # a stop before the first keep: the last candidate may never be kept
                 continue
-            if type(statement) is cst.Expr:
-                appended = _appended(statement.value)
-                if appended is None:
-                    return None
-                name, value = appended
+            stored = _stored(statement)
+            if type(statement) is cst.Expr and _appended(statement.value) is not None or stored is not None:
+                if stored is not None:
+                    name, index, value = stored
+                    if counter not in (None, index):
+                        return None
+                    counter = index
+                else:
+                    name, value = _appended(statement.value)  # type: ignore[misc]
                 if kept not in (None, name):
                     return None
                 kept = name
@@ -205,6 +235,12 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
                     return None
                 ends.add(end)
                 continue
+            if type(statement) is cst.Expr:
+                written = _scratch_write(statement.value)
+                if written is None:
+                    return None
+                scratch.append(written)
+                continue
             targets = _targets(statement)
             if targets is None:
                 return None
@@ -215,7 +251,12 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
                     picks[targets[0]] = end
         if kept is None or len(ends) != 1 or order not in bound or kept in bound:
             return None
-        if not _empty_list_before(before, kept):
+        if counter is None:
+            if not _empty_list_before(before, kept):
+                return None
+        elif not _counts_from_zero(statements, before, counter, kept):
+            return None
+        if set(scratch) & {kept, order, counter}:
             return None
         threshold = _threshold(loop.body, bound | set(picks))
         if threshold is None or not _divides(loop.body):
@@ -224,7 +265,7 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
         if boxes is None:
             return None
         offset = 1 if _adds_one(loop.body) or any(_adds_one(s) for s in before if _reads(loop.body, s)) else 0
-        return kept, boxes, threshold, offset, ends.pop()
+        return Recipe(kept, counter, boxes, threshold, offset, ends.pop())
 
     def _boxes(self, loop: cst.While, before: list[cst.BaseStatement], order: str, loop_names: set[str]
                ) -> cst.BaseExpression | None:
@@ -368,6 +409,57 @@ def _appended(value: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | Non
             or type(value.func.value) is not cst.Name or len(value.args) != 1 or value.args[0].keyword is not None:
         return None
     return value.func.value.value, value.args[0].value
+
+
+def _stored(statement: cst.BaseSmallStatement) -> tuple[str, str, cst.BaseExpression] | None:
+    """``(buffer, counter, value)`` for ``buffer[counter] = value`` (ssd.pytorch's ``keep[count] = i``)."""
+    if type(statement) is not cst.Assign or len(statement.targets) != 1:
+        return None
+    target = statement.targets[0].target
+    if type(target) is not cst.Subscript or type(target.value) is not cst.Name or len(target.slice) != 1:
+        return None
+    index = target.slice[0].slice
+    if type(index) is not cst.Index or type(index.value) is not cst.Name:
+        return None
+    return target.value.value, index.value.value, statement.value
+
+
+def _scratch_write(value: cst.BaseExpression) -> str | None:
+    """The name a call statement writes in place and nothing else: ``torch.index_select(x1, 0, idx, out=xx1)``,
+    ``w.resize_as_(xx2)`` (ssd.pytorch's preallocated buffers); None for any other call."""
+    if type(value) is not cst.Call:
+        return None
+    out = [a for a in value.args if a.keyword is not None and a.keyword.value == "out"]
+    if len(out) == 1 and type(out[0].value) is cst.Name:
+        return out[0].value.value
+    if type(value.func) is cst.Attribute and value.func.attr.value.endswith("_") \
+            and not value.func.attr.value.startswith("_") and type(value.func.value) is cst.Name:
+        return value.func.value.value
+    return None
+
+
+def _counts_from_zero(statements: list[cst.BaseSmallStatement], before: list[cst.BaseStatement], counter: str,
+                      buffer: str) -> bool:
+    """The counter starts at 0 before the loop, steps by one once a trip, and is read only as the buffer's index."""
+    steps = [s for s in statements if type(s) is cst.AugAssign and type(s.target) is cst.Name
+             and s.target.value == counter]
+    if len(steps) != 1 or type(steps[0].operator) is not cst.AddAssign or int_value(steps[0].value) != 1:
+        return False
+    reads = sum(1 for s in statements for n in walk(s) if type(n) is cst.Name and n.value == counter)
+    if reads != 2:  # `buffer[counter]` and `counter += 1`
+        return False
+    for statement in reversed(before):
+        if counter not in variable_names(statement):
+            continue
+        if type(statement) is not cst.SimpleStatementLine:
+            return False
+        for small in reversed(statement.body):
+            if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name \
+                    and small.targets[0].target.value == counter:
+                return int_value(small.value) == 0
+            if counter in variable_names(small):
+                return False
+    return False
 
 
 def _pick(value: cst.BaseExpression, order: str) -> bool | None:

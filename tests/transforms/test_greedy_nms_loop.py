@@ -1,11 +1,11 @@
 """TRT397: a hand-written greedy NMS loop, one NMS node while tracing.
 
-Seven spellings of the same algorithm, each in our own words after a public repository's (cited at each; two are
-TRT104's recipe variants, tests/recipe_variants/trt104/): picks
+Nine spellings of the same algorithm, each in our own words after a public repository's (cited at each; two are
+TRT104's recipe variants, tests/recipe_variants/trt104/, migrated end to end): picks
 through `.item()`, `int()`, a walrus or `order[-1]` after an ascending sort; coordinates read as columns, by
 `unbind`, through box slices or by an IoU helper; widths with and without `+ 1`; the threshold as `<=`, `.le()`,
 a `nonzero()` of the mask shifted by one, or `torch.where`; the list made a tensor by `torch.stack`,
-`torch.tensor`, `torch.LongTensor`. For each: the rewrite's text, eager mode unchanged (the same run on random
+`torch.tensor`, `torch.LongTensor`, or ssd.pytorch's buffer written at a count. For each: the rewrite's text, eager mode unchanged (the same run on random
 boxes, ties, one box, no box), and the TorchScript export of the rewritten model against the original in eager
 mode in ONNX Runtime at other numbers of boxes than the traced one (the original's graph keeps the example's
 picks). Not taken: a loop that stops before keeping the last box, and a kept list read another way after it.
@@ -41,6 +41,15 @@ class Model(torch.nn.Module):
         keep = nms(boxes, scores, 0.45)
         return boxes[keep], scores[keep]
 '''
+
+#: The buffer form's caller takes the first `count` entries (ssd.pytorch's `ids[:count]`).
+_BUFFER_MODEL = _MODEL.replace("keep = nms(boxes, scores, 0.45)", "keep, count = nms(boxes, scores, 0.45)\n"
+                               "        keep = keep[:count]")
+_BUFFERED = {"ssd_buffer"}
+
+
+def _program(name: str) -> str:
+    return VARIANTS[name] + (_BUFFER_MODEL if name in _BUFFERED else _MODEL)
 
 VARIANTS = {
     # dongdonghy/Detection-PyTorch-Notebook chapter8/nms.py: descending sort, pixel widths (+ 1), a last-box branch
@@ -131,6 +140,61 @@ def nms(boxes, scores, overlap=0.5, top_k=200):
         idx = idx[iou.le(overlap)]
     return torch.stack(keep)
 ''',
+    # amdegroot/ssd.pytorch layers/box_utils.py `nms`, the form SSD, FaceBoxes and S3FD ports copy: a buffer of
+    # zeros written at a count (`keep[count] = i`), preallocated scratch tensors filled by `index_select(...,
+    # out=)` and `resize_as_`, the ascending sort cut to the top k, and `return keep, count` (the buffer made with
+    # `zeros_like`: the original's `scores.new(scores.size(0))` with a traced size is TRT349's, which migrate applies
+    # where the observed run shows `scores` a tensor).
+    "ssd_buffer": '''
+import torch
+
+
+def nms(boxes, scores, overlap=0.5, top_k=200):
+    keep = torch.zeros_like(scores, dtype=torch.long)
+    if boxes.numel() == 0:
+        return keep
+    x1 = boxes[:, 0]
+    y1 = boxes[:, 1]
+    x2 = boxes[:, 2]
+    y2 = boxes[:, 3]
+    area = torch.mul(x2 - x1, y2 - y1)
+    v, idx = scores.sort(0)
+    idx = idx[-top_k:]
+    xx1 = boxes.new()
+    yy1 = boxes.new()
+    xx2 = boxes.new()
+    yy2 = boxes.new()
+    w = boxes.new()
+    h = boxes.new()
+    count = 0
+    while idx.numel() > 0:
+        i = idx[-1]
+        keep[count] = i
+        count += 1
+        if idx.size(0) == 1:
+            break
+        idx = idx[:-1]
+        torch.index_select(x1, 0, idx, out=xx1)
+        torch.index_select(y1, 0, idx, out=yy1)
+        torch.index_select(x2, 0, idx, out=xx2)
+        torch.index_select(y2, 0, idx, out=yy2)
+        xx1 = torch.clamp(xx1, min=x1[i])
+        yy1 = torch.clamp(yy1, min=y1[i])
+        xx2 = torch.clamp(xx2, max=x2[i])
+        yy2 = torch.clamp(yy2, max=y2[i])
+        w.resize_as_(xx2)
+        h.resize_as_(yy2)
+        w = xx2 - xx1
+        h = yy2 - yy1
+        w = torch.clamp(w, min=0.0)
+        h = torch.clamp(h, min=0.0)
+        inter = w*h
+        rem_areas = torch.index_select(area, 0, idx)
+        union = (rem_areas - inter) + area[i]
+        IoU = inter/union
+        idx = idx[IoU.le(overlap)]
+    return keep, count
+''',
     # The pure-PyTorch fallbacks people install for torchvision's `nms` when its compiled ops do not load (an
     # Ultralytics call site, a Deformable DETR wrapper): an IoU helper on box slices, `order[1:][ious <= t]`.
     "iou_helper": '''
@@ -207,15 +271,18 @@ def test_the_loop_is_found_and_kept_for_eager_code(name: str) -> None:
     after = rewrite(source, unsafe=True, select=RULE)
     assert "_trt_tracing() and _trt_nms_ready():" in after
     offset = _OFFSET.get(name, 0)
-    last = name == "ascending"
+    last = name in ("ascending", "ssd_buffer")
     assert f", {offset}, {last})" in after
-    assert "isinstance(keep, torch.Tensor)" in after
+    if name in _BUFFERED:  # the buffer stays a tensor and the count is returned beside it
+        assert "keep, count = _trt_greedy_nms_into(keep, boxes, idx, overlap, 0, True)" in after
+    else:
+        assert "isinstance(keep, torch.Tensor)" in after
 
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_eager_mode_runs_the_same_loop(name: str, tmp_path) -> None:
-    before = import_source(VARIANTS[name] + _MODEL, tmp_path)["Model"]()
-    after = import_source(rewrite(VARIANTS[name] + _MODEL, unsafe=True, select=RULE), tmp_path)["Model"]()
+    before = import_source(_program(name), tmp_path)["Model"]()
+    after = import_source(rewrite(_program(name), unsafe=True, select=RULE), tmp_path)["Model"]()
     boxes, scores = _boxes(40, 1)
     cases = [(boxes, scores), (boxes, scores.round(decimals=1)), (boxes[:1], scores[:1]),
              (boxes[:0], scores[:0]), (boxes.round(), scores), (-boxes.flip(1), scores)]
@@ -236,8 +303,8 @@ def _exported(model: torch.nn.Module, boxes: torch.Tensor, scores: torch.Tensor)
 
 @pytest.mark.parametrize("name", sorted(VARIANTS))
 def test_the_rewritten_graph_keeps_the_loops_boxes_at_every_count(name: str, tmp_path) -> None:
-    original = import_source(VARIANTS[name] + _MODEL, tmp_path)["Model"]()
-    rewritten = import_source(rewrite(VARIANTS[name] + _MODEL, unsafe=True, select=RULE), tmp_path)["Model"]()
+    original = import_source(_program(name), tmp_path)["Model"]()
+    rewritten = import_source(rewrite(_program(name), unsafe=True, select=RULE), tmp_path)["Model"]()
     integer = name in _OFFSET
     session = _exported(rewritten, *_boxes(30, 2, integer=integer))
     compared = 0
@@ -330,10 +397,10 @@ TRT104_VARIANTS = Path(__file__).resolve().parents[1] / "recipe_variants" / "trt
 
 
 @pytest.mark.parametrize("name, taken", [("retinanet_box_nms", True), ("kornia_bbox_nms", True),
-                                         ("ssd_box_nms_item_bounds", False)])
+                                         ("ssd_nms_while_numel", True), ("ssd_box_nms_item_bounds", False)])
 def test_migrate_proves_the_nms_node_only_where_the_loop_is_nms(name: str, taken: bool, tmp_path) -> None:
-    # kuangliu's RetinaNet `box_nms` (a `raise` for an unknown mode in the body, pixel widths) and kornia's `nms`
-    # (`if len(keep) > 0:` after the loop) end at exit 0 with the NMS node where TRT104 scripted them into an ONNX
+    # kuangliu's RetinaNet `box_nms` (a `raise` for an unknown mode in the body, pixel widths), kornia's `nms`
+    # (`if len(keep) > 0:` after the loop) and ssd.pytorch's (a buffer written at a count) end at exit 0 with the NMS node where TRT104 scripted them into an ONNX
     # Loop; the SSD training script clamps the far edges with `min` (its overlap is not an IoU), so the NMS node is
     # not the loop: migrate takes it back and the loop is scripted as before.
     import json
@@ -349,7 +416,8 @@ def test_migrate_proves_the_nms_node_only_where_the_loop_is_nms(name: str, taken
     applied = [d["rule"] for d in report["applied"]]
     reverted = [d["rule"] for d in report["reverted"]]
     if taken:
-        assert applied == ["TRT397"] and report["exit_code"] == 0, report["remaining"]
+        # (TRT201, safe, may also take a mask inside the loop, which eager mode keeps running)
+        assert "TRT397" in applied and "TRT104" not in applied and report["exit_code"] == 0, report["remaining"]
         assert not [r for r in report["remaining"] if r["source"] and r["source"].startswith(str(path))
                     and r["rule"] in ("TRT104", "TRT103", "TRT801")]
     else:

@@ -40,3 +40,13 @@ def _trt_greedy_nms(boxes: torch.Tensor, order: torch.Tensor, threshold: float, 
     rank = torch.arange(count, 0, -1, device=corners.device).float()
     kept = torch.ops.torchvision.nms(corners, rank, float(threshold))
     return ranked[kept]
+
+
+@torch.jit.unused
+def _trt_greedy_nms_into(buffer: torch.Tensor, boxes: torch.Tensor, order: torch.Tensor, threshold: float,
+                         offset: float, last: bool):
+    """ssd.pytorch's form: the kept indices written at the start of ``buffer`` (the rest as it was), and their
+    count, a traced 0-d tensor where the loop counts in a Python int."""
+    kept = _trt_greedy_nms(boxes, order, threshold, offset, last)
+    count = kept.shape[0]
+    return torch.cat([kept.to(buffer.dtype), buffer[count:]]), count
