@@ -66,8 +66,9 @@ first append (a loop that never keeps the last box) is not this recipe. The box 
 coordinates were read from (`x1 = boxes[:, 0]`, `x1, y1, x2, y2 = boxes.unbind(-1)`), the tensor the
 body indexes at the pick with a second index (`bbox[j, :2]`), or the only other tensor the body indexes
 at the pick (`box_iou(boxes[i][None], boxes[order[1:]])`). After the loop the list may only be returned,
-sliced, measured by `len` (kornia's `if len(keep) > 0:`, decided on the example while tracing: where no
-box is kept the graph returns the tracing branch's empty index tensor), or made a tensor by `torch.tensor`,
+sliced, measured by `len` (kornia's `if len(keep) > 0:`) or tested for truth (`if keep:`), both decided on
+the example while tracing (where no box is kept the graph returns the tracing branch's empty index
+tensor), or made a tensor by `torch.tensor`,
 `torch.as_tensor`, `torch.LongTensor` or `torch.stack`.
 Seen in ssd.pytorch-style box utilities, RetinaFace and YOLO ports, notebooks and tools that avoid
 torchvision's compiled ops: the same algorithm spelled many ways.
@@ -302,14 +303,14 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
         return next(iter(single.values())) if len(single) == 1 else None
 
     # --- after the loop -------------------------------------------------------------
-    def _makers(self, kept: str, loop: cst.While) -> list[cst.Call] | None:
-        """The calls after the loop that make a tensor of the kept list (replaced), or None where the list is read
-        any other way (the tracing branch's tensor would not stand for it)."""
+    def _makers(self, kept: str, loop: cst.While) -> list[cst.Call | cst.Name] | None:
+        """The calls after the loop that make a tensor of the kept list and its truth tests (replaced), or None
+        where the list is read any other way (the tracing branch's tensor would not stand for it)."""
         function = self.context.function
         if function is None:
             return None
         after = False
-        makers: list[cst.Call] = []
+        makers: list[cst.Call | cst.Name] = []
         allowed: set[int] = set()
         parents: dict[int, cst.CSTNode] = {}
         for node in walk(function.body):
@@ -336,11 +337,18 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer).""",
                 if type(parent) is cst.Arg and type(parents.get(id(parent))) is cst.Call \
                         and code_of(parents[id(parent)].func).strip() == "len":
                     continue  # kornia's `if len(keep) > 0:` (decided on the example while tracing)
+                if type(parent) is cst.If and parent.test is node \
+                        or type(parent) is cst.UnaryOperation and type(parent.operator) is cst.Not:
+                    makers.append(node)  # `if keep:` (torchvision stand-ins): the tensor's truth is its size's
+                    continue
                 return None
         return makers
 
-    def _converted(self, maker: cst.Call, kept: str, torch: str) -> cst.BaseExpression:
-        """``(kept.to(...) if isinstance(kept, torch.Tensor) else <maker>)``."""
+    def _converted(self, maker: cst.Call | cst.Name, kept: str, torch: str) -> cst.BaseExpression:
+        """``(kept.to(...) if isinstance(kept, torch.Tensor) else <maker>)``; for a truth test of the list,
+        ``(kept.numel() > 0 if isinstance(kept, torch.Tensor) else kept)``."""
+        if type(maker) is cst.Name:
+            return cst.parse_expression(f"({kept}.numel() > 0 if isinstance({kept}, {torch}.Tensor) else {kept})")
         name = self.context.refers_to(maker.func, *_MAKERS)
         options = ", ".join(f"{a.keyword.value}={code_of(a.value).strip()}" for a in maker.args[1:])
         if name == "torch.LongTensor":

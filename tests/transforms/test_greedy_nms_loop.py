@@ -1,14 +1,15 @@
 """TRT397: a hand-written greedy NMS loop, one NMS node while tracing.
 
-Nine spellings of the same algorithm, each in our own words after a public repository's (cited at each; two are
-TRT104's recipe variants, tests/recipe_variants/trt104/, migrated end to end): picks
-through `.item()`, `int()`, a walrus or `order[-1]` after an ascending sort; coordinates read as columns, by
-`unbind`, through box slices or by an IoU helper; widths with and without `+ 1`; the threshold as `<=`, `.le()`,
-a `nonzero()` of the mask shifted by one, or `torch.where`; the list made a tensor by `torch.stack`,
-`torch.tensor`, `torch.LongTensor`, or ssd.pytorch's buffer written at a count. For each: the rewrite's text, eager mode unchanged (the same run on random
-boxes, ties, one box, no box), and the TorchScript export of the rewritten model against the original in eager
-mode in ONNX Runtime at other numbers of boxes than the traced one (the original's graph keeps the example's
-picks). Not taken: a loop that stops before keeping the last box, and a kept list read another way after it.
+Ten spellings of the same algorithm, each in our own words after a public repository's (cited at each; three are
+TRT104's recipe variants, tests/recipe_variants/trt104/, migrated end to end): picks through `.item()`, `int()`, a
+walrus or `order[-1]` after an ascending sort; coordinates read as columns, by `unbind`, through box slices or by an
+IoU helper; widths with and without `+ 1`; the threshold as `<=`, `.le()`, a `nonzero()` of the mask shifted by one,
+or `torch.where`; the list tested for truth, made a tensor by `torch.stack`, `torch.tensor` or `torch.LongTensor`, or
+ssd.pytorch's buffer written at a count. For each inline one: the rewrite's text, eager mode unchanged (the same run
+on random boxes, ties, one box, no box), and the TorchScript export of the rewritten model against the original in
+eager mode in ONNX Runtime at other numbers of boxes than the traced one (the original's graph keeps the example's
+picks). Not taken: a loop that stops before keeping the last box, and a kept list read another way after it; taken
+back by migrate's proof: a loop whose overlap is not an IoU.
 """
 
 from __future__ import annotations
@@ -221,6 +222,33 @@ def nms(boxes, scores, iou_thresh):
         ious = pairwise_iou(boxes[i].unsqueeze(0), boxes[order[1:]])[0]
         order = order[1:][ious <= iou_thresh]
     return torch.tensor(keep, device=boxes.device)
+''',
+    # The torchvision stand-in Jetson users install for Ultralytics' NMS call: `rest` named, `torch.maximum` of the
+    # pick's coordinates against the rest's, an epsilon, and `if keep: return torch.stack(keep)` with an empty
+    # tensor otherwise.
+    "standin": '''
+import torch
+
+
+def nms(boxes, scores, iou_thres):
+    keep = []
+    order = scores.argsort(descending=True)
+    while order.numel() > 0:
+        i = order[0]
+        keep.append(i)
+        if order.numel() == 1:
+            break
+        rest = order[1:]
+        low = torch.maximum(boxes[i, :2], boxes[rest, :2])
+        high = torch.minimum(boxes[i, 2:], boxes[rest, 2:])
+        inter = (high - low).clamp(min=0).prod(1)
+        area_i = (boxes[i, 2] - boxes[i, 0]) * (boxes[i, 3] - boxes[i, 1])
+        area_r = (boxes[rest, 2] - boxes[rest, 0]) * (boxes[rest, 3] - boxes[rest, 1])
+        iou = inter / (area_i + area_r - inter + 1e-7)
+        order = rest[iou <= iou_thres]
+    if keep:
+        return torch.stack(keep)
+    return torch.empty(0, dtype=torch.long, device=boxes.device)
 ''',
     # Tiled-inference tools' `_nms`: `unbind` columns, an annotated list, `int()` picks, the rest named, an epsilon in
     # the union and a `float()` threshold.
