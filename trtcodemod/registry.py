@@ -97,6 +97,8 @@ RULE_MODULES: tuple[str, ...] = (
     "appended_size_loop",
     "per_image_nms",
     "greedy_nms_loop",
+    "scripted_function_op",
+    "legacy_resize",
     "per_image_rows",
     "per_image_pad",
     "size_numel",

@@ -12,6 +12,8 @@ sizes need beyond the true ones (none unless a size is 0), and each axis is cut 
 
 import torch
 
+from trtcodemod.helpers.onnx_export import _trt_onnx_exporting
+
 
 def _trt_reshape_sizes(x, sizes, copy):
     # type: (Tensor, List[int], bool) -> Tensor
@@ -60,3 +62,16 @@ def _trt_reshape_sizes_eager(x, sizes, copy):
         if not (isinstance(size, int) and size > 0):  # a positive literal is its own raised size
             out = out.narrow(axis, 0, full[axis])
     return out
+
+
+def _trt_resize(tensor, *sizes):
+    """``tensor.resize(*sizes)``; while ``torch.onnx.export`` traces the model, the same values by ``reshape``.
+
+    The deprecated out-of-place ``Tensor.resize`` is an autograd Function (``torch.autograd._functions.Resize``)
+    that compares element counts in Python and returns the contiguous input viewed at ``sizes``: the
+    TorchScript exporter stops at it ("unordered_map::at"). ``reshape`` gives the same values, and raises where
+    the counts differ as ``resize`` does. Anything but a tensor (a PIL image, a NumPy array) keeps its own
+    ``resize``."""
+    if not torch.jit.is_scripting() and isinstance(tensor, torch.Tensor) and _trt_onnx_exporting():
+        return tensor.reshape(sizes)
+    return tensor.resize(*sizes)

@@ -415,6 +415,8 @@ def matches(problem: Problem, finding: Any) -> bool:
         return problem.kind == "export_failure" and NO_DETACH in (problem.message or "")
     if finding.rule in COMPILED_RULES:
         return problem.kind == "export_failure" and _DYNAMO_OPTIMIZED in (problem.message or "")
+    if finding.rule in PYTHON_OP_RULES:
+        return problem.kind == "export_failure" and _PYTHON_OPERATOR in (problem.message or "")
     if finding.rule in SHARED_CONSTANT_RULES:
         # Its rewrite changes only the axis constant of the call while exporting; the nodes the in-place write broke
         # lie wherever the graph used the same value, so any refused node or first differing line may be its.
@@ -582,6 +584,12 @@ STATE_DICT_RULES = frozenset({"TRT377"})
 #: on the first call (AudioSeal's moshi `torch_compile_lazy`), not in every observed forward.
 COMPILED_RULES = frozenset({"TRT392"})
 _DYNAMO_OPTIMIZED = "dynamo-optimized function"
+#: Rules whose finding is an autograd Function the TorchScript exporter cannot inline (TRT398's, whose `forward` calls
+#: a scripted function): the export stops where the model first applies one, in any file (geffnet's activations,
+#: called from a block of the user's network), with torch's words below; each such class of the file is its own
+#: finding, matched to the failure wherever its `forward` ran in the observed run.
+PYTHON_OP_RULES = frozenset({"TRT398"})
+_PYTHON_OPERATOR = "Couldn't export Python operator"
 
 #: Rules matched only to a node ONNX Runtime refuses: TRT371's negative axis in a ``Transpose`` permutation, at its
 #: line or, where ONNX Runtime names a permutation it refuses, anywhere in the same file: ONNX Runtime's optimizer
