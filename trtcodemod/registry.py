@@ -99,6 +99,7 @@ RULE_MODULES: tuple[str, ...] = (
     "greedy_nms_loop",
     "scripted_function_op",
     "legacy_resize",
+    "range_comprehension",
     "per_image_rows",
     "per_image_pad",
     "size_numel",

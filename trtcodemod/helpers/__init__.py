@@ -40,7 +40,7 @@ HELPER_MODULES: tuple[str, ...] = (
     "slice_masks",
     "detached", "transposed", "per_image", "appending", "mapping", "reshaping", "spacing", "shifting",
     "promotion", "interleave", "sequences", "distances", "weights", "triangles", "bitwise", "broadcasting",
-    "compiling", "traced_pooling", "suppression",
+    "compiling", "traced_pooling", "suppression", "ranges",
 )
 
 RESERVED_PREFIX = "_trt_"

@@ -40,6 +40,7 @@ BAKED_RULES = frozenset({
     # not divide the size, so the graph differs at other sizes until the division floors too.
     "TRT339",
     "TRT397",  # a greedy NMS loop: the trace reads its emptiness test into Python at the `while`
+    "TRT736",  # a comprehension over a range made a tensor: the trace warns at the constructor (a constant)
 })
 
 #: Alternative fixes of one test, in the order they are tried: each is held back while an earlier one at the same test
@@ -88,6 +89,7 @@ CALLED_AT_FAILURE_RULES = frozenset({"TRT386"})
 #: the writes of shifted columns TRT369 made whole-plane writes are no empty ScatterND any more; nor is the
 #: comprehension over chunks that TRT396 maps at once while tracing (TRT406's detection there) unrolled any more.
 SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",), "TRT331": ("TRT101",), "TRT336": ("TRT104",), "TRT397": ("TRT104", "TRT702", "TRT713", "TRT101", "TRT103", "TRT801"),
+              "TRT736": ("TRT702", "TRT712", "TRT716", "TRT713"),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
               "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
               "TRT369": ("TRT203",), "TRT394": ("TRT702",), "TRT396": ("TRT406",)}
@@ -103,6 +105,7 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT331": "the test of a pad it made part of one computation",
                       "TRT336": "the loop it made a search in the graph",
                       "TRT397": "the NMS loop it runs as one NMS node while tracing, kept for eager code only",
+                      "TRT736": "the comprehension it evaluates on a range at once while tracing, kept for eager code only",
                       "TRT394": "the `.numpy()` whose NumPy steps it took in torch",
                       "TRT348": "the loop it computes at once while tracing, kept for eager code only",
                       "TRT364": "the list it computes at once while tracing, kept for eager code only",
