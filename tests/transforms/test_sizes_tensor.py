@@ -389,6 +389,48 @@ def test_the_original_bakes_the_range_and_the_rewrite_follows_the_batch(tmp_path
         _render_outputs(original, 3, 5)
 
 
+DECODER = """\
+import torch
+from torch import nn
+
+
+class Decoder(nn.Module):
+    # lafhterlearn 0.7.1's greedy decoder (models.py:215-232), in our own words: the batch's positions bound to a
+    # name once, then a one-hot written at each step through them.
+    def forward(self, encodings: torch.Tensor) -> torch.Tensor:
+        batch_size = encodings.shape[0]
+        batch_indices = range(batch_size)
+        y = torch.zeros(batch_size, encodings.shape[1])
+        outputs = []
+        for t in range(3):
+            top = (encodings * (t + 1) + y).argmax(dim=1)
+            y = torch.zeros(batch_size, encodings.shape[1])
+            y[batch_indices, top] = 1.0
+            outputs.append(y)
+        return torch.stack(outputs, 1)
+"""
+
+
+def test_a_range_bound_to_a_name_indexes_as_its_arange(tmp_path) -> None:
+    after = rewrite(DECODER, unsafe=True, select=("TRT716",))
+    assert "y[torch.arange(batch_size), top] = 1.0" in after
+    assert "batch_indices = range(batch_size)" in after  # the name keeps its range for anything else
+    original = _load(DECODER.replace("Decoder", "Levels"), tmp_path, "decoder_original")
+    rewritten = _load(after.replace("Decoder", "Levels"), tmp_path, "decoder_rewritten")
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(rewritten, (torch.randn(2, 5),), buffer, dynamo=False, input_names=["e"],
+                          dynamic_axes={"e": {0: "b"}})
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    for x in (torch.randn(4, 5), torch.zeros(1, 5), -torch.randn(3, 5), torch.randn(0, 5)):
+        assert torch.equal(original(x), rewritten(x))
+        if x.shape[0]:
+            assert torch.equal(torch.from_numpy(session.run(None, {"e": x.numpy()})[0]), original(x))
+    rebound = DECODER.replace("        outputs = []\n", "        outputs = []\n        batch_size = 2\n")
+    assert "arange" not in rewrite(rebound, unsafe=True, select=("TRT716",))
+
+
 def test_a_graph_refused_on_another_set_is_placed_and_matched_to_the_range_index() -> None:
     """A graph that runs on the traced set and that ONNX Runtime refuses on another, at a node it
     names, is a located problem (not only named at the end), and TRT716's finding in the same file
