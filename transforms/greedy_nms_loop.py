@@ -16,6 +16,7 @@ import libcst as cst
 
 from trtcodemod.astutil import bound_names, children, code_of, int_value, strip_parens, variable_names, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.transforms._branch_building import _names_bound_by
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
 HELPER, READY, INTO = "_trt_greedy_nms", "_trt_nms_ready", "_trt_greedy_nms_into"
@@ -583,13 +584,7 @@ def _adds_one(node: cst.CSTNode) -> bool:
 
 def _reads(body: cst.BaseSuite, statement: cst.BaseStatement) -> bool:
     """Whether the loop's body reads a name ``statement`` binds (the areas computed before the loop)."""
-    bound: set[str] = set()
-    if type(statement) is cst.SimpleStatementLine:
-        for small in statement.body:
-            if type(small) is cst.Assign:
-                for target in small.targets:
-                    bound.update(bound_names(target.target))
-    return bool(bound & variable_names(body))
+    return bool(_names_bound_by(statement) & variable_names(body))
 
 
 def _column_aliases(before: list[cst.BaseStatement]) -> dict[str, tuple[str, int]]:

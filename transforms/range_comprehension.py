@@ -15,7 +15,8 @@ import libcst as cst
 
 from trtcodemod.astutil import code_of, strip_parens, variable_names, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
-from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
+from trtcodemod.transforms._runtime_scope import TRACING_HELPER
+from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_range_values"
 
@@ -44,7 +45,7 @@ class Comprehension:
     flip: bool
 
 
-class RangeComprehension(RuntimeScopeRule):
+class RangeComprehension(SizeRule):
     needs_text = (b"range(",)
     info = RuleInfo(
         id="TRT736",
@@ -52,7 +53,9 @@ class RangeComprehension(RuntimeScopeRule):
         summary="`torch.tensor([f(i) for i in range(n)])` with `n` from a shape: tracing records the example's list "
                 "as a constant; evaluate `f` on `torch.arange` of the bounds while tracing",
         doc="""\
-What it finds, in run-time code: a list of numbers made by one comprehension over `range(...)` (one `for`, no `if`),
+What it finds, in run-time code: a list of numbers made by one comprehension over `range(...)` (one `for`, no `if`)
+whose bounds hold a size of a tensor (`range(x.shape[-1])`, `w = x.size(3)`; or, with a recorded run, any range
+the observed export warned at, such as a size passed to a helper as an argument),
 whose element is arithmetic (`+ - * / // % **`, unary minus) of the index, numbers and names bound outside it, possibly
 wrapped in `list(...)`, `tuple(...)` or `reversed(...)`, and made a tensor by `torch.tensor`, `torch.as_tensor`,
 `torch.Tensor`, `torch.FloatTensor` or `torch.LongTensor` (`dtype=`, `device=` allowed): in the call itself
@@ -86,17 +89,21 @@ TensorRT versions: all (Range, arithmetic).""",
         ),
         examples=(
             Example(
-                "def prior(n, device):\n"
-                "    w = list(reversed([i / n for i in range(n)]))\n"
-                "    w = torch.tensor(w, device=device)\n"
-                "    return w\n",
-                "def prior(n, device):\n"
-                "    if not torch.jit.is_scripting() and _trt_tracing():\n"
-                "        w = _trt_range_values(lambda i: i / n, n, flip=True)\n"
-                "    else:\n"
+                "class Prior(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        n = x.shape[-1]\n"
                 "        w = list(reversed([i / n for i in range(n)]))\n"
-                "    w = (w.to(device=device) if isinstance(w, torch.Tensor) else torch.tensor(w, device=device))\n"
-                "    return w\n",
+                "        w = torch.tensor(w, device=x.device)\n"
+                "        return x * w\n",
+                "class Prior(nn.Module):\n"
+                "    def forward(self, x):\n"
+                "        n = x.shape[-1]\n"
+                "        if not torch.jit.is_scripting() and _trt_tracing():\n"
+                "            w = _trt_range_values(lambda i: i / n, n, flip=True)\n"
+                "        else:\n"
+                "            w = list(reversed([i / n for i in range(n)]))\n"
+                "        w = (w.to(device=x.device) if isinstance(w, torch.Tensor) else torch.tensor(w, device=x.device))\n"
+                "        return x * w\n",
                 unsafe=True,
             ),
         ),
@@ -104,41 +111,51 @@ TensorRT versions: all (Range, arithmetic).""",
                     "https://pytorch.org/docs/stable/onnx_torchscript.html#tracing-vs-scripting"),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: id of a statement -> its block's statements and its position there (filled as blocks are entered, read
+        #: when the statement is: the sizes bound before it are known by then).
+        self._places: dict[int, tuple[list[cst.BaseStatement], int]] = {}
+
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if not self.active() or self.context.function is None:
+        for index, statement in enumerate(node.body):
+            self._places[id(statement)] = (list(node.body), index)
+
+    def visit_SimpleStatementLine(self, statement: cst.SimpleStatementLine) -> None:
+        place = self._places.get(id(statement))
+        if place is None or not self.active() or self.context.function is None:
             return
+        body, index = place
         torch = self.context.torch_name()
         test = f"not {torch}.jit.is_scripting() and {TRACING_HELPER}()"
-        body = node.body
-        for index, statement in enumerate(body):
-            if type(statement) is not cst.SimpleStatementLine:
+        for maker, name in self._makers(statement):
+            argument = maker.args[0].value
+            if type(argument) is not cst.Name:
+                found = _comprehension(argument)
+                if found is None or not self._of_a_size(found, statement):
+                    continue
+                traced = f"{self._values(found)}{self._options(maker, name)}"
+                conditional = cst.parse_expression(f"({traced} if {test} else {code_of(maker).strip()})")
+                self.found(maker, self._message(name), Fix({maker: conditional}, safety=Safety.UNSAFE,
+                                                           helpers=(TRACING_HELPER, HELPER)))
                 continue
-            for maker, name in self._makers(statement):
-                argument = maker.args[0].value
-                if type(argument) is not cst.Name:
-                    found = _comprehension(argument)
-                    if found is None:
-                        continue
-                    traced = f"{self._values(found)}{self._options(maker, name)}"
-                    conditional = cst.parse_expression(f"({traced} if {test} else {code_of(maker).strip()})")
-                    self.found(maker, self._message(name), Fix({maker: conditional}, safety=Safety.UNSAFE,
-                                                               helpers=(TRACING_HELPER, HELPER)))
-                    continue
-                bound = self._bound_before(body, index, argument.value)
-                if bound is None:
-                    continue
-                binding, found = bound
-                variable = argument.value
-                traced = cst.parse_statement(f"{variable} = {self._values(found)}\n")
-                rewritten = cst.If(test=cst.parse_expression(test), body=cst.IndentedBlock(body=[traced]),
-                                   orelse=cst.Else(body=cst.IndentedBlock(body=[binding.with_changes(
-                                       leading_lines=())])), leading_lines=binding.leading_lines)
-                options = self._options(maker, name)
-                converted = cst.parse_expression(f"({variable}{options} if isinstance({variable}, {torch}.Tensor) "
-                                                 f"else {code_of(maker).strip()})")
-                self.found(binding, self._message(name),
-                           Fix({binding: rewritten, maker: converted}, safety=Safety.UNSAFE,
-                               helpers=(TRACING_HELPER, HELPER), covers=True))
+            bound = self._bound_before(body, index, argument.value)
+            if bound is None:
+                continue
+            binding, found = bound
+            if not self._of_a_size(found, binding) and not self.traced_at(statement):
+                continue
+            variable = argument.value
+            traced = cst.parse_statement(f"{variable} = {self._values(found)}\n")
+            rewritten = cst.If(test=cst.parse_expression(test), body=cst.IndentedBlock(body=[traced]),
+                               orelse=cst.Else(body=cst.IndentedBlock(body=[binding.with_changes(
+                                   leading_lines=())])), leading_lines=binding.leading_lines)
+            options = self._options(maker, name)
+            converted = cst.parse_expression(f"({variable}{options} if isinstance({variable}, {torch}.Tensor) "
+                                             f"else {code_of(maker).strip()})")
+            self.found(binding, self._message(name),
+                       Fix({binding: rewritten, maker: converted}, safety=Safety.UNSAFE,
+                           helpers=(TRACING_HELPER, HELPER), covers=True))
 
     def _makers(self, statement: cst.SimpleStatementLine) -> list[tuple[cst.Call, str]]:
         """The constructor calls in ``statement`` given one positional argument (and ``dtype=``/``device=``)."""
@@ -182,6 +199,19 @@ TensorRT versions: all (Range, arithmetic).""",
                 type(n) is cst.Name and n.value == variable and id(n) not in inside for n in walk(function.body)):
             return None
         return binding, found
+
+    def _of_a_size(self, found: Comprehension, statement: cst.CSTNode) -> bool:
+        """A bound of the range is a size of a tensor (or holds one), or the observed export warned at the
+        statement (a size read by `range` into Python): a range of configuration numbers is the same at every
+        input (timm's RegNet widths, computed while the model is built)."""
+        if self.traced_at(statement):
+            return True
+        for bound in found.bounds:
+            if self.size_of(bound) is not None:
+                return True
+            if any(type(n) is cst.Name and self.size_of(n) is not None for n in walk(bound)):
+                return True
+        return False
 
     def _values(self, found: Comprehension) -> str:
         bounds = ", ".join(code_of(b).strip() for b in found.bounds)

@@ -1,11 +1,12 @@
 """TRT736: a comprehension over `range(n)` made a tensor, evaluated on `torch.arange` while tracing.
 
 lafhterlearn 0.7.1's attention prior (models.py:134-137, `list(reversed([i / num_embeddings for i in
-range(num_embeddings)]))` then `torch.tensor(..., device=device)`, in our own words) and the inline forms a grid or a
+range(num_embeddings)]))` then `torch.tensor(..., device=device)`, in our own words, with the size read in the same
+function; in lafhterlearn it is a helper's argument, which migrate takes where the observed export warns) and the inline forms a grid or a
 scale table takes (`torch.tensor([i * s + 0.5 for i in range(w)])`, integer steps with `range(a, b, c)`): the
 rewrite's text, eager mode unchanged, and the TorchScript export of the rewritten model following the width in ONNX
 Runtime where the original's graph keeps the example's list. Not taken: a comprehension with an `if`, one calling a
-function, one whose list is read elsewhere.
+function, one whose list is read elsewhere, one over a range of configuration numbers (timm's RegNet widths).
 """
 
 from __future__ import annotations
@@ -27,19 +28,16 @@ from torch import nn
 
 
 class Prior(nn.Module):
-    @staticmethod
-    def initial_weights(batch_size, num_embeddings, device):
+    def forward(self, x):
+        b, w = x.shape[0], x.shape[-1]
+        num_embeddings, device = x.shape[1], x.device
         weights = list(
             reversed([i / num_embeddings for i in range(num_embeddings)])
         )
         weights = torch.tensor(weights, device=device)
-        return weights.unsqueeze(0).repeat(batch_size, 1)
-
-    def forward(self, x):
-        b, w = x.shape[0], x.shape[-1]
+        prior = weights.unsqueeze(0).repeat(b, 1)
         grid = torch.tensor([i * 2.5 + 0.5 for i in range(w)])
         steps = torch.LongTensor([-(i // 2) for i in range(1, w + 1, 2)])
-        prior = self.initial_weights(b, w, x.device)
         return x * prior + grid, steps
 '''
 
@@ -94,6 +92,8 @@ def test_other_comprehensions_are_left() -> None:
                     "[abs(i) / num_embeddings for i in range(num_embeddings)]"):
         assert rules_found(SOURCE.replace("[i / num_embeddings for i in range(num_embeddings)]", changed),
                            select=RULE) == ["TRT736"] * 2
+    config = "import torch\n\n\ndef groups(num_stages, size):\n    return torch.tensor([size for _ in range(num_stages)])\n"
+    assert rules_found(config, select=RULE) == []
     read_twice = SOURCE.replace("weights = torch.tensor(weights, device=device)",
                                 "weights = torch.tensor(weights, device=device) * len(weights)")
     assert rules_found(read_twice, select=RULE) == ["TRT736"] * 2
