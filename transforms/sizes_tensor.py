@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, code_of, method_call, short_code, strip_parens, variable_names, walk
+from trtcodemod.astutil import bound_names, code_of, method_call, short_code, strip_parens, variable_names
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
+from trtcodemod.scopes import scope_bindings
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
 from trtcodemod.transforms._size_facts import SizeRule
 
@@ -119,12 +120,12 @@ The legacy constructor given one list or tuple display, `torch.Tensor([...])`, i
 `torch.tensor` of the default float dtype (given sizes, `torch.Tensor(b, h, w)`, it is TRT349's).
 
 It also finds an index built in Python from one size: `x[list(range(x.shape[0])), k]`,
-`x[range(n)]` or `x[tuple(range(n))]`, also through a name the function binds once to such a range whose
-bounds it never rebinds (lafhterlearn's decoder: `batch_indices = range(batch_size)`, then
+`x[range(n)]` or `x[tuple(range(n))]` (also through a name the function binds once to such a range and whose
+bounds it never rebinds: lafhterlearn's decoder binds `batch_indices = range(batch_size)` and writes
 `y_hat_prev[batch_indices, top] = 1.0` at each step; the index becomes `torch.arange(batch_size)`, the name
-keeps its range) (with `n` a size of a tensor, or a size of the very value
+keeps its range), with `n` a size of a tensor, or a size of the very value
 indexed, whatever made it: `times[list(range(times.shape[0])), ki]` in kornia's DeFMO, with
-`times` a buffer repeated to the batch).
+`times` a buffer repeated to the batch.
 
 Why it hurts: under the TorchScript exporter each size is a traced 0-d tensor, but
 `torch.as_tensor` and `torch.tensor` copy the Python list into a new tensor, reading every
@@ -736,27 +737,13 @@ Applies to every TensorRT version.""",
         function = self.context.function
         if function is None:
             return None
-        bindings: dict[str, list[cst.BaseExpression | None]] = {}
-        for node in walk(function.body):
-            if type(node) is cst.Assign:
-                for target in node.targets:
-                    for bound in bound_names(target.target):
-                        value = node.value if type(target.target) is cst.Name else None
-                        bindings.setdefault(bound, []).append(value)
-            elif type(node) in (cst.AugAssign, cst.AnnAssign) and type(node.target) is cst.Name:
-                bindings.setdefault(node.target.value, []).append(None)
-            elif type(node) in (cst.For, cst.CompFor):
-                for bound in bound_names(node.target):
-                    bindings.setdefault(bound, []).append(None)
+        bindings = scope_bindings(function)  # parameters, loop targets and augmented assignments count as bindings
         values = bindings.get(name, [])
         if len(values) != 1 or values[0] is None:
             return None
         bounds = self._range_bounds(values[0])
         if bounds is None or any(len(bindings.get(n, [])) > 1 for b in bounds for n in variable_names(b)):
             return None
-        params = {p.name.value for p in function.params.params}
-        if any(n in params and n in bindings for b in bounds for n in variable_names(b)):
-            return None  # a parameter rebound in the body
         return bounds
 
     def _own_size(self, bound: cst.BaseExpression, indexed: cst.BaseExpression) -> bool:

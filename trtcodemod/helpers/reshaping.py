@@ -8,6 +8,8 @@ past the input's rank), and TensorRT reads the 0 the same way. The helper is ``v
 itself outside a TorchScript export. While the exporter traces, it reshapes through sizes that are
 never 0: every size is raised to at least 1, the flat input gets as many zeros appended as the raised
 sizes need beyond the true ones (none unless a size is 0), and each axis is cut back to its size.
+
+TRT399's ``_trt_resize`` is here too: the deprecated out-of-place ``Tensor.resize`` as a ``reshape`` while exporting.
 """
 
 import torch
