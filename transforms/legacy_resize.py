@@ -39,9 +39,10 @@ Why it hurts: the out-of-place `resize` is deprecated (PyTorch warns) and runs a
 viewed at the sizes. The TorchScript exporter records it as a Python operator and stops: `RuntimeError:
 unordered_map::at` at the call (torch 2.13), after a TracerWarning for the count's comparison.
 
-The rewrite: `x.resize(b, w, n)` → `_trt_resize(x, b, w, n)`. While `torch.onnx.export` runs (either exporter) the
-helper returns `x.reshape(...)` with the same sizes; everywhere else it calls `x.resize(...)` itself, so eager values, warnings and gradients are as
-before.
+The rewrite: `x.resize(b, w, n)` → `_trt_resize(x, [b, w, n])`. While `torch.onnx.export` runs (either exporter) the
+helper returns `x.reshape(...)` with the same sizes; everywhere else it calls `x.resize(b, w, n)` itself, so eager
+values, warnings and gradients are as before, and a scripted caller (TorchScript compiles the helper, its sizes one
+list) runs `resize` as the original did.
 
 Fix safety: safe. The helper reshapes only a `torch.Tensor` (anything else keeps its own `resize`). `reshape` of the
 same sizes gives the values `resize` gives (the tensor in row-major order,
@@ -59,7 +60,7 @@ TensorRT versions: all (a Reshape).""",
                 "def forward(self, x):\n"
                 "    output = self.vgg(x)\n"
                 "    b, c, h, w = output.size()\n"
-                "    return _trt_resize(output.transpose(1, 3), b, w, h * c)\n",
+                "    return _trt_resize(output.transpose(1, 3), [b, w, h * c])\n",
             ),
         ),
         references=(
@@ -77,7 +78,8 @@ TensorRT versions: all (a Reshape).""",
         receiver = parts[0]
         if self.context.qualified_names(receiver) or not (self.is_tensor(receiver) or _tensor_method(receiver)):
             return
-        call = helper_call(HELPER, receiver, *[a.value for a in node.args])
+        sizes = cst.List(elements=[cst.Element(a.value, comma=a.comma) for a in node.args])
+        call = helper_call(HELPER, receiver, sizes)
         self.found(node, f"`{short_code(node)}`: the deprecated out-of-place `resize` runs as an autograd Function "
                          "that the TorchScript exporter stops at (\"unordered_map::at\"); "
                          f"`{HELPER}` reshapes to the same sizes while exporting",

@@ -48,8 +48,8 @@ def _inputs(batch: int, width: int, seed: int, scale: float = 1.0) -> torch.Tens
 def test_each_resize_becomes_the_helper() -> None:
     assert rules_found(SOURCE, select=RULE) == ["TRT399"] * 2
     after = rewrite(SOURCE, select=RULE)
-    assert "flat = _trt_resize(output.transpose(1, 3), batch_size, w, h * f_maps)" in after
-    assert "flat + _trt_resize(output.permute(0, 3, 2, 1), batch_size, w, h * f_maps).flip(2)" in after
+    assert "flat = _trt_resize(output.transpose(1, 3), [batch_size, w, h * f_maps])" in after
+    assert "flat + _trt_resize(output.permute(0, 3, 2, 1), [batch_size, w, h * f_maps]).flip(2)" in after
 
 
 def test_eager_values_gradients_and_warnings_are_unchanged(tmp_path) -> None:
@@ -90,12 +90,23 @@ def test_the_original_stops_the_export_and_the_rewritten_graph_follows_the_sizes
 
 def test_what_is_not_a_tensor_keeps_its_own_resize() -> None:
     array = np.arange(6.0)
-    assert _trt_resize(array, 2, 3) is None and array.shape == (2, 3)  # NumPy's resize is in place
+    assert _trt_resize(array, [2, 3]) is None and array.shape == (2, 3)  # NumPy's resize is in place
 
     class Image:
         def resize(self, size):
             return ("resized", size)
 
-    assert _trt_resize(Image(), (4, 5)) == ("resized", (4, 5))
+    assert _trt_resize(Image(), [(4, 5)]) == ("resized", (4, 5))
     with pytest.raises(RuntimeError):  # a count that differs raises, as `resize` does
-        _trt_resize(torch.zeros(2, 3), 4, 2)
+        _trt_resize(torch.zeros(2, 3), [4, 2])
+
+
+def test_a_scripted_caller_still_compiles_and_resizes_the_same(tmp_path) -> None:
+    # the original `x.resize(b, w, n)` scripts; the helper, its sizes one list, does too
+    torch.manual_seed(0)
+    before = torch.jit.script(import_source(SOURCE, tmp_path)["Encoder"]())
+    after_module = import_source(rewrite(SOURCE, select=RULE), tmp_path)["Encoder"]()
+    after_module.load_state_dict(before.state_dict())
+    after = torch.jit.script(after_module)
+    for x in (_inputs(2, 6, 1), torch.zeros(1, 1, 4, 3), -_inputs(3, 5, 2)):
+        assert torch.equal(before(x), after(x))

@@ -66,14 +66,18 @@ def _trt_reshape_sizes_eager(x, sizes, copy):
     return out
 
 
-def _trt_resize(tensor, *sizes):
+def _trt_resize(tensor, sizes):
+    # type: (Tensor, List[int]) -> Tensor
     """``tensor.resize(*sizes)``; while ``torch.onnx.export`` traces the model, the same values by ``reshape``.
 
     The deprecated out-of-place ``Tensor.resize`` is an autograd Function (``torch.autograd._functions.Resize``)
     that compares element counts in Python and returns the contiguous input viewed at ``sizes``: the
     TorchScript exporter stops at it ("unordered_map::at"). ``reshape`` gives the same values, and raises where
     the counts differ as ``resize`` does. Anything but a tensor (a PIL image, a NumPy array) keeps its own
-    ``resize``."""
-    if not torch.jit.is_scripting() and isinstance(tensor, torch.Tensor) and _trt_onnx_exporting():
-        return tensor.reshape(sizes)
-    return tensor.resize(*sizes)
+    ``resize``. The sizes come as one list so that TorchScript compiles the helper: a scripted caller runs
+    ``resize`` of the list, as it ran ``resize`` of the sizes."""
+    if not torch.jit.is_scripting():
+        if isinstance(tensor, torch.Tensor) and _trt_onnx_exporting():
+            return tensor.reshape(sizes)
+        return tensor.resize(*sizes)
+    return tensor.resize(sizes)
