@@ -68,8 +68,9 @@ Why it hurts: a traced export (the TorchScript exporter) runs the comprehension 
 registered as constants"): the graph keeps the example's length and values at every size, and fails or differs
 where the size changes (lafhterlearn's decoder: an Expand refused at another width).
 
-The rewrite: while tracing (`not torch.jit.is_scripting() and _trt_tracing()`), `_trt_range_values(lambda i:
-<element>, <bounds>, flip=<reversed>)` evaluates the element on `torch.arange(<bounds>)` at once, then the
+The rewrite: while tracing (`not torch.jit.is_scripting() and _trt_tracing()`), `_trt_range_values(<element with
+the index replaced by torch.arange(<bounds>)>, torch.arange(<bounds>), flip=<reversed>)` evaluates the element on the
+whole range at once (no lambda: a function TorchScript compiled before still compiles), then the
 constructor's dtype and device are applied with `.to(...)`; otherwise the statements run as written. A bound list
 keeps its statement for eager code under `else:`, and the constructor becomes `(w.to(...) if isinstance(w,
 torch.Tensor) else torch.tensor(w, ...))`.
@@ -99,7 +100,7 @@ TensorRT versions: all (Range, arithmetic).""",
                 "    def forward(self, x):\n"
                 "        n = x.shape[-1]\n"
                 "        if not torch.jit.is_scripting() and _trt_tracing():\n"
-                "            w = _trt_range_values(lambda i: i / n, n, flip=True)\n"
+                "            w = _trt_range_values((torch.arange(n)) / n, torch.arange(n), flip=True)\n"
                 "        else:\n"
                 "            w = list(reversed([i / n for i in range(n)]))\n"
                 "        w = (w.to(device=x.device) if isinstance(w, torch.Tensor) else torch.tensor(w, device=x.device))\n"
@@ -160,8 +161,12 @@ TensorRT versions: all (Range, arithmetic).""",
     def _makers(self, statement: cst.SimpleStatementLine) -> list[tuple[cst.Call, str]]:
         """The constructor calls in ``statement`` given one positional argument (and ``dtype=``/``device=``)."""
         out = []
+        # a constructor this rule already kept for eager code, under `... if _trt_tracing() else <it>`
+        kept = {id(n) for e in walk(statement) if type(e) is cst.IfExp
+                and TRACING_HELPER in {x.value for x in walk(e.test) if type(x) is cst.Name} for n in walk(e.orelse)}
         for node in walk(statement):
-            if type(node) is not cst.Call or not node.args or node.args[0].keyword is not None or node.args[0].star:
+            if type(node) is not cst.Call or not node.args or node.args[0].keyword is not None or node.args[0].star \
+                    or id(node) in kept:
                 continue
             name = self.context.refers_to(node.func, *_MAKERS)
             if name is None or any(a.keyword is None or a.keyword.value not in ("dtype", "device")
@@ -216,7 +221,12 @@ TensorRT versions: all (Range, arithmetic).""",
     def _values(self, found: Comprehension) -> str:
         bounds = ", ".join(code_of(b).strip() for b in found.bounds)
         flip = ", flip=True" if found.flip else ""
-        return f"{HELPER}(lambda {found.index}: {code_of(found.element).strip()}, {bounds}{flip})"
+        torch = self.context.torch_name()
+        index = f"{torch}.arange({bounds})"
+        # the index replaced by the range as a tensor: no lambda, which TorchScript would refuse to compile in a
+        # function it compiled before (the branch written for the trace is compiled too where it is an expression)
+        element = code_of(found.element.visit(_Substitute(found.index, cst.parse_expression(index)))).strip()
+        return f"{HELPER}({element}, {index}{flip})"
 
     def _options(self, maker: cst.Call, name: str) -> str:
         """``.to(...)`` with the constructor's dtype and device ('' where it sets neither)."""
@@ -262,6 +272,19 @@ def _comprehension(value: cst.BaseExpression) -> Comprehension | None:
     if any(type(n) is cst.UnaryOperation and type(n.operator) not in (cst.Minus, cst.Plus) for n in walk(element)):
         return None
     return Comprehension(index, element, tuple(a.value for a in iterator.args), flip)
+
+
+class _Substitute(cst.CSTTransformer):
+    """Every name ``index`` in an element (names and arithmetic only) replaced by ``value``, parenthesised."""
+
+    def __init__(self, index: str, value: cst.BaseExpression) -> None:
+        super().__init__()
+        self.index, self.value = index, value
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.BaseExpression:
+        if updated.value != self.index:
+            return updated
+        return self.value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
 
 
 RULES = (RangeComprehension,)

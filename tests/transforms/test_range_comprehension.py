@@ -49,11 +49,31 @@ def _inputs(batch: int, width: int, seed: int) -> torch.Tensor:
 def test_the_three_lists_are_rewritten() -> None:
     assert rules_found(SOURCE, select=RULE) == ["TRT736"] * 3
     after = rewrite(SOURCE, unsafe=True, select=RULE)
-    assert "weights = _trt_range_values(lambda i: i / num_embeddings, num_embeddings, flip=True)" in after
-    assert ("weights = (weights.to(device=device) if isinstance(weights, torch.Tensor) else "
-            "torch.tensor(weights, device=device))") in after
-    assert "(_trt_range_values(lambda i: i * 2.5 + 0.5, w) if not torch.jit.is_scripting() and _trt_tracing()" in after
-    assert "_trt_range_values(lambda i: -(i // 2), 1, w + 1, 2).to(dtype=torch.long)" in after
+    lines = after.splitlines()
+    assert ("            weights = _trt_range_values((torch.arange(num_embeddings)) / num_embeddings, "
+            "torch.arange(num_embeddings), flip=True)") in lines
+    assert ("        weights = (weights.to(device=device) if isinstance(weights, torch.Tensor) else "
+            "torch.tensor(weights, device=device))") in lines
+    assert ("        grid = (_trt_range_values((torch.arange(w)) * 2.5 + 0.5, torch.arange(w)) if not "
+            "torch.jit.is_scripting() and _trt_tracing() else torch.tensor([i * 2.5 + 0.5 for i in range(w)]))") in lines
+    assert ("        steps = (_trt_range_values(-((torch.arange(1, w + 1, 2)) // 2), torch.arange(1, w + 1, 2))"
+            ".to(dtype=torch.long) if not torch.jit.is_scripting() and _trt_tracing() else "
+            "torch.LongTensor([-(i // 2) for i in range(1, w + 1, 2)]))") in lines
+    assert rewrite(after, unsafe=True, select=RULE) == after  # once rewritten, left
+
+
+def test_a_scripted_caller_still_compiles(tmp_path) -> None:
+    # the comprehensions script; the rewrite writes no lambda, so the rewritten module scripts too and runs the
+    # comprehensions (the tracing branch is never taken there)
+    # (TorchScript has no `reversed` of a list: the prior's list is bound without it here)
+    scriptable = SOURCE.replace("list(\n            reversed([i / num_embeddings for i in range(num_embeddings)])\n        )",
+                                "[i / num_embeddings for i in range(num_embeddings)]")
+    assert scriptable != SOURCE and rules_found(scriptable, select=RULE) == ["TRT736"] * 3
+    before = torch.jit.script(import_source(scriptable, tmp_path)["Prior"]())
+    after = torch.jit.script(import_source(rewrite(scriptable, unsafe=True, select=RULE), tmp_path)["Prior"]())
+    for x in (_inputs(2, 5, 1), -_inputs(3, 8, 2)):
+        for a, b in zip(before(x), after(x)):
+            assert torch.equal(a, b) and a.dtype == b.dtype
 
 
 def test_eager_mode_is_unchanged(tmp_path) -> None:
