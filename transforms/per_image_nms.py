@@ -63,10 +63,11 @@ _NEW_TENSOR_METHODS = frozenset({"sigmoid", "exp", "log", "sqrt", "abs", "neg", 
 _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop's images along its first axis and "
                "the same number of candidates per image along its second; an image that an `if <no rows>: "
                "continue` skips would append no rows, and where the loop writes a list made before it by the "
-               "image's index, the entry it keeps (an empty tensor) is the image's rows, none, in their dtype, device "
-               "and columns; a stop at the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not "
-               "taken, nor YOLOv5/v7's `elif n > max_nms:` pre-cap after `if not n: continue` (no image has more "
-               "candidates than it); a row made one value or a column (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
+               "image's index, or appends an empty entry before `continue`, the entry it keeps (an empty tensor, or "
+               "a tuple or dict of them) is the image's rows, none, in their dtype, device and columns; a stop at "
+               "the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not taken, nor a pre-cap on "
+               "what NMS takes (YOLOv5/v7's `elif n > max_nms:` after `if not n: continue`, YOLO-NAS's `if n > "
+               "nms_top_k:` top-k): no image has more candidates than its limit; a row made one value or a column (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
                "1)`) holds one value, and so does a mask whose positions are made one axis (`m.nonzero().squeeze(1)`, `view(-1)`, "
                "`flatten()`: its `nonzero()` has one column); a value "
                "the body computes without the "
@@ -183,6 +184,12 @@ class Flattener:
         self.loop_bound: set[str] = set()
         #: The batch tensor whose images are read transposed (their candidates on its third axis), if any.
         self.transposed: str | None = None
+        #: The list the loop appends each image's rows or entry to, and that entry as the body's last statement
+        #: makes it: a skip may append the image's empty entry there first (:meth:`skip`).
+        self.filled: str | None = None
+        self.entry_made: cst.BaseExpression | None = None
+        #: Whether that list holds one entry an image (a bare skip would leave an image out of it).
+        self.per_image_list = False
 
     def _image_of(self, node: cst.BaseExpression) -> str | None:
         """The batch tensor ``node`` reads one image of (``x[i]``, or a name bound to each image of ``x``)."""
@@ -421,10 +428,84 @@ class Flattener:
             if self.expression(self._counted(left))[1].name != "rows":
                 raise Decline
 
+    def skip(self, statement: cst.If) -> bool:
+        """``if <no rows>: continue`` (:meth:`empty_test`), or with the image's empty entry appended to the loop's list
+        first (YOLO-NAS's ``postprocess``: ``results.append((torch.empty(0, 4), torch.empty(0), ...))``): an image
+        without rows makes no flattened rows, and its entry of a list made from them is empty. True where taken,
+        False where ``statement`` is no skip; :class:`Decline` for a skip the flattening cannot take (a bare one
+        that leaves an image out of a list of one entry an image, another list, or an entry that is not empty)."""
+        found = _skip_parts(statement)
+        if found is None:
+            return False
+        listed, appended = found
+        if listed is None and self.per_image_list:
+            raise Decline
+        if listed is not None and (listed != self.filled or self.entry_made is None
+                                   or not _empty_entry(self.rule.context, appended, self.entry_made)):
+            raise Decline
+        self.empty_test(statement.test)
+        if statement.orelse is not None:
+            self.pre_cap(statement.orelse)
+        return True
+
+    def top_k_pre_cap(self, statement: cst.If) -> bool:
+        """``if boxes.shape[0] > nms_top_k: top = scores.topk(nms_top_k).indices; boxes = boxes[top]; ...``
+        (YOLO-NAS's ``postprocess``, super-gradients' ``nms_top_k``: the image's candidates cut to the best ones
+        before NMS): left out while tracing, as YOLOv5/v7's ``elif n > max_nms:`` is, where the assumption is that
+        no image has more candidates than the limit. The block binds names of its own (the picks) and then only
+        picks rows or positions bound before by them (``x = x[top]``). True where taken."""
+        test = strip_parens(statement.test)
+        body = statement.body.body if type(statement.body) is cst.IndentedBlock else ()
+        if statement.orelse is not None or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual) \
+                or self._dynamic(test.comparisons[0].comparator) or not body:
+            return False
+        left = strip_parens(test.left)
+        try:
+            counted = type(left) is cst.Name and self.env.get(left.value, STATIC).name == "count" \
+                or self.expression(self._counted(left))[1].name in ("rows", "index")
+        except (Decline, KeyError):
+            return False
+        if not counted:
+            return False
+        picks: set[str] = set()
+        repicked = False
+        for line in body:
+            if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign \
+                    or len(line.body[0].targets) != 1 or type(line.body[0].targets[0].target) is not cst.Name:
+                return False
+            name, value = line.body[0].targets[0].target.value, strip_parens(line.body[0].value)
+            if any(type(n) is cst.Attribute and n.attr.value.endswith("_") and not n.attr.value.startswith("_")
+                   for n in walk(value)):
+                return False  # an in-place method writes what the loop reads next
+            if name in self.env and self.env[name].name in ("rows", "index"):
+                at = value.slice[0].slice if type(value) is cst.Subscript and len(value.slice) == 1 else None
+                if type(value.value if type(value) is cst.Subscript else None) is not cst.Name \
+                        or value.value.value != name or type(at) is not cst.Index \
+                        or type(strip_parens(at.value)) is not cst.Name or strip_parens(at.value).value not in picks:
+                    return False
+                repicked = True
+            elif name in self.env or name in self.items or name == self.index or name in picks:
+                return False
+            else:
+                picks.add(name)
+        if not repicked:
+            return False
+        for name in picks:
+            self._bind(name, Kind("stale"))  # the block's own names: read after it, the loop is kept
+        return True
+
     def entry(self, value: cst.BaseExpression) -> tuple[str, str]:
         """(every image's entry flattened, the images of its rows) of a list entry: a dict with string keys whose
-        values are rows of the same images, or rows (else :class:`Decline`)."""
+        values are rows of the same images, a tuple of such rows, or rows (else :class:`Decline`)."""
         value = strip_parens(value)
+        if type(value) is cst.Tuple:
+            # `results.append((boxes[keep], scores[keep], labels[keep]))` (YOLO-NAS's `postprocess`)
+            if not value.elements or any(type(e) is not cst.Element for e in value.elements):
+                raise Decline
+            parts = [self.expression(e.value) for e in value.elements]
+            image = _one_image(parts)
+            return f"({', '.join(text for text, _ in parts)}{',' if len(parts) == 1 else ''})", image
         if type(value) is not cst.Dict:
             text, kind = self.expression(value)
             if kind.name != "rows":
@@ -684,6 +765,8 @@ class Flattener:
         """An ``if`` of the body other than ``if <no rows>: continue``: a per-image cap (:meth:`capped`), or a test
         of a value the same for every image (``if max_num > 0:``, ``elif``, ``else``) around statements the flattener
         carries over: the same test around them flattened. A name each way binds must be of one kind after either."""
+        if self.top_k_pre_cap(statement):
+            return ""
         capped = self.capped(statement)
         if capped is not None:
             return capped
@@ -749,16 +832,17 @@ class Flattener:
         if merged is None:
             raise Decline  # a name of rows one way and of another kind (or unbound) the other
         env, images = merged
+        named = {image: name for name, image in sorted(images.items(), reverse=True)}  # one name an image
         text = []
         for (header, lines), (branch_env, _) in zip(blocks, ends):
             text.append(header)
             # Each way's images of a name whose rows are picked differently (YOLOv5's `if multi_label:`, a pick by
             # (row, class) pairs, or `else:`, by each row's best class): kept in one name, set the same way.
             lines = [*(line for line in lines if line != "pass"),
-                     *(f"{image} = {branch_env[name].image}" for name, image in images.items())] or ["pass"]
+                     *(f"{image} = {branch_env[name].image}" for image, name in sorted(named.items()))] or ["pass"]
             text += ["    " + line for line in lines]
         if len(ends) > len(blocks) and images:  # no `else`: the names keep what they were bound to before
-            text += ["else:", *(f"    {image} = {start[0][name].image}" for name, image in images.items())]
+            text += ["else:", *(f"    {image} = {start[0][name].image}" for image, name in sorted(named.items()))]
         self.env, self.fresh = env, set.intersection(*(fresh for _, fresh in ends))
         return "\n".join(text)
 
@@ -771,13 +855,19 @@ class Flattener:
             return dict(first), {}
         merged: dict[str, Kind] = {}
         images: dict[str, str] = {}
-        for name in set().union(*envs):
+        # Names whose images are the same each way share one name for them (YOLO-NAS's boxes, scores and classes,
+        # picked by (row, class) pairs one way and by a mask the other): still rows of one image after the chain.
+        shared: dict[tuple[str, ...], str] = {}
+        for name in sorted(set().union(*envs)):
             kinds = [env.get(name) for env in envs]
             if all(k == kinds[0] for k in kinds):
                 merged[name] = kinds[0]  # type: ignore[assignment]
             elif all(k is not None and k.name == kinds[0].name and k.name in ("rows", "index") for k in kinds):
-                self.hoisted += 1
-                images[name] = f"{_IMAGE}_{self.hoisted}"
+                ways = tuple(k.image for k in kinds)  # type: ignore[union-attr]
+                if ways not in shared:
+                    self.hoisted += 1
+                    shared[ways] = f"{_IMAGE}_{self.hoisted}"
+                images[name] = shared[ways]
                 merged[name] = Kind(kinds[0].name, images[name], mask=all(k.mask for k in kinds))  # type: ignore[union-attr]
             else:
                 merged[name] = Kind("stale")  # bound one way only, or of other kinds: not read after
@@ -789,6 +879,8 @@ class Flattener:
             raise Decline
         lines = []
         for statement in block.body:
+            if type(statement) is cst.If and self.skip(statement):
+                continue  # an image without rows makes no rows below: the flattened rows skip it alike
             if type(statement) is cst.If:
                 lines += [text for text in [self.conditional(statement)] if text]
             elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
@@ -1169,6 +1261,64 @@ def _rows_kept(args: Sequence[cst.Arg]) -> bool:
         and int_value(first.expression) == 1 and all((int_value(a.value) or 0) > 0 for a in args[1:])
 
 
+def _skip_parts(statement: cst.BaseStatement) -> tuple[str | None, cst.BaseExpression | None] | None:
+    """(the list, the entry) of ``if <test>: <list>.append(<entry>); continue``, ``(None, None)`` of ``if <test>:
+    continue`` (no ``else``, or an ``elif``: YOLOv5/v7's pre-cap); None for anything else.
+    :meth:`Flattener.empty_test` judges the test."""
+    if type(statement) is not cst.If or not (statement.orelse is None or type(statement.orelse) is cst.If) \
+            or type(statement.body) is not cst.IndentedBlock \
+            or any(type(line) is not cst.SimpleStatementLine for line in statement.body.body):
+        return None
+    small = [s for line in statement.body.body for s in line.body]
+    if not small or type(small[-1]) is not cst.Continue:
+        return None
+    if len(small) == 1:
+        return None, None
+    appended = small[0]
+    if len(small) != 2 or type(appended) is not cst.Expr or type(appended.value) is not cst.Call:
+        return None
+    call = appended.value
+    if type(call.func) is not cst.Attribute or call.func.attr.value != "append" or type(call.func.value) is not cst.Name \
+            or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+        return None
+    return call.func.value.value, call.args[0].value
+
+
+#: Tensor factories of an empty tensor: ``torch.empty(0, 4)``, ``torch.zeros((0, 6), device=d)``, ``x.new_zeros(0)``.
+_EMPTY_FACTORIES = ("torch.empty", "torch.zeros", "torch.ones")
+
+
+def _empty_entry(context: FileContext, entry: cst.BaseExpression, made: cst.BaseExpression) -> bool:
+    """Is ``entry`` an empty tensor (none along the first axis) where ``made`` is rows, or a tuple or dict of such
+    in the shape of ``made`` (as many values, the same keys)? Its dtype, device and other sizes are the assumption's:
+    those of the rows an image without candidates would give."""
+    entry, made = strip_parens(entry), strip_parens(made)
+    if type(made) is cst.Tuple:
+        return type(entry) is cst.Tuple and len(entry.elements) == len(made.elements) \
+            and all(type(e) is cst.Element and _empty_tensor(context, e.value) for e in entry.elements)
+    if type(made) is cst.Dict:
+        keys = [code_of(e.key).strip() for e in made.elements if type(e) is cst.DictElement]
+        return type(entry) is cst.Dict and all(type(e) is cst.DictElement for e in entry.elements) \
+            and sorted(code_of(e.key).strip() for e in entry.elements) == sorted(keys) \
+            and all(_empty_tensor(context, e.value) for e in entry.elements)
+    return _empty_tensor(context, entry)
+
+
+def _empty_tensor(context: FileContext, node: cst.BaseExpression) -> bool:
+    """``torch.empty(0, 4, ...)``, ``torch.zeros((0, 6), ...)``, ``x.new_empty((0, 4))``: a first size of 0."""
+    node = strip_parens(node)
+    if type(node) is not cst.Call or not node.args or node.args[0].keyword is not None or node.args[0].star:
+        return False
+    method = type(node.func) is cst.Attribute and not context.qualified_names(node.func) \
+        and node.func.attr.value in ("new_empty", "new_zeros", "new_ones")
+    if not method and not context.refers_to(node.func, *_EMPTY_FACTORIES):
+        return False
+    sizes = strip_parens(node.args[0].value)
+    first = sizes.elements[0].value if type(sizes) in (cst.Tuple, cst.List) and sizes.elements else sizes
+    return int_value(first) == 0 and all(a.keyword is None or a.keyword.value in ("dtype", "device", "layout")
+                                         for a in node.args)
+
+
 def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
     """Does one of ``names`` (bound somewhere in a loop's body) get read in ``statements``, in order, before this
     iteration binds it (``bound``: bound so far)? The flattened statements run once: a value carried from one image
@@ -1422,7 +1572,13 @@ axis (`torch.cat(rows)`), whose body is assignments that
   untransposed); split a row's columns (`cx, cy, w, h = boxes.unbind(1)`) and join them again
   (`torch.stack((x1, y1, x2, y2), 1)`, along an axis after the candidates');
 - count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
-  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
+  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it); so is a
+  pre-cap standing alone, `if boxes.shape[0] > nms_top_k:` whose block binds names of its own and re-picks rows
+  bound before by them (YOLO-NAS's `top = scores.topk(nms_top_k).indices`, `boxes = boxes[top]`, ...);
+- skip an image without rows after appending its empty entry to the loop's list, `results.append((torch.empty(0,
+  4), torch.empty(0), torch.empty(0, dtype=torch.long)))` / `continue` (modern-yolonas's `postprocess`; also in an
+  `if` on a setting, a dict of empties with the entry's keys, `new_zeros((0, 4))`): the image has no flattened
+  rows, and its entry of the list made from them is empty;
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
   `t.new_full((keep.shape[0], 1), i)`, `torch.full((keep.numel(), 1), float(i))` of positions: a float fill, so
@@ -1446,10 +1602,11 @@ The `if` around a cap whose test is the cap's own (`n > k`, `n >= k`) is dropped
 `[:k]` keeps every position. A test the same for every image stays, around the flattened statements.
 
 A list used otherwise after the loop (returned, one entry an image: Holocron's YOLO `_post_process`
-appends `{{"boxes": coords[kept], "scores": ..., "labels": ...}}`) is made while tracing by
-`{LIST_HELPER}` from the flattened entry (a dict of rows of the same images, or rows) and each
-row's image: entry `j` is image `j`'s rows in the loop's order (an `if <no rows>: continue` would
-leave an image out of it: not taken). The list also carries the flattened rows and their images, which
+appends `{{"boxes": coords[kept], "scores": ..., "labels": ...}}`, modern-yolonas's `postprocess` a tuple
+`(boxes[keep], scores[keep], labels[keep])`) is made while tracing by `{LIST_HELPER}` from the flattened
+entry (a dict or tuple of rows of the same images, or rows) and each row's image: entry `j` is image `j`'s
+rows in the loop's order (a bare `if <no rows>: continue` would leave an image out of it: not taken; one that
+appends the image's empty entry first is). The list also carries the flattened rows and their images, which
 a caller that flattens it again with the image's index takes as they are (TRT361); the test is
 `not torch.jit.is_scripting() and {TRACING_HELPER}()` (a script compiles none of it). A list made
 before the loop with one empty tensor an image, `output = [torch.zeros((0, 6), ...)] *
@@ -1818,9 +1975,13 @@ tracing branch leaves them bound).""",
             # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
             # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
             per_image = not self._only_concatenated_after(block, position, target)
-            if per_image and any(type(s) is cst.If and self._skips_empty(s) for s in small):
+            if per_image and any(_skip_parts(s) == (None, None) for s in small):
                 return "it skips images (`continue`) while filling a list of one entry an image"
         flattener = Flattener(self, index, items, masks=self._compared_before(block, position))
+        # A list written by the image's index keeps its empty default for an image a bare skip leaves out
+        flattener.per_image_list = per_image and written is None
+        if written is None:
+            flattener.filled, flattener.entry_made = target, append.value.args[0].value
         flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
                                 and type(n.target) is cst.Name}
         for assigned in walk(node.body):  # `a, b = ...` binds each
@@ -1836,10 +1997,7 @@ tracing branch leaves them bound).""",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
             for statement in small[:-1]:
-                if type(statement) is cst.If and self._skips_empty(statement):
-                    flattener.empty_test(statement.test)
-                    if statement.orelse is not None:
-                        flattener.pre_cap(statement.orelse)
+                if type(statement) is cst.If and flattener.skip(statement):
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
                 text = flattener.conditional(statement) if type(statement) is cst.If \
                     else flattener.assignment(statement)
@@ -1930,14 +2088,6 @@ tracing branch leaves them bound).""",
             if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
                 return False
         return False
-
-    @staticmethod
-    def _skips_empty(statement: cst.BaseStatement) -> bool:
-        """``if <test>: continue`` (no ``else``); :meth:`Flattener.empty_test` judges the test."""
-        return type(statement) is cst.If and (statement.orelse is None or type(statement.orelse) is cst.If) \
-            and type(statement.body) is cst.IndentedBlock \
-            and len(statement.body.body) == 1 and type(statement.body.body[0]) is cst.SimpleStatementLine \
-            and len(statement.body.body[0].body) == 1 and type(statement.body.body[0].body[0]) is cst.Continue
 
     def _runs_nms(self, node: cst.For) -> bool:
         """Does the body call NMS (torchvision's, or a function or method named for it)? A name that says it runs

@@ -56,9 +56,13 @@ YOLOv5/v7's `non_max_suppression`) into one tensor of rows with an image-index c
 `rows.append(torch.cat([det['boxes'], ...,
 torch.full_like(det['scores'][:, None], i)], 1))` / `torch.cat(rows)`, or the comprehension
 `torch.cat([torch.cat([d, torch.full_like(d[:, :1], i)], 1) for i, d in enumerate(out)])` (also along
-`dim=0`). The body is what TRT360 carries over (row-wise work, picks, columns); `i` only as the image's
-column (`full_like(x, i)`, with `dtype`, `layout` or `device` by keyword that do not depend on the image;
-`x.new_full((x.size(0), 1), i)`). A name the loop binds may be bound again after it before it is read
+`dim=0`). An entry unpacked, `for i, (boxes, scores, labels) in enumerate(postprocess(...))` (a tuple an
+image: zoo 85's wrapper over modern-yolonas's `postprocess`), reads each part of the flattened tuple by its
+position; the list must then be one TRT360 made of such tuples, as many parts as the loop unpacks
+(`{ROWS_HELPER}(results, 3)`), else the loop runs as written. The body is what TRT360 carries over
+(row-wise work, picks, columns); `i` only as the image's column (`full_like(x, i)`, with `dtype`, `layout`
+or `device` by keyword that do not depend on the image; `x.new_full((x.size(0), 1), i)`,
+`torch.full((x.shape[0], 1), float(i))`). A name the loop binds may be bound again after it before it is read
 (mmdet's `bbox2roi`: `rois` in the loop, then `rois = torch.cat(rois_list, 0)`). Where the image column
 is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
 `concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
@@ -134,18 +138,30 @@ graph is faithful and equivalent on its inputs.""",
             self._kept_blocks: set[int] = set()
         return self._kept_blocks
 
-    def _enumerated(self, node: cst.BaseExpression, target: cst.BaseExpression) -> tuple[str, str, cst.BaseExpression] \
-            | None:
+    def _enumerated(self, node: cst.BaseExpression, target: cst.BaseExpression) \
+            -> tuple[str, str | tuple[str, ...], cst.BaseExpression] | None:
         """(index, entry, list) of ``for i, det in enumerate(results)`` or ``zip(range(len(results)), results)``
-        (``results`` a plain read there: it is read twice; ``range`` of any other count may stop early)."""
+        (``results`` a plain read there: it is read twice; ``range`` of any other count may stop early). An entry
+        unpacked, ``for i, (boxes, scores, labels) in enumerate(results)`` (zoo 85's YOLO-NAS wrapper over the
+        library's ``postprocess``), is the tuple of its names."""
         node = strip_parens(node)
         target = strip_parens(target)
         if type(node) is not cst.Call or type(node.func) is not cst.Name \
                 or node.func.value not in ("enumerate", "zip") or self.context.qualified_names(node.func) \
                 or any(a.keyword or a.star for a in node.args) or type(target) is not cst.Tuple \
-                or len(target.elements) != 2 or any(type(e.value) is not cst.Name for e in target.elements):
+                or len(target.elements) != 2 or type(target.elements[0].value) is not cst.Name:
             return None
-        index, entry = target.elements[0].value.value, target.elements[1].value.value
+        index = target.elements[0].value.value
+        unpacked = strip_parens(target.elements[1].value)
+        if type(unpacked) is cst.Name:
+            entry: str | tuple[str, ...] = unpacked.value
+        elif type(unpacked) in (cst.Tuple, cst.List) and unpacked.elements \
+                and all(type(e) is cst.Element and type(e.value) is cst.Name for e in unpacked.elements):
+            entry = tuple(e.value.value for e in unpacked.elements)
+            if len(set(entry)) != len(entry) or index in entry:
+                return None
+        else:
+            return None
         if node.func.value == "enumerate":
             return (index, entry, node.args[0].value) if len(node.args) == 1 else None
         if len(node.args) != 2 or not plain_read(node.args[1].value):
@@ -159,26 +175,38 @@ graph is faithful and equivalent on its inputs.""",
             return None
         return index, entry, node.args[1].value
 
-    def _flattener(self, index: str, entry: str, uses_keys: bool) -> Flattener:
+    def _flattener(self, index: str, entry: str | tuple[str, ...], uses_keys: bool) -> Flattener:
+        if isinstance(entry, tuple):  # each name one part of the flattened tuple, rows of the same images
+            return Flattener(self, index, {}, {name: (f"{_FLAT}[{at}]", Kind("rows", _IMAGES))
+                                               for at, name in enumerate(entry)})
         kind = Kind("record" if uses_keys else "rows", _IMAGES)
         return Flattener(self, index, {}, {entry: (_FLAT, kind)})
 
     @staticmethod
-    def _keyed(node: cst.CSTNode, entry: str) -> bool:
+    def _names(entry: str | tuple[str, ...]) -> set[str]:
+        return set(entry) if isinstance(entry, tuple) else {entry}
+
+    @staticmethod
+    def _parts(entry: str | tuple[str, ...]) -> int:
+        """How many values an entry unpacks into (0: the entry is taken whole)."""
+        return len(entry) if isinstance(entry, tuple) else 0
+
+    @staticmethod
+    def _keyed(node: cst.CSTNode, entry: str | tuple[str, ...]) -> bool:
         """Does ``node`` read ``entry[<string>]`` (the entries are dicts)?"""
-        return any(type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == entry
+        return not isinstance(entry, tuple) and any(type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == entry
                    and len(n.slice) == 1 and type(n.slice[0].slice) is cst.Index
                    and type(n.slice[0].slice.value) is cst.SimpleString for n in walk(node))
 
     def _replacement(self, results: str, lines: list[str], original: cst.BaseStatement,
-                     hoisted: str | None = None) -> cst.FlattenSentinel:
+                     hoisted: str | None = None, parts: int = 0) -> cst.FlattenSentinel:
         """``_trt_flat = None``; while tracing (never in a script), the list's flattened rows; then ``lines`` where
         there are any, else ``original``. A script drops the branch on ``None`` it knows statically, so the helpers'
         untyped arguments never reach its compiler."""
         statements = [] if hoisted is None else [cst.parse_statement(f"{_RESULTS} = {hoisted}\n")]
         statements += [cst.parse_statement(f"{_FLAT} = None\n"),
                        cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
-                                           f"    {_FLAT} = {ROWS_HELPER}({results})\n"),
+                                           f"    {_FLAT} = {ROWS_HELPER}({results}{f', {parts}' if parts else ''})\n"),
                        cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
                               body=cst.IndentedBlock(body=[s for line in [f"{_IMAGES} = {IMAGES_HELPER}({results})",
                                                                           *lines]
@@ -213,15 +241,17 @@ graph is faithful and equivalent on its inputs.""",
             return
         if FILL_HELPER not in flattener.helpers:
             return  # no image column: not a flattening of per-image results this rule knows
-        if rule._read_after(self, block, position, {index, entry, *flattener.env}):
+        if rule._read_after(self, block, position, {index, *self._names(entry), *flattener.env}):
             return
+        parts = self._parts(entry)
         if plain_read(results):
-            self._report(node, self._replacement(code_of(results).strip(), lines, node), flattener.helpers)
-            return code_of(results).strip()
+            self._report(node, self._replacement(code_of(results).strip(), lines, node, parts=parts),
+                         flattener.helpers)
+            return None if parts else code_of(results).strip()
         # the list is computed once, before the test, as the loop's header computed it
         loop = node.with_changes(iter=node.iter.with_changes(args=[node.iter.args[0].with_changes(
             value=cst.Name(_RESULTS))]))
-        self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip()),
+        self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip(), parts=parts),
                      flattener.helpers)
         return None
 
@@ -295,8 +325,10 @@ graph is faithful and equivalent on its inputs.""",
         flat_call = call.with_changes(args=[call.args[0].with_changes(value=cst.parse_expression(f"[{row}]")),
                                             *call.args[1:]])
         flat = code_of(small.with_changes(value=flat_call))
-        self._report(statement, self._replacement(results_text, [flat.strip()], statement), flattener.helpers)
-        return results_text
+        parts = self._parts(entry)
+        self._report(statement, self._replacement(results_text, [flat.strip()], statement, parts=parts),
+                     flattener.helpers)
+        return None if parts else results_text
 
     def _runs_nms(self, node: cst.For) -> bool:
         return calls_nms(self.context, node.body)  # TRT360's loops

@@ -5,13 +5,14 @@ from __future__ import annotations
 import io
 import shutil
 import sys
+import textwrap
 import warnings
 
 import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, import_source, run_once
-from support import rewrite, rules_found
+from support import migrate_json, ort_session, rewrite, rules_found
 
 import torchvision_standin
 
@@ -1453,3 +1454,352 @@ def test_a_mapped_function_whose_names_are_read_after_is_left_alone() -> None:
     _named_not_rewritten(code)
     plain = _MAPPED.replace("torchvision.ops.batched_nms(boxes, scores, labels, 0.5)", "scores.argsort()")
     assert rules_found(plain, select=RULE) == []  # no NMS in the function: not this rule's
+
+
+# --- one tuple an image: a library's post-processing (TRT360 with TRT361) ---------------------------------
+#
+# modern-yolonas 0.5.0's ``postprocess`` (CondadosAI/modern-yolonas, ``modern_yolonas/inference/postprocess.py:10-78``,
+# zoo 85's YOLO-NAS models) walks the batch image by image: a multi-label pick of (anchor, class) pairs or the best
+# class and a mask, an empty ``(boxes, scores, labels)`` tuple appended before ``continue`` where an image keeps no
+# candidate, a top-k of 1024 behind ``if n > nms_top_k:``, ``batched_nms``, ``keep[:max_detections]``, and one tuple an
+# image appended to a list it returns. Its caller (``YoloNASDetector.detect_batch``, zoo 85's wrapper) unpacks each
+# tuple with ``enumerate`` and writes the image's index as a column. The snippets here are our own, in that form and in
+# two others (dict entries with ``new_zeros`` empties, rows only concatenated); the library's own file goes through
+# migrate in zoo 85 (benchmarks/real_zoo85.py, exit 0 after stop 85).
+
+SELECT = ("TRT360", "TRT361")
+
+
+TUPLES = '''\
+import torch
+import torchvision
+
+
+def decode(boxes_batch, scores_batch, threshold=0.05, iou=0.6, limit=20, pairs=True):
+    found = []
+    for n in range(boxes_batch.shape[0]):
+        boxes = boxes_batch[n]
+        scores = scores_batch[n]
+        if pairs:
+            rows, labels = (scores > threshold).nonzero(as_tuple=True)
+            if rows.shape[0] == 0:
+                found.append((torch.empty(0, 4, device=boxes.device), torch.empty(0, device=boxes.device),
+                              torch.empty(0, dtype=torch.long, device=boxes.device)))
+                continue
+            picked = boxes[rows]
+            confidence = scores[rows, labels]
+        else:
+            best, labels = scores.max(dim=-1)
+            mask = best > threshold
+            picked = boxes[mask]
+            confidence = best[mask]
+            labels = labels[mask]
+            if picked.shape[0] == 0:
+                found.append((torch.empty(0, 4), torch.empty(0), torch.empty(0, dtype=torch.long)))
+                continue
+        top = 64
+        if picked.shape[0] > top:
+            order = confidence.topk(top).indices
+            picked = picked[order]
+            confidence = confidence[order]
+            labels = labels[order]
+        keep = torchvision.ops.batched_nms(picked, confidence, labels, iou)
+        keep = keep[:limit]
+        found.append((picked[keep], confidence[keep], labels[keep]))
+    return found
+
+
+class Detect(torch.nn.Module):
+    def __init__(self, pairs=True):
+        super().__init__()
+        self.pairs = pairs
+
+    def forward(self, boxes, scores):
+        rows = []
+        for index, (kept, score, label) in enumerate(decode(boxes, scores, 0.05, 0.6, 20, self.pairs)):
+            image = torch.full((kept.shape[0], 1), float(index))
+            rows.append(torch.cat([image, kept, score[:, None], label[:, None].to(kept.dtype)], 1))
+        return torch.cat(rows)
+'''
+
+
+def _batch(images: int, candidates: int = 40, classes: int = 3, *, seed: int = 0) -> tuple[torch.Tensor, torch.Tensor]:
+    """Boxes (x1y1x2y2 pixels) overlapping often, and scores in [0, 0.2): about three quarters over 0.05."""
+    generator = torch.Generator().manual_seed(seed)
+    corner = torch.rand(images, candidates, 2, generator=generator) * 60
+    size = torch.rand(images, candidates, 2, generator=generator) * 30 + 1
+    return torch.cat([corner, corner + size], -1), torch.rand(images, candidates, classes, generator=generator) * 0.2
+
+
+def _rows(t: torch.Tensor) -> list[tuple[float, ...]]:
+    return sorted(map(tuple, t.tolist()))
+
+
+@pytest.fixture(scope="module")
+def programs(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("tuples")
+    after = rewrite(TUPLES, unsafe=True, select=SELECT)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(sys.modules, "torchvision", torchvision_standin)
+        return after, import_source(TUPLES, folder), import_source(after, folder)
+
+
+def test_the_loop_and_its_caller_are_rewritten(programs) -> None:
+    after = programs[0]
+    # the skips appending an empty tuple are dropped, the pre-cap left out, one NMS over every image
+    assert "        found = _trt_per_image_list((picked[keep], confidence[keep], labels[keep]), _trt_image_1[keep], " \
+           "_trt_count)\n" in after
+    assert "keep = _trt_nms_by_image(picked, confidence, labels, _trt_image_1, iou, _trt_count)" in after
+    tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("    else:")[0]
+    assert "topk" not in tracing and "continue" not in tracing and "torch.empty" not in tracing
+    # the caller takes each part of the flattened tuple by position, the list's form checked at run time
+    assert "_trt_flat = _trt_flat_rows(_trt_results, 3)" in after
+    assert "rows.append(torch.cat([image, _trt_flat[0], _trt_flat[1][:, None], " \
+           "_trt_flat[2][:, None].to(_trt_flat[0].dtype)], 1))" in after
+    assert rewrite(after, unsafe=True, select=SELECT) == after  # idempotent
+
+
+@pytest.mark.parametrize("pairs", [True, False])
+def test_eager_results_are_the_loops(programs, pairs: bool) -> None:
+    _, before, after = programs
+    for images in (1, 2, 3):
+        boxes, scores = _batch(images, seed=images)
+        scores[0] = 0.0  # an image without candidates: the empty tuple
+        if images > 1:
+            scores[1, :, 0] = float("nan")  # NaN scores are never over the threshold
+        want = before["Detect"](pairs)(boxes, scores)
+        got = after["Detect"](pairs)(boxes, scores)
+        assert torch.equal(want, got) or (want.numel() == 0 and got.shape == want.shape)
+    empty = before["decode"](*_batch(0))
+    assert empty == [] and after["decode"](*_batch(0)) == []
+
+
+def _export_tuples(module: torch.nn.Module, images: int) -> bytes:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(module, _batch(images), buffer, dynamo=False, input_names=["boxes", "scores"],
+                          dynamic_axes={"boxes": {0: "batch", 1: "n"}, "scores": {0: "batch", 1: "n"}})
+    return buffer.getvalue()
+
+
+@pytest.mark.parametrize("pairs", [True, False])
+def test_the_rewritten_graph_follows_the_batch(programs, pairs: bool) -> None:
+    _, before, after = programs
+    session = ort_session(_export_tuples(after["Detect"](pairs), 2))
+    original = ort_session(_export_tuples(before["Detect"](pairs), 2))
+    wrong = 0
+    for images, candidates in ((1, 40), (2, 40), (3, 70), (5, 40)):
+        boxes, scores = _batch(images, candidates, seed=10 + images)
+        scores[-1] = 0.0  # the last image keeps nothing
+        scores[:, 20:] = 0.0  # no image has more than 64 pairs over the threshold (the assumption)
+        want = before["Detect"](pairs)(boxes, scores)
+        feeds = {"boxes": boxes.numpy(), "scores": scores.numpy()}
+        got = torch.from_numpy(session.run(None, feeds)[0])
+        assert got.shape == want.shape and torch.allclose(torch.tensor(_rows(got)).reshape(want.shape),
+                                                          torch.tensor(_rows(want)).reshape(want.shape))
+        try:
+            baked = torch.from_numpy(original.run(None, feeds)[0])
+        except Exception:  # noqa: BLE001 - ONNX Runtime refuses the baked graph's shapes: as wrong as can be
+            baked = None
+        wrong += baked is None or baked.shape != want.shape or _rows(baked) != _rows(want)
+    assert wrong >= 2  # the original's graph keeps the example's two images
+
+
+def test_the_pre_cap_is_the_assumption(programs) -> None:
+    # 64 identical best boxes and 56 apart: the loop cuts to the best 64 before NMS, which keeps one of them; the
+    # graph, which leaves the cut out (no image has more than 64 candidates, the assumption), keeps 20 boxes
+    _, before, after = programs
+    apart = torch.arange(120.0)[:, None] * 100 + torch.tensor([0.0, 0.0, 10.0, 10.0])
+    boxes = torch.where(torch.arange(120)[:, None] < 64, torch.tensor([0.0, 0.0, 10.0, 10.0]), apart)[None]
+    scores = torch.zeros(1, 120, 3)
+    scores[0, :, 0] = torch.linspace(0.19, 0.06, 120)
+    want = before["Detect"](True)(boxes, scores)
+    got = ort_session(_export_tuples(after["Detect"](True), 1)).run(None, {"boxes": boxes.numpy(), "scores": scores.numpy()})
+    assert want.shape == (1, 7) and got[0].shape == (20, 7)
+
+
+def test_the_list_helper_and_the_rows_helper_keep_the_tuple_form() -> None:
+    from trtcodemod.helpers.per_image import _trt_flat_rows, _trt_per_image_list
+
+    flat = (torch.arange(12.0).reshape(6, 2), torch.arange(6.0), torch.tensor([0, 1, 0, 1, 0, 1]))
+    image = torch.tensor([0, 0, 2, 2, 2, 3])
+    made = _trt_per_image_list(flat, image, 4)
+    assert [tuple(part.shape[0] for part in entry) for entry in made] == [(2, 2, 2), (0, 0, 0), (3, 3, 3), (1, 1, 1)]
+    assert torch.equal(made[2][0], flat[0][2:5]) and made[1][2].dtype == torch.long
+    assert _trt_flat_rows(made, 3) is flat
+    assert _trt_flat_rows(made, 2) is None and _trt_flat_rows(made) is None  # another form: the caller's loop runs
+    assert _trt_flat_rows(_trt_per_image_list(flat[0], image, 4), 3) is None
+
+
+OTHER_FORMS = '''\
+import torch
+import torchvision
+
+
+def by_image(pred):
+    out = []
+    for i, p in enumerate(pred):
+        score = p[:, 4]
+        keep = torch.where(score > 0.3)[0]
+        if len(keep) == 0:
+            out.append({"boxes": p.new_zeros((0, 4)), "scores": p.new_zeros((0,))})
+            continue
+        keep = keep[torchvision.ops.nms(p[keep, :4], score[keep], 0.5)]
+        out.append({"boxes": p[keep, :4], "scores": score[keep]})
+    return out
+
+
+def rows_of(pred):
+    rows = []
+    for i, det in enumerate(by_image(pred)):
+        rows.append(torch.cat([det["boxes"], det["scores"][:, None], torch.full_like(det["scores"][:, None], i)], 1))
+    return torch.cat(rows)
+
+
+def concatenated(pred):
+    rows = []
+    for i, p in enumerate(pred):
+        keep = torch.where(p[:, 4] > 0.3)[0]
+        if not keep.numel():
+            rows.append(torch.zeros((0, 6)))
+            continue
+        keep = keep[torchvision.ops.nms(p[keep, :4], p[keep, 4], 0.5)]
+        rows.append(torch.cat([p[keep, :5], torch.full_like(p[keep, 4:5], i)], 1))
+    return torch.cat(rows)
+'''
+
+
+def test_dict_entries_and_concatenated_rows_with_empties_before_continue(tmp_path) -> None:
+    after = rewrite(OTHER_FORMS, unsafe=True, select=SELECT)
+    assert after.count("keep = keep[_trt_nms_by_image(") == 2
+    assert 'out = _trt_per_image_list({"boxes": ' in after and "_trt_flat = _trt_flat_rows(_trt_results)" in after
+    before_ns, after_ns = import_source(OTHER_FORMS, tmp_path), import_source(after, tmp_path)
+    generator = torch.Generator().manual_seed(5)
+    corner = torch.rand(3, 30, 2, generator=generator) * 50
+    pred = torch.cat([corner, corner + 12, torch.rand(3, 30, 1, generator=generator), torch.zeros(3, 30, 1)], -1)
+    pred[1, :, 4] = 0.0
+    for name in ("concatenated", "rows_of"):
+        want = before_ns[name](pred)
+        assert torch.equal(want, after_ns[name](pred))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(after_ns[name], (pred[:2],), check_trace=False)
+        assert _rows(traced(pred)) == _rows(want)  # three images through a trace of two, image 1 without rows
+
+
+@pytest.mark.parametrize(("change", "guard"), [
+    # the empty entry has another form than the image's entry (the multi-label way)
+    (("torch.empty(0, dtype=torch.long, device=boxes.device)))", "))"), "not (pairs)"),
+    # the empties go to another list (the multi-label way)
+    (("                found.append((torch.empty(0, 4, device", "                other = []\n"
+                                                              "                other.append((torch.empty(0, 4, device"),
+     "not (pairs)"),
+    # the entry appended before `continue` is not empty (the best-class way)
+    (("torch.empty(0, 4), torch.empty(0), torch.empty(0, dtype=torch.long)",
+      "torch.zeros(1, 4), torch.zeros(1), torch.zeros(1, dtype=torch.long)"), "(pairs)"),
+    # the pre-cap writes in place (both ways)
+    (("            picked = picked[order]\n", "            picked = picked[order]\n            confidence.clamp_(0, 1)\n"),
+     None),
+    # the pre-cap binds a name read after it (both ways)
+    (("        keep = torchvision.ops.batched_nms(picked, confidence, labels, iou)",
+      "        keep = torchvision.ops.batched_nms(picked, confidence, labels, iou + 0 * order.shape[0])"), None),
+])
+def test_forms_the_flattening_cannot_take_keep_the_loop(change: tuple[str, str], guard: str | None) -> None:
+    # where one way of `if pairs:` holds what cannot be carried over, the tracing branch is taken only the other way
+    code = TUPLES.replace(*change)
+    assert code != TUPLES
+    after = rewrite(code, unsafe=True, select=("TRT360",))
+    if guard is None:
+        assert "_trt_nms_by_image(" not in after.split("def decode")[1]
+    else:
+        assert f"if not torch.jit.is_scripting() and _trt_tracing() and {guard}:\n" in after
+
+
+SCRIPTABLE = '''\
+from typing import List, Tuple
+
+import torch
+import torchvision
+
+
+def best_class(boxes_batch: torch.Tensor, scores_batch: torch.Tensor, threshold: float,
+               limit: int) -> List[Tuple[torch.Tensor, torch.Tensor, torch.Tensor]]:
+    found: List[Tuple[torch.Tensor, torch.Tensor, torch.Tensor]] = []
+    for n in range(boxes_batch.shape[0]):
+        best, labels = scores_batch[n].max(dim=-1)
+        mask = best > threshold
+        picked = boxes_batch[n][mask]
+        confidence = best[mask]
+        labels = labels[mask]
+        if picked.shape[0] == 0:
+            found.append((torch.empty(0, 4), torch.empty(0), torch.empty(0, dtype=torch.long)))
+            continue
+        keep = torchvision.ops.batched_nms(picked, confidence, labels, 0.5)
+        keep = keep[:limit]
+        found.append((picked[keep], confidence[keep], labels[keep]))
+    return found
+'''
+
+
+def test_a_scripted_caller_still_compiles(tmp_path, monkeypatch) -> None:
+    # TorchScript compiles every branch: the tracing branch's list helper sits behind `torch.jit.is_scripting()`.
+    # A script resolves `torchvision.ops.batched_nms` through modules: the stand-in's functions, as modules.
+    import types
+
+    package, ops = types.ModuleType("torchvision"), types.ModuleType("torchvision.ops")
+    ops.batched_nms = torchvision_standin.ops.batched_nms
+    package.ops = ops
+    monkeypatch.setitem(sys.modules, "torchvision", package)
+    after = rewrite(SCRIPTABLE, unsafe=True, select=SELECT)
+    assert "found = _trt_per_image_list(" in after
+    boxes, scores = _batch(3, seed=7)
+    scores[1] = 0.0
+    want = torch.jit.script(import_source(SCRIPTABLE, tmp_path)["best_class"])(boxes, scores, 0.1, 5)
+    got = torch.jit.script(import_source(after, tmp_path)["best_class"])(boxes, scores, 0.1, 5)
+    assert [tuple(part.shape[0] for part in entry) for entry in want] == [(5, 5, 5), (0, 0, 0), (5, 5, 5)]
+    assert all(torch.equal(a, b) for w, g in zip(want, got, strict=True) for a, b in zip(w, g, strict=True))
+
+
+TUPLE_MODEL = textwrap.dedent('''\
+    import torch
+    import torchvision
+
+    ''') + TUPLES.split("import torchvision\n", 1)[1] + textwrap.dedent('''\
+
+
+    class Head(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.conv = torch.nn.Conv2d(3, 7, 3, padding=1)
+            self.detect = Detect(True)
+
+        def forward(self, x):
+            out = self.conv(x).flatten(2).transpose(1, 2)
+            corner = out[..., :2].sigmoid() * 64
+            boxes = torch.cat([corner, corner + out[..., 2:4].sigmoid() * 16 + 1], -1)
+            return self.detect(boxes, out[..., 4:].sigmoid() * 0.2)
+
+
+    def build():
+        return Head().eval()
+
+
+    def inputs(generator):
+        return (torch.rand(2, 3, 8, 8, generator=generator),)
+    ''')
+
+
+def test_migrate_takes_the_post_processing_at_first_contact(tmp_path) -> None:
+    import json
+    import shutil
+
+    path = tmp_path / "model.py"
+    path.write_text(TUPLE_MODEL)
+    (tmp_path / "torchvision").mkdir()
+    shutil.copy(torchvision_standin.__file__, tmp_path / "torchvision" / "__init__.py")
+    report = migrate_json(path, json.dumps({"x": {"0": "batch"}}))
+    applied = {d["rule"] for d in report["applied"]}
+    assert {"TRT360", "TRT361"} <= applied, (report["applied"], report["remaining"])
+    assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
+    assert report["exit_code"] == 0

@@ -87,9 +87,9 @@ def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
 
 
 class _TrtPerImageList(list):
-    """A list of one entry an image (a dict of rows, or rows) that also carries every image's rows flattened, in
-    the list's order, and each row's image: a caller that flattens the list again (TRT361) takes them as they are
-    while tracing, where splitting by image would unroll a loop over the batch."""
+    """A list of one entry an image (a dict or tuple of rows, or rows) that also carries every image's rows
+    flattened, in the list's order, and each row's image: a caller that flattens the list again (TRT361) takes them
+    as they are while tracing, where splitting by image would unroll a loop over the batch."""
 
     def __init__(self, entries: list, flat, image: torch.Tensor, count=None) -> None:
         super().__init__(entries)
@@ -101,19 +101,26 @@ class _TrtPerImageList(list):
 @torch.jit.unused
 def _trt_per_image_list(flat, image: torch.Tensor, count: int):
     """The list the loop built (entry ``j``: the rows of image ``j``, in their order) from ``flat`` (rows, or a dict
-    of rows with the same images) and ``image``, each row's image in ``[0, count)``, grouped by image ascending."""
+    or tuple of rows with the same images) and ``image``, each row's image in ``[0, count)``, grouped by image
+    ascending."""
     if isinstance(flat, dict):
         entries = [{key: value[image == j] for key, value in flat.items()} for j in range(count)]
+    elif isinstance(flat, tuple):
+        entries = [tuple(value[image == j] for value in flat) for j in range(count)]
     else:
         entries = [flat[image == j] for j in range(count)]
     return _TrtPerImageList(entries, flat, image, count)
 
 
 @torch.jit.unused
-def _trt_flat_rows(results):
-    """Every image's rows flattened (a dict of rows, or rows) where ``results`` came from a per-image loop that
-    TRT360 ran on the flattened batch while tracing; else ``None`` (eager code, or a list of another origin)."""
+def _trt_flat_rows(results, parts: int = 0):
+    """Every image's rows flattened (a dict of rows, or rows; with ``parts``, a tuple of that many rows: entries the
+    caller unpacks) where ``results`` came from a per-image loop that TRT360 ran on the flattened batch while
+    tracing; else ``None`` (eager code, a list of another origin, or entries of another form)."""
     if not isinstance(results, list) or not hasattr(results, "trt_flat") or not hasattr(results, "trt_image"):
+        return None
+    unpacked = isinstance(results.trt_flat, tuple)
+    if unpacked != bool(parts) or (unpacked and len(results.trt_flat) != parts):
         return None
     return results.trt_flat
 
