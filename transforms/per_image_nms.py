@@ -2183,10 +2183,13 @@ tracing branch leaves them bound).""",
         return False
 
     def _only_concatenated_after(self, block, position: int, name: str) -> bool:
-        """Every later read of ``name`` in the block is ``torch.cat(name)`` along the first axis."""
+        """Every later read of ``name`` in the block is ``torch.cat(name)`` along the first axis, up to a statement that
+        binds ``name`` anew."""
         taken: set[int] = set()
         seen = False
         for statement in block[position + 1:]:
+            rebound = {id(n) for target in PerImageNms._rebinds(statement) for n in walk(target)
+                       if type(n) is cst.Name and n.value == name}
             for inner in walk(statement):
                 if type(inner) is cst.Call and self.context.refers_to(inner.func, *_CAT) and inner.args \
                         and type(strip_parens(inner.args[0].value)) is cst.Name \
@@ -2196,8 +2199,11 @@ tracing branch leaves them bound).""",
                            for a in extra) and len(extra) <= 1:
                         taken.add(id(strip_parens(inner.args[0].value)))
                         seen = True
-                elif type(inner) is cst.Name and inner.value == name and id(inner) not in taken:
+                elif type(inner) is cst.Name and inner.value == name and id(inner) not in taken \
+                        and id(inner) not in rebound:
                     return False
+            if rebound:  # `rows = torch.cat(rows, dim=0)` (fastface): later reads are of the new value
+                return seen
         return seen
 
     def _read_after(self, block, position: int, names: set[str]) -> bool:

@@ -101,6 +101,7 @@ RULE_MODULES: tuple[str, ...] = (
     "legacy_resize",
     "range_comprehension",
     "per_image_rows",
+    "per_image_sort",
     "per_image_pad",
     "size_numel",
     "size_parameter_update",

@@ -150,3 +150,41 @@ def _trt_padded_by_image(results, cap: int) -> torch.Tensor:
     index = (where * positions[:, None, None]).sum(0) + (1 - filled) * flat.shape[0]
     padded = torch.cat([flat, flat.new_zeros((1,) + tuple(flat.shape[1:]))])
     return padded[index.to(torch.int64)]
+
+
+@torch.jit.unused
+def _trt_rows_by_image(rows: torch.Tensor, image: torch.Tensor, key: torch.Tensor | None, descending: bool,
+                       cap: int | None, count: int) -> torch.Tensor:
+    """``torch.cat([rows[image == j][order_j][:cap] for j in range(count)])`` at once (TRT737), ``order_j`` the sort
+    of image ``j``'s ``key`` values (descending or not; ``key`` None: the rows' own order), ``cap`` None: every row.
+
+    A row belongs to image ``j`` where its ``image`` value equals ``j`` (a float column too; any other value is in
+    no image). Its rank in its image is the number of the image's rows that sort before it, from pairwise
+    comparisons (NaN first when descending and last when ascending, as ``torch.sort`` places it; ties by position):
+    no TopK, whose K TensorRT limits. Its place in the result is the number of kept rows of smaller images plus
+    its rank, where ``scatter`` writes it."""
+    at = torch.arange(rows.shape[0], device=rows.device)
+    valid = (image >= 0) & (image < count) & (image == torch.floor(image) if image.is_floating_point() else True)
+    group = torch.where(valid, image, torch.zeros_like(image)).to(torch.int64)
+    same = (group[:, None] == group[None, :]) & valid[:, None] & valid[None, :]
+    if key is None:
+        before = at[:, None] < at[None, :]
+    else:
+        first, second = key[:, None], key[None, :]  # does row `s` (first axis) sort before row `r`?
+        nan_first, nan_second = torch.isnan(first), torch.isnan(second)
+        if descending:
+            ahead = (first > second) | (nan_first & ~nan_second)
+        else:
+            ahead = (first < second) | (~nan_first & nan_second)
+        tied = (first == second) | (nan_first & nan_second)
+        before = ahead | (tied & (at[:, None] < at[None, :]))
+    # Counts in float32 (exact up to 2**24 rows): TensorRT's CumSum takes no integers
+    rank = (same & before).to(torch.float32).sum(0)
+    kept = valid if cap is None else valid & (rank < cap)
+    one_hot = ((group[:, None] == torch.arange(count, device=rows.device)[None, :]) & kept[:, None]).to(torch.float32)
+    per_image = one_hot.sum(0)
+    smaller_images = per_image.cumsum(0) - per_image
+    place = (smaller_images[group] + rank)[kept].to(torch.int64)
+    picked = rows[kept]
+    index = place.reshape([-1] + [1] * (picked.dim() - 1)).expand(picked.shape)
+    return torch.zeros_like(picked).scatter(0, index, picked)
