@@ -21,8 +21,10 @@ from trtcodemod.transforms.per_image_nms import PerImageNms
 HELPER = "_trt_rows_by_image"
 
 _ASSUMPTION = ("rows whose sort keys tie within an image keep the order of their positions (the loop's sort, not "
-               "stable unless asked to be, may order them otherwise); the image-index column and the sort key are "
-               "read from the same rows tensor the loop picks from, unchanged during the loop")
+               "stable unless asked to be, may order them otherwise; TensorRT does not document its TopK's order of "
+               "ties); with a cap of 1 to 3840 a NaN key ranks with an infinite one (`torch.sort` puts NaN past "
+               "every number); the image-index column and the sort key are read from the same rows tensor the loop "
+               "picks from, unchanged during the loop")
 
 _LOOP = ("for i in range(batch_size):\n"
          "    (pick,) = torch.where(i == preds[:, 5])\n"
@@ -66,10 +68,13 @@ Why it hurts: a traced export runs the loop with the example's batch: at another
 returns the example's number of images (ONNX Runtime drops the others' rows or fails on missing ones).
 
 The rewrite keeps the loop for eager code; while tracing (`{TRACING_HELPER}()`) it appends
-`{HELPER}(rows, rows[:, c], rows[:, s], descending, k, n)`: the same rows, image by image: each row's rank among
-its image's rows from pairwise comparisons (NaN first descending, last ascending, as `torch.sort` places it),
-those under `k` kept, each written at its image's offset (the kept rows of smaller images) plus its rank. No
-TopK (TensorRT limits its K) and no loop; the comparisons cost the square of the rows' count.
+`{HELPER}(rows, rows[:, c], rows[:, s], descending, k, n)`: the same rows, image by image, with no loop. Each
+row's place among its image's rows is a cumulative count of the images' one-hot (float32: TensorRT's CumSum takes
+no integers). With a sort and a cap `k` from 1 to 3840 (TensorRT's largest TopK K), the images' keys are laid
+out one image a row of a padded table and one TopK of K = `k` picks each image's best, ties by position as ONNX
+specifies; otherwise each row's rank is counted by pairwise comparisons (NaN first descending, last ascending, as
+`torch.sort` places it), whose cost is the square of the rows' count, and the kept rows are written at their
+image's offset plus their rank.
 
 Fix safety: unsafe: {_ASSUMPTION}. Not taken: a body that does anything else, a name it binds read after
 the loop, a rows tensor or column the loop changes.""",

@@ -159,16 +159,24 @@ def _trt_rows_by_image(rows: torch.Tensor, image: torch.Tensor, key: torch.Tenso
     of image ``j``'s ``key`` values (descending or not; ``key`` None: the rows' own order), ``cap`` None: every row.
 
     A row belongs to image ``j`` where its ``image`` value equals ``j`` (a float column too; any other value is in
-    no image). Its rank in its image is the number of the image's rows that sort before it, from pairwise
-    comparisons (NaN first when descending and last when ascending, as ``torch.sort`` places it; ties by position):
-    no TopK, whose K TensorRT limits. Its place in the result is the number of kept rows of smaller images plus
-    its rank, where ``scatter`` writes it."""
-    at = torch.arange(rows.shape[0], device=rows.device)
-    valid = (image >= 0) & (image < count) & (image == torch.floor(image) if image.is_floating_point() else True)
+    no image). Its position among its image's rows comes from a cumulative count of each image's one-hot (float32,
+    exact up to 2**24 rows: TensorRT's CumSum takes no integers). With a key and a cap from 1 to TensorRT's TopK
+    limit, each image's rows are laid out in a row of a (count, rows + cap) table, padded, and one TopK of K = cap
+    picks the best (ties by position, as ONNX specifies TopK; a NaN key ranks with an infinite one); otherwise its
+    rank is counted from pairwise comparisons (NaN first descending and last ascending, as ``torch.sort`` places
+    it; ties by position), whose cost is the square of the rows' count."""
+    total = rows.shape[0]
+    at = torch.arange(total, device=rows.device)
+    valid = (image >= 0) & (image < count)
+    if image.is_floating_point():
+        valid = valid & (image == torch.floor(image))
     group = torch.where(valid, image, torch.zeros_like(image)).to(torch.int64)
-    same = (group[:, None] == group[None, :]) & valid[:, None] & valid[None, :]
+    one_hot = ((group[:, None] == torch.arange(count, device=rows.device)[None, :]) & valid[:, None]).to(torch.float32)
+    within = ((one_hot.cumsum(0) - one_hot) * one_hot).sum(1)  # the row's place among its image's rows
+    if key is not None and cap is not None and 0 < cap <= 3840:  # TensorRT's largest TopK K
+        return _trt_top_rows_by_image(rows, key, descending, cap, count, valid, group, within)
     if key is None:
-        before = at[:, None] < at[None, :]
+        rank = within
     else:
         first, second = key[:, None], key[None, :]  # does row `s` (first axis) sort before row `r`?
         nan_first, nan_second = torch.isnan(first), torch.isnan(second)
@@ -177,14 +185,33 @@ def _trt_rows_by_image(rows: torch.Tensor, image: torch.Tensor, key: torch.Tenso
         else:
             ahead = (first < second) | (~nan_first & nan_second)
         tied = (first == second) | (nan_first & nan_second)
-        before = ahead | (tied & (at[:, None] < at[None, :]))
-    # Counts in float32 (exact up to 2**24 rows): TensorRT's CumSum takes no integers
-    rank = (same & before).to(torch.float32).sum(0)
-    kept = valid if cap is None else valid & (rank < cap)
-    one_hot = ((group[:, None] == torch.arange(count, device=rows.device)[None, :]) & kept[:, None]).to(torch.float32)
-    per_image = one_hot.sum(0)
+        same = (group[:, None] == group[None, :]) & valid[:, None] & valid[None, :]
+        rank = (same & (ahead | (tied & (at[:, None] < at[None, :])))).to(torch.float32).sum(0)
+    kept = valid
+    if cap is not None:
+        limit = cap if cap >= 0 else one_hot.sum(0)[group] + cap  # a negative cap counts back, as a slice does
+        kept = valid & (rank < limit)
+    per_image = (one_hot * kept[:, None].to(torch.float32)).sum(0)
     smaller_images = per_image.cumsum(0) - per_image
     place = (smaller_images[group] + rank)[kept].to(torch.int64)
     picked = rows[kept]
     index = place.reshape([-1] + [1] * (picked.dim() - 1)).expand(picked.shape)
     return torch.zeros_like(picked).scatter(0, index, picked)
+
+
+def _trt_top_rows_by_image(rows: torch.Tensor, key: torch.Tensor, descending: bool, cap: int, count: int,
+                           valid: torch.Tensor, group: torch.Tensor, within: torch.Tensor) -> torch.Tensor:
+    """:func:`_trt_rows_by_image` with a key and a cap within TensorRT's TopK limit: one TopK of K = ``cap`` over a
+    (count, rows + cap) table of each image's keys in their order, padded (wide enough for K on no row at all)."""
+    width = rows.shape[0] + cap
+    slot = (group * width + within.to(torch.int64))[valid]
+    ranked = torch.where(torch.isnan(key), torch.full_like(key, float("inf")), key)
+    ranked = ranked if descending else -ranked
+    table = torch.full((count * width,), float("-inf"), dtype=ranked.dtype, device=rows.device)
+    table = table.scatter(0, slot, ranked[valid]).reshape(count, width)
+    positions = torch.full((count * width,), -1, dtype=torch.int64, device=rows.device)
+    positions = positions.scatter(0, slot, torch.arange(rows.shape[0], device=rows.device)[valid])
+    # a padding slot ties with a real row's -inf but comes after it: ONNX's TopK puts the lower index first
+    best = table.topk(cap, dim=1).indices
+    picked = positions.reshape(count, width).gather(1, best)
+    return rows[picked[picked >= 0]]
