@@ -1803,3 +1803,34 @@ def test_migrate_takes_the_post_processing_at_first_contact(tmp_path) -> None:
     assert {"TRT360", "TRT361"} <= applied, (report["applied"], report["remaining"])
     assert report["before"]["faithful"] is False and report["after"]["faithful"] is True
     assert report["exit_code"] == 0
+
+
+REBOUND = '''\
+import torch
+import torchvision
+
+
+def post(pred):
+    rows = []
+    for i, p in enumerate(pred):
+        keep = torch.where(p[:, 4] > 0.3)[0]
+        keep = keep[torchvision.ops.nms(p[keep, :4], p[keep, 4], 0.5)]
+        rows.append(torch.cat([p[keep, :5], torch.full_like(p[keep, 4:5], i)], 1))
+    rows = torch.cat(rows, dim=0)
+    return rows
+'''
+
+
+@pytest.mark.parametrize(("after_loop", "concatenated"), [
+    ("    rows = torch.cat(rows, dim=0)\n    return rows\n", True),  # bound anew to the concatenation (fastface)
+    ("    rows = torch.cat(rows, dim=0)\n    return rows, len(rows)\n", True),  # later reads are the new value's
+    ("    out = torch.cat(rows, dim=0)\n    return out, rows\n", False),  # the list itself read after
+    ("    rows = torch.stack(rows)\n    return rows\n", False),  # not a concatenation
+])
+def test_a_list_concatenated_into_its_own_name_is_only_concatenated(after_loop: str, concatenated: bool) -> None:
+    # only concatenated: the tracing branch appends every image's rows at once; else one entry an image is made
+    code = REBOUND.replace("    rows = torch.cat(rows, dim=0)\n    return rows\n", after_loop)
+    tracing = rewrite(code, unsafe=True, select=RULE).split("_trt_tracing():\n")[-1].split("    else:")[0]
+    assert "_trt_nms_by_image(" in tracing
+    assert ("        rows.append(torch.cat(" in tracing) is concatenated
+    assert ("        rows = _trt_per_image_list(" in tracing) is not concatenated
