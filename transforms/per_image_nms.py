@@ -67,7 +67,8 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "a tuple or dict of them) is the image's rows, none, in their dtype, device and columns; a stop at "
                "the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not taken, nor a pre-cap on "
                "what NMS takes (YOLOv5/v7's `elif n > max_nms:` after `if not n: continue`, YOLO-NAS's `if n > "
-               "nms_top_k:` top-k): no image has more candidates than its limit; a row made one value or a column (`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
+               "nms_top_k:` top-k): no image has more candidates than its limit; a row made one value or a column "
+               "(`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
                "1)`) holds one value, and so does a mask whose positions are made one axis (`m.nonzero().squeeze(1)`, `view(-1)`, "
                "`flatten()`: its `nonzero()` has one column); a value "
                "the body computes without the "
@@ -471,8 +472,8 @@ class Flattener:
         picks: set[str] = set()
         repicked = False
         for line in body:
-            if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign \
-                    or len(line.body[0].targets) != 1 or type(line.body[0].targets[0].target) is not cst.Name:
+            if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 \
+                    or type(line.body[0]) is not cst.Assign or len(line.body[0].targets) != 1 or type(line.body[0].targets[0].target) is not cst.Name:
                 return False
             name, value = line.body[0].targets[0].target.value, strip_parens(line.body[0].value)
             if any(type(n) is cst.Attribute and n.attr.value.endswith("_") and not n.attr.value.startswith("_")
@@ -868,7 +869,8 @@ class Flattener:
                     self.hoisted += 1
                     shared[ways] = f"{_IMAGE}_{self.hoisted}"
                 images[name] = shared[ways]
-                merged[name] = Kind(kinds[0].name, images[name], mask=all(k.mask for k in kinds))  # type: ignore[union-attr]
+                masks = all(k.mask for k in kinds)  # type: ignore[union-attr]
+                merged[name] = Kind(kinds[0].name, images[name], mask=masks)  # type: ignore[union-attr]
             else:
                 merged[name] = Kind("stale")  # bound one way only, or of other kinds: not read after
         return merged, images
@@ -1278,8 +1280,8 @@ def _skip_parts(statement: cst.BaseStatement) -> tuple[str | None, cst.BaseExpre
     if len(small) != 2 or type(appended) is not cst.Expr or type(appended.value) is not cst.Call:
         return None
     call = appended.value
-    if type(call.func) is not cst.Attribute or call.func.attr.value != "append" or type(call.func.value) is not cst.Name \
-            or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+    if type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
+            or type(call.func.value) is not cst.Name or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
         return None
     return call.func.value.value, call.args[0].value
 

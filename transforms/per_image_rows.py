@@ -194,9 +194,10 @@ graph is faithful and equivalent on its inputs.""",
     @staticmethod
     def _keyed(node: cst.CSTNode, entry: str | tuple[str, ...]) -> bool:
         """Does ``node`` read ``entry[<string>]`` (the entries are dicts)?"""
-        return not isinstance(entry, tuple) and any(type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == entry
-                   and len(n.slice) == 1 and type(n.slice[0].slice) is cst.Index
-                   and type(n.slice[0].slice.value) is cst.SimpleString for n in walk(node))
+        return not isinstance(entry, tuple) and any(
+            type(n) is cst.Subscript and type(n.value) is cst.Name and n.value.value == entry
+            and len(n.slice) == 1 and type(n.slice[0].slice) is cst.Index
+            and type(n.slice[0].slice.value) is cst.SimpleString for n in walk(node))
 
     def _replacement(self, results: str, lines: list[str], original: cst.BaseStatement,
                      hoisted: str | None = None, parts: int = 0) -> cst.FlattenSentinel:

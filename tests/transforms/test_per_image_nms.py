@@ -1615,7 +1615,8 @@ def test_the_pre_cap_is_the_assumption(programs) -> None:
     scores = torch.zeros(1, 120, 3)
     scores[0, :, 0] = torch.linspace(0.19, 0.06, 120)
     want = before["Detect"](True)(boxes, scores)
-    got = ort_session(_export_tuples(after["Detect"](True), 1)).run(None, {"boxes": boxes.numpy(), "scores": scores.numpy()})
+    session = ort_session(_export_tuples(after["Detect"](True), 1))
+    got = session.run(None, {"boxes": boxes.numpy(), "scores": scores.numpy()})
     assert want.shape == (1, 7) and got[0].shape == (20, 7)
 
 
@@ -1699,7 +1700,8 @@ def test_dict_entries_and_concatenated_rows_with_empties_before_continue(tmp_pat
     (("torch.empty(0, 4), torch.empty(0), torch.empty(0, dtype=torch.long)",
       "torch.zeros(1, 4), torch.zeros(1), torch.zeros(1, dtype=torch.long)"), "(pairs)"),
     # the pre-cap writes in place (both ways)
-    (("            picked = picked[order]\n", "            picked = picked[order]\n            confidence.clamp_(0, 1)\n"),
+    (("            picked = picked[order]\n",
+      "            picked = picked[order]\n            confidence.clamp_(0, 1)\n"),
      None),
     # the pre-cap binds a name read after it (both ways)
     (("        keep = torchvision.ops.batched_nms(picked, confidence, labels, iou)",
