@@ -41,6 +41,8 @@ class _Body:
     column: cst.BaseExpression | None = None
     pick: str = ""
     order: str = ""
+    #: Every name the sort binds (``_, order = key.sort(...)`` binds two).
+    sorted_names: tuple[str, ...] = ()
     key: cst.BaseExpression | None = None
     descending: bool = False
     cap: cst.BaseExpression | None = None
@@ -126,10 +128,10 @@ the loop, a rows tensor or column the loop changes.""",
                 return
         if not found.pick or not self._appended_rows(small[-1].value.args[0].value, found):
             return
-        bound = {index, found.pick, *([found.order] if found.order else [])}
+        bound = {index, found.pick, *found.sorted_names}
         if found.cap is not None and any(type(n) is cst.Name and n.value in bound for n in walk(found.cap)) \
-                or rule._read_after(self, block, position, bound) or self._written(node, found.rows):
-            return  # a cap that changes image by image, a name read after the loop, rows the loop changes
+                or found.rows.split(".")[0].split("[")[0] in bound or rule._read_after(self, block, position, bound):
+            return  # a cap that changes image by image, rows the loop binds anew, a name read after the loop
         rows = found.rows
         key = f"{rows}[:, {code_of(found.key).strip()}]" if found.key is not None else "None"
         cap = code_of(found.cap).strip() if found.cap is not None else "None"
@@ -249,7 +251,7 @@ the loop, a rows tensor or column the loop changes.""",
         key = self._picked_column(strip_parens(subject), found)
         if key is None:
             return False
-        found.key, found.descending, found.order = key, descending, names[-1]
+        found.key, found.descending, found.order, found.sorted_names = key, descending, names[-1], tuple(names)
         return True
 
     def _picked_column(self, node: cst.BaseExpression, found: _Body) -> cst.BaseExpression | None:
@@ -293,17 +295,6 @@ the loop, a rows tensor or column the loop changes.""",
                 return False
             node = strip_parens(node.value)
         return self._picks(node, found) is True
-
-    def _written(self, node: cst.For, rows: str) -> bool:
-        """Does the loop bind or write to ``rows`` (its name, or a subscript or attribute of it)?"""
-        for inner in walk(node.body):
-            if type(inner) in (cst.AssignTarget, cst.AugAssign) \
-                    and code_of(inner.target).strip().split("[")[0].split(".")[0] == rows.split(".")[0]:
-                return True
-            if type(inner) is cst.Call and type(inner.func) is cst.Attribute \
-                    and inner.func.attr.value.endswith("_") and not inner.func.attr.value.startswith("_"):
-                return True  # an in-place method anywhere in the body
-        return False
 
 
 def _names(target: cst.BaseExpression) -> list[str]:

@@ -200,6 +200,10 @@ def test_the_rewritten_graph_follows_the_batch(tmp_path) -> None:
 @pytest.mark.parametrize("change", [
     # the cap changes image by image
     ("[:keep_n, :]", "[:batch_idx, :]"),
+    # the loop binds the rows tensor's name anew (its sort's values)
+    ("order = preds[pick_n, 4].sort(descending=True)[1]", "preds, order = preds[pick_n, 4].sort(descending=True)"),
+    # the sort's values, bound beside the order, are read after the loop
+    ("order = preds[pick_n, 4].sort(descending=True)[1]", "top, order = preds[pick_n, 4].sort(descending=True)"),
     # the loop writes the rows tensor
     ("        order = preds", "        preds[:, 4] += 0\n        order = preds"),
     # something else in the body
@@ -215,6 +219,8 @@ def test_the_rewritten_graph_follows_the_batch(tmp_path) -> None:
 ])
 def test_other_loops_are_left(change: tuple[str, str]) -> None:
     code = LOOP.replace(*change)
+    if "top, order" in code:
+        code = code.replace("    return batch_preds\n", "    return batch_preds, top\n")
     assert code != LOOP
     assert rewrite(code, unsafe=True, select=RULE) == code
 
