@@ -207,6 +207,25 @@ def test_a_failure_inside_an_inserted_helper_is_placed_at_the_users_call(tmp_pat
     assert result.error.endswith(f"[at {(tmp_path / 'helped.py').resolve()}:18]"), result.error
 
 
+
+def test_a_failure_inside_a_scripted_function_is_placed_at_its_call(tmp_path: Path) -> None:
+    """empanada-dl 0.1.7 (``inference/postprocess.py:55``, zoo 87): ``F.threshold(ctr_hmp, threshold, -1.)`` inside a
+    ``@torch.jit.script`` function that a scripted function calls. No Python frame ran it and the refused node's stack
+    is torch's ``functional.py``: the line is the call in the scripted function's source (in an ``if`` block). The
+    same for an operator with no symbolic at all (``isin``)."""
+    source = ("import torch\nimport torch.nn.functional as F\n\n\n@torch.jit.script\n"
+              "def centres(x, threshold: float = 0.1):\n    y = torch.sigmoid(x)\n"
+              "    if x.size(0) > 0:\n        y = F.threshold(y, threshold, -1.)\n    return y * 2\n\n\n"
+              "@torch.jit.script\ndef outer(x):\n    return centres(x) + 1\n\n\n"
+              "@torch.jit.script\ndef member(x, wanted):\n    return torch.isin(x, wanted)\n")
+    result = _export_through(tmp_path, "scripted", source, lambda m, x: m.outer(torch.sigmoid(x)), torch.rand(2, 3), {})
+    assert result.error and "operator threshold" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'scripted.py').resolve()}:9]"), result.error
+    result = _export_through(tmp_path, "scripted", source, lambda m, x: m.member(x, torch.tensor([1, 3])),
+                             torch.arange(6), {})
+    assert result.error and "aten::isin" in result.error
+    assert result.error.endswith(f"[at {(tmp_path / 'scripted.py').resolve()}:20]"), result.error
+
 # --- three layouts, one report -------------------------------------------------------------------
 
 

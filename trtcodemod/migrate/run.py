@@ -466,6 +466,7 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         # graph tested its assumption (rf-detr's keypoint model, still stopped by its batch loops).
         _revert_unproved(plan, "not proved: the rewritten model still does not export, so no exported graph "
                                "tested this candidate's assumption")
+        _revert_stuck(plan, locate(final, "after", None, facts))
     elif final is not None:
         after = locate(final, "after", None, facts)
         _revert_idle(plan, after)
@@ -877,6 +878,19 @@ def _revert_unproved(plan: Plan, why: str = NOT_EQUIVALENT) -> None:
     for d in plan.applied:
         if d.candidate:
             plan.reverted[d.key] = why
+
+
+def _revert_stuck(plan: Plan, after: list[Problem]) -> None:
+    """A fix is kept for what it lets through: one tried only for export failures at lines where the rewritten model's
+    export stops the same way (TRT337's helper in a ``@torch.jit.script`` function, where it keeps torch's call:
+    empanada's ``F.threshold(ctr_hmp, threshold, -1.)``) changes the code and fixes nothing."""
+    left = {(p.path, p.line, p.rule) for p in after if p.kind == "export_failure" and p.path}
+    for d in plan.applied:
+        if d.key in plan.reverted or not d.problems or any(p.kind != "export_failure" for p in d.problems):
+            continue
+        if all((p.path, p.line, p.rule) in left for p in d.problems):
+            plan.reverted[d.key] = ("fixes nothing: the rewritten model's export stops at this line as the "
+                                    "original's did")
 
 
 def _revert_idle(plan: Plan, after: list[Problem]) -> None:

@@ -9,7 +9,9 @@ Runs inside a worker process: imports torch.
 
 from __future__ import annotations
 
+import ast
 import contextlib
+import functools
 import os
 import re
 import sys
@@ -24,7 +26,7 @@ from typing import Any, Mapping
 import torch
 
 from trtcodemod.helpers import RESERVED_PREFIX
-from trtcodemod.usercode import UserFiles, at_user_line, innermost, user_frames_on_stack
+from trtcodemod.usercode import UserFiles, at_user_line, innermost, module_file, user_frames_on_stack
 from trtcodemod.verify.input_free import InputReach
 
 
@@ -108,6 +110,11 @@ def export_model(
                 # The exporter fails converting the traced graph, after the user's frames are
                 # gone: run the model once more to find the user's call that reaches the op.
                 where = _user_call_of(model, args, _unsupported_op(exc), user, _argument_kinds(exc))
+            if _failed_operator(exc) and (where is None or _REFUSED_OPERATOR.search(str(exc))) \
+                    and innermost(_node_frames(exc), user) is None:
+                # A TorchScript function's call runs in no Python frame and its node's stack is torch's (`F.threshold`
+                # inlined); the message's "Caused by the value" names where the refused input was made, not the call.
+                where = _scripted_call_of(_failed_operator(exc), user) or where
             if where:
                 # Dynamo and torch.export errors are long; the user's line is what to look at.
                 result.error += at_user_line(where)
@@ -417,6 +424,74 @@ def _unsupported_op(exc: BaseException) -> str | None:
         return match["op"] if match else None
     match = _NO_SCHEMA.search(str(exc))
     return match["op"] if match else None
+
+
+#: A symbolic's refusal of one operator's arguments ("Unsupported: ONNX export of operator threshold, non-zero value").
+_REFUSED_OPERATOR = re.compile(r"\bONNX export of operator (?P<op>[a-z_][a-z0-9_]*)\b")
+
+
+def _failed_operator(exc: BaseException) -> str | None:
+    """The aten op the export failed on, by either of the exporter's ways of naming it."""
+    found = _unsupported_op(exc)
+    if found is not None:
+        return found
+    match = _REFUSED_OPERATOR.search(str(exc))
+    return match["op"] if match else None
+
+
+def _scripted_call_of(op: str, user: UserFiles) -> tuple[str, int] | None:
+    """The user's line in a TorchScript function (``@torch.jit.script``, in a module the model imported) that calls
+    torch's ``op``: empanada's ``F.threshold(ctr_hmp, threshold, -1.)`` inside its scripted ``find_instance_center``.
+    Once run, the function's graph has its callees inlined with their own stacks (``F.threshold``'s node is at
+    torch's ``functional.py``), so the function's source says where: the first call in its body named ``op``, by
+    function or method name (``F.threshold``, ``torch.isin``, ``x.isin``)."""
+    for module in list(sys.modules.values()):
+        path = module_file(module)
+        if path is None or not path.endswith(".py") or not user(path):
+            continue
+        try:
+            namespace = dict(object.__getattribute__(module, "__dict__"))
+        except Exception:  # noqa: BLE001 - an object in sys.modules that is no module
+            continue
+        scripted = sorted(name for name, value in namespace.items() if isinstance(value, torch.jit.ScriptFunction))
+        if not scripted:
+            continue
+        real = os.path.realpath(path)
+        try:
+            mtime = os.stat(real).st_mtime
+        except OSError:
+            continue
+        calls = _calls_by_function(real, mtime, op.strip("_"))
+        lines = [line for name in scripted for line in calls.get(name, ())]
+        if lines:
+            return real, min(lines)
+    return None
+
+
+@functools.lru_cache(maxsize=64)
+def _calls_by_function(path: str, mtime: float, op: str) -> dict[str, tuple[int, ...]]:
+    """Per module-level function of ``path``, the lines of its calls named ``op``."""
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, ValueError, UnicodeDecodeError):
+        return {}
+    found: dict[str, tuple[int, ...]] = {}
+    for function in tree.body:
+        if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        # A helper trtcodemod put in for the call (`_trt_threshold`) keeps its line: the user's call, rewritten.
+        lines = sorted(node.lineno for node in ast.walk(function) if isinstance(node, ast.Call)
+                       and _called_name(node.func).removeprefix(RESERVED_PREFIX).strip("_") == op)
+        if lines:
+            found[function.name] = tuple(lines)
+    return found
+
+
+def _called_name(func: ast.expr) -> str:
+    """The name a call is made by: ``threshold`` of ``F.threshold(...)``, ``isin`` of ``isin(...)``."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    return func.id if isinstance(func, ast.Name) else ""
 
 
 def _argument_kinds(exc: BaseException) -> list[str] | None:
