@@ -1,6 +1,6 @@
 """TRT737: each image's rows picked by an image-index column, sorted and capped, computed at once while tracing.
 
-fastface 0.1.4's ``FaceDetector._postprocess`` (borakrc/fastface, ``fastface/module.py:210-245``, zoo 87's LFFD
+fastface 0.1.4's ``FaceDetector._postprocess`` (borhanMorphy/fastface, ``fastface/module.py:201-245``, zoo 87's LFFD
 models) thresholds every candidate of the batch into rows with the image as a last column, then keeps each image's
 best ``keep_n`` rows before one batched NMS: ``for batch_idx in range(batch_size): (pick_n,) = torch.where(batch_idx
 == preds[:, 5]); order = preds[pick_n, 4].sort(descending=True)[1]; batch_preds.append(preds[pick_n, :][order][:keep_n,
