@@ -37,6 +37,8 @@ _ENTRIES = "_trt_entries"
 
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
 #: Functions that work on each box (row) alone: the flattened rows give each image's rows.
+#: Methods of a bool mask that count its true values (its picks: none where they give 0).
+_MASK_COUNTS = ("sum", "count_nonzero")
 #: Reductions of a row's values along an axis after the candidates' (:meth:`Flattener._row_reduction`).
 _ROW_REDUCTIONS = ("any", "all", "sum", "prod", "mean", "amax", "amin")
 #: Tensor factories whose result is the same for every image when their values are (:meth:`Flattener._made_alike`).
@@ -393,7 +395,8 @@ class Flattener:
 
     def empty_test(self, test: cst.BaseExpression) -> None:
         """``not x.shape[0]``, ``x.shape[0] == 0``, ``x.numel() == 0``, ``len(x) == 0``, ``not len(x)``, ``not
-        x.size(0)``, ``not x.numel()`` on rows or positions (else :class:`Decline`): the image has none."""
+        x.size(0)``, ``not x.numel()`` on rows or positions, ``m.sum() == 0``, ``not m.any()``, ``not
+        m.count_nonzero()`` on a bool mask of the image's candidates (else :class:`Decline`): the image has none."""
         test = strip_parens(test)
         if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
             size = strip_parens(test.expression)
@@ -404,8 +407,16 @@ class Flattener:
             raise Decline
         if type(size) is cst.Name and self.env.get(size.value, STATIC).name == "count":
             return  # `n = x.shape[0]` then `if not n:` (YOLOv5/v7)
-        if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "numel" \
-                and not size.args:
+        method = size.func.attr.value if type(size) is cst.Call and type(size.func) is cst.Attribute \
+            and not size.args else None
+        if method in _MASK_COUNTS or method == "any" and type(test) is cst.UnaryOperation:
+            # `if keep.sum() == 0:`, `if not keep.any():` on the image's mask of its candidates (flashdet's decode):
+            # the rows the mask picks are none
+            kind = self.expression(size.func.value)[1]
+            if kind.name != "rows" or not kind.mask:
+                raise Decline
+            return
+        if method == "numel":
             counted = size.func.value
         else:
             counted = self._counted(size)
@@ -1580,7 +1591,8 @@ axis (`torch.cat(rows)`), whose body is assignments that
 - skip an image without rows after appending its empty entry to the loop's list, `results.append((torch.empty(0,
   4), torch.empty(0), torch.empty(0, dtype=torch.long)))` / `continue` (modern-yolonas's `postprocess`; also in an
   `if` on a setting, a dict of empties with the entry's keys, `new_zeros((0, 4))`): the image has no flattened
-  rows, and its entry of the list made from them is empty;
+  rows, and its entry of the list made from them is empty; the test may count the picks of the image's mask of its
+  candidates before it picks them (`if keep_mask.sum() == 0:`, `if not keep.any():`: flashdet's decoders);
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
   `t.new_full((keep.shape[0], 1), i)`, `torch.full((keep.numel(), 1), float(i))` of positions: a float fill, so

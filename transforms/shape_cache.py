@@ -475,12 +475,45 @@ def _rest_after(method: cst.FunctionDef, node: cst.If) -> list[cst.CSTNode]:
 
 
 def _returned_read(body: cst.BaseSuite) -> cst.BaseExpression | None:
-    """The value of a body that is one ``return <read of self>`` (``return self.cache[device]``)."""
+    """The value of a body that is one ``return <read of self>`` (``return self.cache[device]``), or that binds names
+    to reads of ``self`` and returns them, maybe under a test of its own (flashdet's ``_get_anchors``: ``c, s =
+    self._cached_anchors[1], self._cached_anchors[2]`` / ``if c.device == device: return c, s``): the first read."""
     statements = body.body if type(body) is cst.IndentedBlock else ()
     small = statements[0].body if len(statements) == 1 and type(statements[0]) is cst.SimpleStatementLine else ()
+    if len(small) == 1 and type(small[0]) is cst.Return and small[0].value is not None:
+        return small[0].value if _chain(small[0].value) else None
+    return _bound_and_returned(statements)
+
+
+def _bound_and_returned(statements: Sequence[cst.BaseStatement]) -> cst.BaseExpression | None:
+    """:func:`_returned_read`'s second form: names bound to reads of one attribute of ``self``, then returned."""
+    bound: dict[str, cst.BaseExpression] = {}
+    for statement in statements[:-1]:
+        small = statement.body if type(statement) is cst.SimpleStatementLine else ()
+        if len(small) != 1 or type(small[0]) is not cst.Assign or len(small[0].targets) != 1:
+            return None
+        target, value = small[0].targets[0].target, small[0].value
+        names = [target] if type(target) is cst.Name else [e.value for e in getattr(target, "elements", ())]
+        values = [value] if type(target) is cst.Name else [e.value for e in getattr(value, "elements", ())]
+        if not names or len(names) != len(values) or type(target) not in (cst.Name, cst.Tuple) \
+                or any(type(n) is not cst.Name for n in names) or not all(_chain(v) for v in values):
+            return None
+        bound.update((n.value, v) for n, v in zip(names, values))
+    last = statements[-1] if len(statements) > 1 else None
+    if type(last) is cst.If and last.orelse is None and type(last.body) is cst.IndentedBlock \
+            and len(last.body.body) == 1 and not any(type(n) is cst.NamedExpr for n in walk(last.test)):
+        last = last.body.body[0]  # the hit may still be refused (a cache on another device): it falls through
+    small = last.body if type(last) is cst.SimpleStatementLine else ()
     if len(small) != 1 or type(small[0]) is not cst.Return or small[0].value is None:
         return None
-    return small[0].value if _chain(small[0].value) else None
+    value = small[0].value
+    returned = [value] if type(value) is cst.Name else [e.value for e in getattr(value, "elements", ())]
+    if not returned or any(type(r) is not cst.Name or r.value not in bound for r in returned):
+        return None
+    reads = [bound[r.value] for r in returned]
+    if any(not _same(_chain(r)[-1], _chain(reads[0])[-1]) for r in reads):
+        return None  # values of several attributes: not one cache's
+    return reads[0]
 
 
 class ShapeKeyedCache(RuntimeScopeRule):
@@ -525,6 +558,9 @@ if image_shape == self.last_shape and image.device in self.last_anchors:
 ...
 self.last_anchors[image.device] = anchor_boxes
 ```
+The hit may bind the cached values to names first and return them, maybe under a test of its own that
+lets the call fall through to the fill (flashdet's `_get_anchors`: `c, s = self._cached_anchors[1],
+self._cached_anchors[2]` / `if c.device == device: return c, s`).
 The fix is then `if not _trt_tracing() and <test>:`, so the value is computed while tracing.
 
 It also finds the grow-only cache, rebuilt only when a longer input comes (rotary and ALiBi tables in

@@ -1836,3 +1836,68 @@ def test_a_list_concatenated_into_its_own_name_is_only_concatenated(after_loop: 
     assert "_trt_nms_by_image(" in tracing
     assert ("        rows.append(torch.cat(" in tracing) is concatenated
     assert ("        rows = _trt_per_image_list(" in tracing) is not concatenated
+
+
+MASK_SKIPS = '''\
+import torch
+import torchvision
+
+
+def decode(cat_scores, cat_boxes, score_thr: float = 0.3, nms_thr: float = 0.5):
+    results = []
+    for b in range(cat_scores.shape[0]):
+        max_scores, max_labels = cat_scores[b].max(dim=-1)
+        keep_mask = max_scores > score_thr
+        if keep_mask.sum() == 0:
+            results.append((
+                torch.zeros(0, 5, device=cat_scores.device),
+                torch.zeros(0, dtype=torch.long, device=cat_scores.device),
+            ))
+            continue
+        filt_boxes = cat_boxes[b][keep_mask]
+        filt_scores = max_scores[keep_mask]
+        nms_idx = torchvision.ops.nms(filt_boxes, filt_scores, nms_thr)
+        dets = torch.cat([filt_boxes[nms_idx], filt_scores[nms_idx].unsqueeze(-1)], dim=-1)
+        results.append((dets, max_labels[keep_mask][nms_idx]))
+    return results
+
+
+def rows_of(cat_scores, cat_boxes):
+    rows = []
+    for index, (dets, labels) in enumerate(decode(cat_scores, cat_boxes)):
+        rows.append(torch.cat([dets, labels[:, None].float(), torch.full((dets.shape[0], 1), float(index))], 1))
+    return torch.cat(rows)
+'''
+
+
+@pytest.mark.parametrize("skip", ["if keep_mask.sum() == 0:", "if not keep_mask.any():",
+                                  "if keep_mask.count_nonzero() == 0:", "if not keep_mask.sum():"])
+def test_a_skip_on_the_count_of_the_images_mask_is_carried_over(skip: str, tmp_path) -> None:
+    """flashdet 1.2.1 (``flashdet/engine/inference/postprocess.py:81``, zoo 88): ``if keep_mask.sum() == 0:`` appends
+    the image's empty pair and continues, before the mask picks the image's candidates. While tracing an image whose
+    mask picks nothing makes no rows, as the skip's empty entry."""
+    code = MASK_SKIPS.replace("if keep_mask.sum() == 0:", skip)
+    after = rewrite(code, unsafe=True, select=SELECT)
+    assert "nms_idx = _trt_nms_by_image(filt_boxes, filt_scores, None, _trt_image[keep_mask], nms_thr, " in after
+    assert "results = _trt_per_image_list((dets, max_labels[keep_mask][nms_idx])," in after
+    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
+    generator = torch.Generator().manual_seed(3)
+    corner = torch.rand(3, 40, 2, generator=generator) * 50
+    boxes = torch.cat([corner, corner + 10], -1)
+    scores = torch.rand(3, 40, 4, generator=generator)
+    scores[1] = 0.0  # image 1: nothing passes (the skip)
+    scores[2, :5] = -1.0
+    for args in ((scores, boxes), (torch.zeros(2, 40, 4), boxes[:2])):
+        want = before_ns["rows_of"](*args)
+        assert torch.equal(want, after_ns["rows_of"](*args))
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            traced = torch.jit.trace(after_ns["rows_of"], (scores[:2], boxes[:2]), check_trace=False)
+        assert _rows(traced(*args)) == _rows(want)  # other batches through a trace of two, images with no rows
+
+
+@pytest.mark.parametrize("skip", ["if max_scores.sum() == 0:", "if keep_mask.sum() == 1:", "if keep_mask.all():"])
+def test_a_count_that_is_not_the_masks_picks_keeps_the_loop(skip: str) -> None:
+    # a sum of scores (no mask), a count of one, all picked: not "the image has no rows"
+    after = rewrite(MASK_SKIPS.replace("if keep_mask.sum() == 0:", skip), unsafe=True, select=SELECT)
+    assert "_trt_nms_by_image(" not in after

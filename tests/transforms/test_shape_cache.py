@@ -114,6 +114,42 @@ class Net(nn.Module):
         return pooled.flatten(2).transpose(1, 2)[..., :1] + self.anchors(x)
 '''
 
+#: flashdet 1.2.1 (``flashdet/models/architectures/flashdet.py:204-212``, zoo 88): ``_get_anchors`` keys its cache by
+#: the feature sizes and on a hit binds the cached tensors to names, returning them only where they are on the input's
+#: device (else it falls through and computes them again). In our words.
+FLASH = HEADER + '''
+def make_grid(sizes, strides, device):
+    centers = []
+    for (h, w), stride in zip(sizes, strides):
+        yy, xx = torch.meshgrid(torch.arange(h, device=device), torch.arange(w, device=device), indexing="ij")
+        centers.append(torch.stack((xx, yy), -1).reshape(-1, 2).float() * stride + stride / 2)
+    centers = torch.cat(centers)
+    return centers, torch.ones(centers.shape[0], 1, device=device)
+
+
+class Flash(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.strides = (2, 4)
+        self._cached_anchors = None
+
+    def _get_anchors(self, sizes, device):
+        key = tuple((h, w) for h, w in sizes)
+        if self._cached_anchors is not None and self._cached_anchors[0] == key:
+            c, s = self._cached_anchors[1], self._cached_anchors[2]
+            if c.device == device:
+                return c, s
+        centers, strides = make_grid(sizes, list(self.strides), device)
+        self._cached_anchors = (key, centers, strides)
+        return centers, strides
+
+    def forward(self, x):
+        sizes = [((x.shape[2] + s - 1) // s, (x.shape[3] + s - 1) // s) for s in self.strides]
+        centers, strides = self._get_anchors(sizes, x.device)
+        pooled = torch.cat([torch.nn.functional.avg_pool2d(x, s, ceil_mode=True).flatten(2) for s in self.strides], 2)
+        return pooled.transpose(1, 2)[..., :1] + centers * strides
+'''
+
 FUSED = HEADER + FUSED + '''
     def fuseforward(self, x):
         out = []
@@ -295,14 +331,16 @@ def _input(shape: tuple[int, ...], step: int) -> torch.Tensor:
     return x.requires_grad_(step % 2 == 1)
 
 
-@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net")])
+@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net"),
+                                       (FLASH, "Flash")])
 def test_eager_is_bit_for_bit_the_same_over_hits_and_misses(tmp_path: Path, code: str, name: str) -> None:
     before = import_source(code, tmp_path)[name]()
     after = import_source(fixed(code), tmp_path)[name]()
     for step, shape in enumerate(SIZES):
         x = _input(shape, step)
         assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} {shape}")
-    cached = {"Head": ("shape", "anchors", "strides"), "Net": ("last_shape", "last_anchors")}.get(name, ("grid",))
+    cached = {"Head": ("shape", "anchors", "strides"), "Net": ("last_shape", "last_anchors"),
+              "Flash": ("_cached_anchors",)}.get(name, ("grid",))
     for attr in cached:
         owner = (before.anchors, after.anchors) if name == "Net" else (before, after)
         a, b = getattr(owner[0], attr), getattr(owner[1], attr)
@@ -310,7 +348,7 @@ def test_eager_is_bit_for_bit_the_same_over_hits_and_misses(tmp_path: Path, code
 
 
 @pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net"),
-                                       (LOCAL, "Local")])
+                                       (LOCAL, "Local"), (FLASH, "Flash")])
 def test_every_toolchain_does_what_it_did(tmp_path: Path, code: str, name: str) -> None:
     x = _input((1, 3, 6, 4), 0)
     old = toolchain_outcomes(import_source(code, tmp_path)[name], [x], tmp_path)
@@ -360,7 +398,8 @@ def _faithful(code: str, name: str, tmp_path: Path, dynamo: bool) -> tuple[bool,
 
 
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
-@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net")])
+@pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net"),
+                                       (FLASH, "Flash")])
 def test_the_graph_is_faithful_at_another_size_only_after_the_fix(tmp_path: Path, code: str, name: str,
                                                                   dynamo: bool) -> None:
     before, _ = _faithful(code, name, tmp_path, dynamo)
@@ -787,6 +826,27 @@ def test_a_cache_hit_that_returns_early_misses_while_tracing() -> None:
     assert code_lines(after) == [line.replace("if image_shape ==", "if not _trt_tracing() and image_shape ==")
                                  for line in code_lines(ANCHORS)]
     assert fixed(after) == after
+
+
+def test_a_hit_that_binds_the_cached_values_and_returns_them_on_a_test_misses_while_tracing() -> None:
+    after = fixed(FLASH)
+    test = "if self._cached_anchors is not None and self._cached_anchors[0] == key:"
+    assert code_lines(after) == [line.replace(test, test.replace("if ", "if not _trt_tracing() and "))
+                                 for line in code_lines(FLASH)]
+    assert fixed(after) == after
+
+
+@pytest.mark.parametrize("old,new", [
+    ("            c, s = self._cached_anchors[1], self._cached_anchors[2]\n",
+     "            c, s = self._cached_anchors[1], self.strides\n"),  # two attributes: not one cache's values
+    ("                return c, s\n", "                return c, sizes\n"),  # a value not read from the cache
+    ("            if c.device == device:\n                return c, s\n",
+     "            if c.device == device:\n                return c, s\n            else:\n                pass\n"),
+])
+def test_not_a_hit_that_returns_the_cached_values(old: str, new: str) -> None:
+    code = FLASH.replace(old, new)
+    assert code != FLASH
+    assert "TRT726" not in rules_found(code, select=("TRT726",))
 
 
 # --- a cache read on a hit, filled on a miss, its key written elsewhere in the class ---------------------
