@@ -103,7 +103,9 @@ class ClassRecord:
         found = self._kept.get((scope, traced))
         if found is None:
             if scope == "forward":
-                roots = ({"forward"} | self.installed_forwards) & set(self.methods)
+                # A method the export warned in ran in the traced forward, called by another object's forward
+                # (flashdet's `predict` → `_get_anchors`, which a wrapper's forward calls).
+                roots = ({"forward"} | self.installed_forwards | traced) & set(self.methods)
                 found = _closure(roots, self.calls) if self.is_module else set()
             else:
                 build_roots = {
@@ -419,17 +421,18 @@ class RuntimeScopeRule(Rule):
         if not pending:
             return
         keep = record.kept(self.scope)
-        if self.scope == "runtime" and any(method.name.value not in keep for method, *_ in pending):
+        if self.scope in ("runtime", "forward") and any(method.name.value not in keep for method, *_ in pending):
             keep = record.kept(self.scope, self._traced_methods(record, keep))
         for method, node, message, fix, scopes in pending:
             if method.name.value in keep:
                 self.report(node, _text(message), fix, scopes)
 
     def _traced_methods(self, record: ClassRecord, keep: set[str]) -> frozenset[str]:
-        """The construction methods of ``record`` the observed export warned in (their own lines): they
+        """The methods of ``record`` out of ``keep`` that the observed export warned in (their own lines): they
         ran in a traced forward (facexlib's ``PriorBox``, built by each forward call, computes its
-        feature-map sizes in ``__init__``). Asked only by rules that read the observation (the others
-        keep the construction methods out), and only where facts exist."""
+        feature-map sizes in ``__init__``; flashdet's ``_get_anchors``, called by ``predict``, which a wrapper's
+        forward calls). Asked only by rules that read the observation (the others keep such methods out), and
+        only where facts exist."""
         if ObservedFacts not in self.required():
             return frozenset()
         observed = self.provider(ObservedFacts)

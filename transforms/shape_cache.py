@@ -16,6 +16,7 @@ from dataclasses import dataclass
 import libcst as cst
 
 from trtcodemod.astutil import bound_names, code_of, short_code, walk
+from trtcodemod.providers import ObservedFacts
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 from trtcodemod.transforms.module_state import _self_state, state_attr, _target_elements
@@ -518,6 +519,8 @@ def _bound_and_returned(statements: Sequence[cst.BaseStatement]) -> cst.BaseExpr
 
 class ShapeKeyedCache(RuntimeScopeRule):
     scope = "forward"
+    #: The observed export's warnings: a method they fall in ran in a traced forward, whatever calls it.
+    requires = (ObservedFacts,)
     info = RuleInfo(
         id="TRT726",
         name="shape-keyed-cache",

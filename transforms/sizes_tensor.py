@@ -83,7 +83,10 @@ or `n * [(h, w)]` (NanoCodec's encoder: each sample's encoded length, `torch.ten
 x.shape[0], dtype=torch.int32)`), becomes `_trt_sizes_repeated(display, count, ...)`: `torch.as_tensor(display *
 count, ...)` outside a trace, and while tracing the sizes stacked and repeated by the traced count along the first
 axis (Python's repetition read the example's batch; a count of 0 with no dtype given makes the float32 of an empty
-list in eager mode, the sizes' dtype in the graph). A size of an object not shown to be a tensor
+list in eager mode, the sizes' dtype in the graph). So does a display of number literals and indices of enclosing
+`for i in range(...)` loops repeated by a size (pytorch-retinanet's class column, `torch.tensor([i] *
+anchors_nms_idx.shape[0])`, which distinanet 1.0.1 keeps): the numbers are the same in every graph, the count is
+what the list bakes. A size of an object not shown to be a tensor
 (the loop variable in `for source in sources: h, w = source.shape[2:]`) counts only where the
 observed export warned at the call (inside `migrate`, or with `--facts`). Deformable DETR
 (transformers) builds its `spatial_shapes` this way.
@@ -278,6 +281,9 @@ Applies to every TensorRT version.""",
         #: Assignments that only give a parameter left ``None`` its default (``if spatial_shapes is
         #: None: spatial_shapes = [...]``): the parameter still holds what a caller hands down otherwise.
         self._defaults: set[int] = set()
+        #: Names of the enclosing ``for i in range(...)`` loops that their bodies do not rebind: a Python ``int``
+        #: on every pass (a trace's too), the same in every graph.
+        self._indices: list[str] = []
 
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
         super().visit_FunctionDef(node)
@@ -333,6 +339,7 @@ Applies to every TensorRT version.""",
 
     def visit_For(self, node: cst.For) -> None:
         super().visit_For(node)
+        self._indices.append(self._range_index(node))
         if not self._params:
             return
         # What the iterable holds is judged before the loop rebinds its target (`for shapes in shapes`).
@@ -349,6 +356,33 @@ Applies to every TensorRT version.""",
             return
         for element in item.elements:  # type: ignore[attr-defined]
             self._looped[-1][element.value.value] = sure  # `for (h, w) in shapes`: each name one size
+
+    def leave_For(self, original_node: cst.For) -> None:
+        super().leave_For(original_node)
+        self._indices.pop()
+
+    def _range_index(self, node: cst.For) -> str:
+        """The target of ``for i in range(...)`` (the built-in), where the body binds no ``i`` of its own; else ''."""
+        iterable = strip_parens(node.iter)
+        if type(node.target) is not cst.Name or node.asynchronous is not None or type(iterable) is not cst.Call \
+                or type(iterable.func) is not cst.Name or iterable.func.value != "range" \
+                or self.context.resolver.binds("range"):
+            return ""
+        name = node.target.value
+        return "" if name in bound_names(node.body) else name
+
+    def _plain_numbers(self, display: cst.BaseExpression) -> bool:
+        """A non-empty list or tuple display of number literals and ``range`` loop indices (``[i]``, ``[0, 1]``)."""
+        display = strip_parens(display)
+        if type(display) not in (cst.List, cst.Tuple) or not display.elements:  # type: ignore[attr-defined]
+            return False
+        return all(type(e) is cst.Element and self._plain_number(strip_parens(e.value))
+                   for e in display.elements)  # type: ignore[attr-defined]
+
+    def _plain_number(self, value: cst.BaseExpression) -> bool:
+        if type(value) is cst.UnaryOperation and type(value.operator) is cst.Minus:
+            value = strip_parens(value.expression)
+        return type(value) in (cst.Integer, cst.Float) or type(value) is cst.Name and value.value in self._indices
 
     def _loop_item(self, node: cst.For) -> tuple[cst.BaseExpression | None, int]:
         """The part of a ``for`` target bound to each item of the iterable, and how sure that item is a
@@ -680,6 +714,10 @@ Applies to every TensorRT version.""",
     def _repeated_fix(self, node: cst.Call, display: cst.BaseExpression, count: cst.BaseExpression) -> None:
         """Report ``torch.tensor([s] * n, ...)`` with ``_trt_sizes_repeated``: its sizes and its count traced."""
         sure = min(self._display(display), SIZE)
+        if not sure and self._plain_numbers(display):
+            # `torch.tensor([i] * keep.shape[0])` (pytorch-retinanet's class column, distinanet 1.0.1): numbers the
+            # same in every graph, repeated by a traced count, which is what the list bakes
+            sure = SIZE if self.size_of(count) is not None else LOOSE
         if not sure or (sure == LOOSE and not self.traced_at(node)):
             return
         extremes = _Extremes(self)
@@ -687,9 +725,10 @@ Applies to every TensorRT version.""",
         rest = "".join(f", {code_of(a).strip().rstrip(',')}" for a in node.args[1:])
         call = cst.parse_expression(f"{REPEATED_HELPER}({code_of(data).strip()}, {code_of(count).strip()}{rest})")
         fix = Fix({node: call}, safety=Safety.UNSAFE, helpers=(REPEATED_HELPER, *sorted(extremes.used)))
-        self.found(node, f"`{short_code(node)}` repeats traced sizes by a traced size in a Python list: the TorchScript "
-                         f"export keeps the example's sizes and count as a constant; {REPEATED_HELPER} stacks the "
-                         "sizes and repeats them by the count in the graph while tracing", fix)
+        what = "numbers" if self._plain_numbers(display) else "traced sizes"
+        self.found(node, f"`{short_code(node)}` repeats {what} by a traced size in a Python list: the TorchScript "
+                         f"export keeps the example's {what.split()[-1]} and count as a constant; {REPEATED_HELPER} "
+                         f"stacks the {what.split()[-1]} and repeats them by the count in the graph while tracing", fix)
 
     def visit_Subscript(self, node: cst.Subscript) -> None:
         """``x[list(range(x.shape[0])), k]``: an index built in Python from a size, which indexing

@@ -1325,3 +1325,41 @@ def test_a_nested_hit_that_converts_the_cache_then_returns_misses_while_tracing(
 def test_not_a_nested_hit(old: str, new: str) -> None:
     assert old in NESTED
     assert rules_found(NESTED.replace(old, new), select=("TRT726",)) == []
+
+
+#: flashdet 1.2.1 as its wrapper in zoo 88 calls it: the detector's ``predict`` (not its ``forward``) asks
+#: ``_get_anchors`` for the grid, and the user's module calls ``predict`` from its own ``forward``.
+PREDICTED = FLASH.replace("    def forward(self, x):", "    def predict(self, x):") + '''
+
+class Wrapper(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.model = Flash()
+
+    def forward(self, x):
+        return self.model.predict(x)
+
+
+def build():
+    return Wrapper().eval()
+
+
+def inputs(generator):
+    return [torch.randn(1, 3, 8, 8, generator=generator)]
+'''
+
+
+def test_a_cache_in_a_method_that_no_forward_of_its_class_calls_is_taken_where_the_export_warned(tmp_path) -> None:
+    """From the code alone the method is no forward code of its class; migrate's observed export warned in it (the
+    cache test converts a traced comparison to a bool), so it ran in a traced forward, and the fix is applied there."""
+    assert "TRT726" not in rules_found(PREDICTED, select=("TRT726",))
+    import json
+
+    from support import migrate_json
+
+    path = tmp_path / "predicted.py"
+    path.write_text(PREDICTED)
+    report = migrate_json(path, json.dumps({"x": {"2": "height", "3": "width"}}))
+    line = next(n for n, text in enumerate(PREDICTED.splitlines(), 1) if "self._cached_anchors[0] == key" in text)
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT726", line)], report["applied"]
+    assert report["exit_code"] == 0, report["remaining"]

@@ -15,6 +15,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from support import load, rewrite, rules_found
+from safety import import_source
 
 from trtcodemod.helpers.sizes_tensor import _trt_sizes_tensor
 
@@ -1088,3 +1089,51 @@ def test_the_repeating_helper_is_as_tensor_outside_a_trace(count: int) -> None:
         want = torch.as_tensor(data * count, **kwargs)
         got = _trt_sizes_repeated(data, count, **kwargs)
         assert got.dtype == want.dtype and torch.equal(got, want)
+
+
+CLASS_COLUMN = """\
+import torch
+
+
+def rows(classification, boxes):
+    labels = torch.tensor([]).long()
+    for i in range(classification.shape[1]):
+        keep = torch.nonzero(classification[:, i] > 0.5)[:, 0]
+        labels = torch.cat((labels, torch.tensor([i] * keep.shape[0])))
+        labels = torch.cat((labels, torch.tensor((7, -1) * keep.shape[0])))
+        boxes = boxes + 0 * keep.shape[0]
+    return labels, boxes
+"""
+
+
+def test_a_loop_index_or_literals_repeated_by_a_size(tmp_path) -> None:
+    """pytorch-retinanet's per-class rows (yhenon's, copied by distinanet 1.0.1, ``distinanet/model/model.py:204``,
+    zoo 88): `torch.tensor([i] * anchors_nms_idx.shape[0])`, the class index once for each kept box. The numbers are
+    the same in every graph; Python's repetition reads the example's count, which the graph keeps."""
+    assert rules_found(CLASS_COLUMN, select=("TRT716",)) == ["TRT716"] * 2
+    after = rewrite(CLASS_COLUMN, unsafe=True, select=("TRT716",))
+    assert "labels = torch.cat((labels, _trt_sizes_repeated([i], keep.shape[0])))\n" in after
+    assert "labels = torch.cat((labels, _trt_sizes_repeated((7, -1), keep.shape[0])))\n" in after
+    original, rewritten = import_source(CLASS_COLUMN, tmp_path)["rows"], import_source(after, tmp_path)["rows"]
+    scores = torch.tensor([[0.9, 0.1, 0.7], [0.6, 0.2, 0.8], [-1.0, 0.0, 0.51]])
+    boxes = torch.zeros(3, 4)
+    for data in (scores, torch.zeros(3, 3), -scores, scores[:0]):  # eager unchanged, nothing kept included
+        for got, want in zip(rewritten(data, boxes[: data.shape[0]]), original(data, boxes[: data.shape[0]])):
+            assert got.dtype == want.dtype and torch.equal(got, want)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = {label: torch.jit.trace(f, (scores, boxes), check_trace=False)
+                  for label, f in (("original", original), ("rewritten", rewritten))}
+    other = torch.tensor([[0.9, 0.8, 0.7], [0.6, 0.9, 0.8], [0.7, 0.6, 0.51], [1.0, 1.0, 1.0]])
+    want = original(other, torch.zeros(4, 4))[0]
+    assert torch.equal(traced["rewritten"](other, torch.zeros(4, 4))[0], want)
+    assert not torch.equal(traced["original"](other, torch.zeros(4, 4))[0], want)  # the example's counts
+
+
+@pytest.mark.parametrize("display", ["[j]", "[i + 1]", "[float(i)]", "[*picked]"])
+def test_other_repeated_displays_are_left_alone(display: str) -> None:
+    # a name of no `range` loop, arithmetic on the index, a call, a starred element: not plain numbers here
+    code = CLASS_COLUMN.replace("torch.tensor([i] * keep.shape[0])", f"torch.tensor({display} * keep.shape[0])")
+    code = code.replace("    for i in range", "    j, picked = 2, [1]\n    for i in range")
+    assert code != CLASS_COLUMN
+    assert rules_found(code, select=("TRT716",)) == ["TRT716"]  # the tuple of literals only
