@@ -36,9 +36,9 @@ _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 _ENTRIES = "_trt_entries"
 
 _CAT = ("torch.cat", "torch.concat", "torch.concatenate")
-#: Functions that work on each box (row) alone: the flattened rows give each image's rows.
 #: Methods of a bool mask that count its true values (its picks: none where they give 0).
 _MASK_COUNTS = ("sum", "count_nonzero")
+#: Functions that work on each box (row) alone: the flattened rows give each image's rows.
 #: Reductions of a row's values along an axis after the candidates' (:meth:`Flattener._row_reduction`).
 _ROW_REDUCTIONS = ("any", "all", "sum", "prod", "mean", "amax", "amin")
 #: Tensor factories whose result is the same for every image when their values are (:meth:`Flattener._made_alike`).
