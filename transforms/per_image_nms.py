@@ -52,6 +52,12 @@ _BATCHED_NMS = ("torchvision.ops.batched_nms", "torchvision.ops.boxes.batched_nm
 #: Softmax along an axis of its argument: along a row's axis, each row's alone.
 _SOFTMAX = ("torch.softmax", "torch.log_softmax", "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
             "torch.special.softmax", "torch.special.log_softmax")
+#: torch functions that act on each element of their first argument alone (the others numbers or settings).
+_ELEMENTWISE_FUNCTIONS = (
+    "torch.sigmoid", "torch.exp", "torch.log", "torch.sqrt", "torch.abs", "torch.neg", "torch.tanh", "torch.clamp",
+    "torch.clip", "torch.round", "torch.floor", "torch.ceil", "torch.special.expit", "torch.nn.functional.sigmoid",
+    "torch.nn.functional.softplus", "torch.nn.functional.relu", "torch.nn.functional.silu",
+)
 #: Tensor methods that act on each element alone (no axis argument).
 _ELEMENTWISE_METHODS = frozenset({
     "to", "float", "half", "double", "long", "int", "bool", "sigmoid", "exp", "log", "sqrt", "abs", "neg",
@@ -1095,6 +1101,17 @@ class Flattener:
             if kind.name != "rows":
                 raise Decline
             return f"{func.value}({text})", Kind("rows", kind.image)  # YOLOv7's `xywh2xyxy(x[:, :4])`
+        if context.refers_to(func, *_ELEMENTWISE_FUNCTIONS):
+            # `torch.sigmoid(p[:, 4])`, `F.softplus(reg, beta=1.0)` (flashdet's `decode_ltrb`): each row's own values
+            if not positional or node.args[0].keyword is not None or "inplace" in keywords \
+                    or any(self._dynamic(a) for a in node.args[1:]):
+                raise Decline  # (`F.relu(x, inplace=True)` writes the rows themselves)
+            text, kind = self.expression(positional[0])
+            if kind.name != "rows":
+                raise Decline
+            self.copied = id(node)  # a new tensor, whose columns the body may then set
+            args = "".join(", " + code_of(a).strip().rstrip(",") for a in node.args[1:])
+            return f"{code_of(func).strip()}({text}{args})", Kind("rows", kind.image)
         if context.refers_to(func, *_ROW_WISE):
             if not positional or any(self._dynamic(a) for a in node.args[1:]):
                 raise Decline
@@ -1543,7 +1560,8 @@ axis (`torch.cat(rows)`), whose body is assignments that
   `torch.tensor([width, height], dtype=box.dtype)` (face_detection's scale to pixels), the best
   class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates', a softmax along one
   (`conf[i].softmax(-1)`, `F.softmax(x, dim=-1)`), an index after `...` (`x[..., 4]`), a read the same for
-  every image unpacked (`height, width = orig_shape`));
+  every image unpacked (`height, width = orig_shape`), a torch function of each element (`torch.sigmoid(x)`,
+  `F.softplus(x, beta=1.0)`, `torch.clamp(x, min=0)`; not `inplace=True`));
 - decode an image of a batch tensor by a function whose code may lie in another file, its other arguments the
   same for every image (zoo 27's RetinaFace `decode(loc[i], priors, [0.1, 0.2])`, `decode_landm(land[i], ...)`):
   while tracing it runs on every image at once under `torch.vmap`, by TRT366's helpers

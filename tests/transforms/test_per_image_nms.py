@@ -1901,3 +1901,34 @@ def test_a_count_that_is_not_the_masks_picks_keeps_the_loop(skip: str) -> None:
     # a sum of scores (no mask), a count of one, all picked: not "the image has no rows"
     after = rewrite(MASK_SKIPS.replace("if keep_mask.sum() == 0:", skip), unsafe=True, select=SELECT)
     assert "_trt_nms_by_image(" not in after
+
+
+@pytest.mark.parametrize("function", ["torch.sigmoid(cat_boxes[b])", "F.softplus(cat_boxes[b], beta=1.0)",
+                                      "torch.clamp(cat_boxes[b], min=0.5)", "F.relu(cat_boxes[b] - 0.2)"])
+def test_a_torch_function_of_each_element_is_carried_over(function: str, tmp_path) -> None:
+    """`torch.sigmoid(x)` as `x.sigmoid()` is (flashdet's `decode_ltrb` takes `F.softplus(reg_pred, beta=1.0)`): each
+    row's own values, on the flattened rows as on an image's."""
+    code = MASK_SKIPS.replace("import torchvision\n", "import torchvision\nimport torch.nn.functional as F\n", 1)
+    code = code.replace("filt_boxes = cat_boxes[b][keep_mask]", f"filt_boxes = ({function} * 40)[keep_mask]")
+    assert code != MASK_SKIPS and function in code
+    after = rewrite(code, unsafe=True, select=SELECT)
+    assert "nms_idx = _trt_nms_by_image(filt_boxes, filt_scores, None, _trt_image[keep_mask], nms_thr, " in after
+    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
+    generator = torch.Generator().manual_seed(4)
+    corner = torch.rand(3, 40, 2, generator=generator) * 4 - 1
+    boxes = torch.cat([corner, corner + 0.3], -1)
+    scores = torch.rand(3, 40, 4, generator=generator)
+    scores[1] = 0.0
+    want = before_ns["rows_of"](scores, boxes)
+    assert torch.equal(want, after_ns["rows_of"](scores, boxes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(after_ns["rows_of"], (scores[:2], boxes[:2]), check_trace=False)
+    assert _rows(traced(scores, boxes)) == _rows(want)
+
+
+def test_an_in_place_function_keeps_the_loop() -> None:
+    code = MASK_SKIPS.replace("import torchvision\n", "import torchvision\nimport torch.nn.functional as F\n", 1)
+    code = code.replace("filt_boxes = cat_boxes[b][keep_mask]",
+                        "filt_boxes = F.relu(cat_boxes[b], inplace=True)[keep_mask]")
+    assert "_trt_nms_by_image(" not in rewrite(code, unsafe=True, select=SELECT)
