@@ -678,6 +678,13 @@ class Flattener:
         if kind.name == "rows" and at_kind.name == "rows" and at_kind.mask and at_kind.image == kind.image:
             self.copied = id(node)
             return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by a mask
+        if kind == STATIC and at_kind.name == "rows" and at_kind.mask and at_kind.image == _IMAGE and at_name:
+            # a table of one row a candidate shared by the images, picked by an image's mask of its candidates
+            # (flashdet's `anchor_centers[keep]`; the loop's indexing needs as many rows as candidates): the table
+            # once for each image, as the flattened candidates lie
+            self.copied = id(node)
+            return (f"{base}.expand(({_COUNT},) + tuple({base}.shape)).flatten(0, 1)[{at}{rest_text}]",
+                    Kind("rows", f"{_IMAGE}[{at}]"))
         if kind.name == "index" and not rest and type(node.value) is cst.Name \
                 and at_kind.image == f"{kind.image}[{node.value.value}]" \
                 and (at_kind.name == "index" or at_kind.mask):
@@ -1561,7 +1568,8 @@ axis (`torch.cat(rows)`), whose body is assignments that
   class `conf, j = x[:, 5:].max(1, keepdim=True)` along an axis after the candidates', a softmax along one
   (`conf[i].softmax(-1)`, `F.softmax(x, dim=-1)`), an index after `...` (`x[..., 4]`), a read the same for
   every image unpacked (`height, width = orig_shape`), a torch function of each element (`torch.sigmoid(x)`,
-  `F.softplus(x, beta=1.0)`, `torch.clamp(x, min=0)`; not `inplace=True`));
+  `F.softplus(x, beta=1.0)`, `torch.clamp(x, min=0)`; not `inplace=True`), a table of one row a candidate shared by
+  the images picked by an image's mask of its candidates (`anchor_centers[keep]`: the table once for each image));
 - decode an image of a batch tensor by a function whose code may lie in another file, its other arguments the
   same for every image (zoo 27's RetinaFace `decode(loc[i], priors, [0.1, 0.2])`, `decode_landm(land[i], ...)`):
   while tracing it runs on every image at once under `torch.vmap`, by TRT366's helpers

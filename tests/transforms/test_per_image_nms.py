@@ -1932,3 +1932,28 @@ def test_an_in_place_function_keeps_the_loop() -> None:
     code = code.replace("filt_boxes = cat_boxes[b][keep_mask]",
                         "filt_boxes = F.relu(cat_boxes[b], inplace=True)[keep_mask]")
     assert "_trt_nms_by_image(" not in rewrite(code, unsafe=True, select=SELECT)
+
+
+def test_a_table_shared_by_the_images_picked_by_an_images_mask_is_carried_over(tmp_path) -> None:
+    """flashdet 1.2.1's `decode_batch_nms_free` (``flashdet/utils/bbox.py:133``): `centers_k = anchor_centers[keep]`,
+    one anchor a candidate, the same table for every image: flattened, the table once for each image."""
+    code = MASK_SKIPS.replace("def decode(cat_scores, cat_boxes, score_thr: float = 0.3, nms_thr: float = 0.5):",
+                              "def decode(cat_scores, cat_boxes, anchors=torch.arange(40.0)[:, None] / 4, "
+                              "score_thr: float = 0.3, nms_thr: float = 0.5):")
+    code = code.replace("filt_boxes = cat_boxes[b][keep_mask]", "filt_boxes = cat_boxes[b][keep_mask] + anchors[keep_mask]")
+    assert code.count("anchors") == 2
+    after = rewrite(code, unsafe=True, select=SELECT)
+    assert "anchors.expand((_trt_count,) + tuple(anchors.shape)).flatten(0, 1)[keep_mask]" in after
+    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
+    generator = torch.Generator().manual_seed(6)
+    corner = torch.rand(3, 40, 2, generator=generator) * 50
+    boxes = torch.cat([corner, corner + 10], -1)
+    scores = torch.rand(3, 40, 4, generator=generator)
+    scores[1] = 0.0
+    want = before_ns["rows_of"](scores, boxes)
+    assert torch.equal(want, after_ns["rows_of"](scores, boxes))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(after_ns["rows_of"], (scores[:2], boxes[:2]), check_trace=False)
+    assert _rows(traced(scores, boxes)) == _rows(want)
+    assert _rows(traced(scores[:1], boxes[:1])) == _rows(before_ns["rows_of"](scores[:1], boxes[:1]))
