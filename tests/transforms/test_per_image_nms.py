@@ -1870,6 +1870,32 @@ def rows_of(cat_scores, cat_boxes):
 '''
 
 
+def _mask_skip_inputs(seed: int, scale: float = 50.0, shift: float = 0.0,
+                      width: float = 10.0) -> tuple[torch.Tensor, torch.Tensor]:
+    """(scores, boxes) of three images of 40 candidates for :data:`MASK_SKIPS`; image 1 keeps nothing."""
+    generator = torch.Generator().manual_seed(seed)
+    corner = torch.rand(3, 40, 2, generator=generator) * scale + shift
+    boxes = torch.cat([corner, corner + width], -1)
+    scores = torch.rand(3, 40, 4, generator=generator)
+    scores[1] = 0.0
+    return scores, boxes
+
+
+def _assert_rows_through_a_trace(code: str, after: str, tmp_path,
+                                 sets: list[tuple[torch.Tensor, torch.Tensor]]) -> None:
+    """Eager ``rows_of`` of ``after`` is the loop's on every set, and so is a trace of its first two images on
+    every set (rows as sets: other batches through a trace of two)."""
+    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
+    scores, boxes = sets[0]
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        traced = torch.jit.trace(after_ns["rows_of"], (scores[:2], boxes[:2]), check_trace=False)
+    for args in sets:
+        want = before_ns["rows_of"](*args)
+        assert torch.equal(want, after_ns["rows_of"](*args))
+        assert _rows(traced(*args)) == _rows(want)
+
+
 @pytest.mark.parametrize("skip", ["if keep_mask.sum() == 0:", "if not keep_mask.any():",
                                   "if keep_mask.count_nonzero() == 0:", "if not keep_mask.sum():"])
 def test_a_skip_on_the_count_of_the_images_mask_is_carried_over(skip: str, tmp_path) -> None:
@@ -1880,20 +1906,9 @@ def test_a_skip_on_the_count_of_the_images_mask_is_carried_over(skip: str, tmp_p
     after = rewrite(code, unsafe=True, select=SELECT)
     assert "nms_idx = _trt_nms_by_image(filt_boxes, filt_scores, None, _trt_image[keep_mask], nms_thr, " in after
     assert "results = _trt_per_image_list((dets, max_labels[keep_mask][nms_idx])," in after
-    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
-    generator = torch.Generator().manual_seed(3)
-    corner = torch.rand(3, 40, 2, generator=generator) * 50
-    boxes = torch.cat([corner, corner + 10], -1)
-    scores = torch.rand(3, 40, 4, generator=generator)
-    scores[1] = 0.0  # image 1: nothing passes (the skip)
+    scores, boxes = _mask_skip_inputs(3)  # image 1: nothing passes (the skip)
     scores[2, :5] = -1.0
-    for args in ((scores, boxes), (torch.zeros(2, 40, 4), boxes[:2])):
-        want = before_ns["rows_of"](*args)
-        assert torch.equal(want, after_ns["rows_of"](*args))
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            traced = torch.jit.trace(after_ns["rows_of"], (scores[:2], boxes[:2]), check_trace=False)
-        assert _rows(traced(*args)) == _rows(want)  # other batches through a trace of two, images with no rows
+    _assert_rows_through_a_trace(code, after, tmp_path, [(scores, boxes), (torch.zeros(2, 40, 4), boxes[:2])])
 
 
 @pytest.mark.parametrize("skip", ["if max_scores.sum() == 0:", "if keep_mask.sum() == 1:", "if keep_mask.all():"])
@@ -1913,18 +1928,8 @@ def test_a_torch_function_of_each_element_is_carried_over(function: str, tmp_pat
     assert code != MASK_SKIPS and function in code
     after = rewrite(code, unsafe=True, select=SELECT)
     assert "nms_idx = _trt_nms_by_image(filt_boxes, filt_scores, None, _trt_image[keep_mask], nms_thr, " in after
-    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
-    generator = torch.Generator().manual_seed(4)
-    corner = torch.rand(3, 40, 2, generator=generator) * 4 - 1
-    boxes = torch.cat([corner, corner + 0.3], -1)
-    scores = torch.rand(3, 40, 4, generator=generator)
-    scores[1] = 0.0
-    want = before_ns["rows_of"](scores, boxes)
-    assert torch.equal(want, after_ns["rows_of"](scores, boxes))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        traced = torch.jit.trace(after_ns["rows_of"], (scores[:2], boxes[:2]), check_trace=False)
-    assert _rows(traced(scores, boxes)) == _rows(want)
+    # negatives and values around the functions' bends (sigmoid's 0, the clamp's 0.5, the shifted relu's 0.2)
+    _assert_rows_through_a_trace(code, after, tmp_path, [_mask_skip_inputs(4, scale=4.0, shift=-1.0, width=0.3)])
 
 
 def test_an_in_place_function_keeps_the_loop() -> None:
@@ -1940,20 +1945,10 @@ def test_a_table_shared_by_the_images_picked_by_an_images_mask_is_carried_over(t
     code = MASK_SKIPS.replace("def decode(cat_scores, cat_boxes, score_thr: float = 0.3, nms_thr: float = 0.5):",
                               "def decode(cat_scores, cat_boxes, anchors=torch.arange(40.0)[:, None] / 4, "
                               "score_thr: float = 0.3, nms_thr: float = 0.5):")
-    code = code.replace("filt_boxes = cat_boxes[b][keep_mask]", "filt_boxes = cat_boxes[b][keep_mask] + anchors[keep_mask]")
+    code = code.replace("filt_boxes = cat_boxes[b][keep_mask]",
+                        "filt_boxes = cat_boxes[b][keep_mask] + anchors[keep_mask]")
     assert code.count("anchors") == 2
     after = rewrite(code, unsafe=True, select=SELECT)
     assert "anchors.expand((_trt_count,) + tuple(anchors.shape)).flatten(0, 1)[keep_mask]" in after
-    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
-    generator = torch.Generator().manual_seed(6)
-    corner = torch.rand(3, 40, 2, generator=generator) * 50
-    boxes = torch.cat([corner, corner + 10], -1)
-    scores = torch.rand(3, 40, 4, generator=generator)
-    scores[1] = 0.0
-    want = before_ns["rows_of"](scores, boxes)
-    assert torch.equal(want, after_ns["rows_of"](scores, boxes))
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        traced = torch.jit.trace(after_ns["rows_of"], (scores[:2], boxes[:2]), check_trace=False)
-    assert _rows(traced(scores, boxes)) == _rows(want)
-    assert _rows(traced(scores[:1], boxes[:1])) == _rows(before_ns["rows_of"](scores[:1], boxes[:1]))
+    scores, boxes = _mask_skip_inputs(6)
+    _assert_rows_through_a_trace(code, after, tmp_path, [(scores, boxes), (scores[:1], boxes[:1])])
