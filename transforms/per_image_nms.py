@@ -30,6 +30,7 @@ _ROW = "_trt_row"
 FILL_HELPER = "_trt_image_fill"
 LIST_HELPER = "_trt_per_image_list"
 CAP_HELPER = "_trt_cap_by_image"
+TOP_K_HELPER = "_trt_top_k_by_image"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 #: The list a returned comprehension's inlined loop fills (reserved prefix).
@@ -64,6 +65,10 @@ _ELEMENTWISE_METHODS = frozenset({
     "clone", "detach", "cpu", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
 })
 
+#: Tensor methods that write each element in place from its own value (and settings or same-shaped operands).
+_IN_PLACE_METHODS = frozenset({"clamp_", "clip_", "clamp_min_", "clamp_max_", "mul_", "div_", "add_", "sub_",
+                               "round_", "floor_", "ceil_", "abs_", "neg_", "sigmoid_", "exp_"})
+
 #: Of those, the ones that always return a new tensor (the others may return their subject or a view of it).
 _NEW_TENSOR_METHODS = frozenset({"sigmoid", "exp", "log", "sqrt", "abs", "neg", "clone", "clamp", "clamp_min",
                                  "clamp_max", "round", "floor", "ceil"})
@@ -74,8 +79,10 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "image's index, or appends an empty entry before `continue`, the entry it keeps (an empty tensor, or "
                "a tuple or dict of them) is the image's rows, none, in their dtype, device and columns; a stop at "
                "the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not taken, nor a pre-cap on "
-               "what NMS takes (YOLOv5/v7's `elif n > max_nms:` after `if not n: continue`, YOLO-NAS's `if n > "
-               "nms_top_k:` top-k): no image has more candidates than its limit; a row made one value or a column "
+               "what NMS takes written otherwise than as a top-k of positions that re-picks rows (YOLOv5/v7's `elif "
+               "n > max_nms:` after `if not n: continue`): no image has more candidates than its limit; a top-k "
+               "cap's key holds one value a row (else the export stops), and where keys tie the graph keeps the "
+               "lower position first, which `topk` does not promise; a row made one value or a column "
                "(`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
                "1)`) holds one value, and so does a mask whose positions are made one axis (`m.nonzero().squeeze(1)`, `view(-1)`, "
                "`flatten()`: its `nonzero()` has one column); a value "
@@ -199,6 +206,8 @@ class Flattener:
         self.entry_made: cst.BaseExpression | None = None
         #: Whether that list holds one entry an image (a bare skip would leave an image out of it).
         self.per_image_list = False
+        #: Whether some rows were picked by a mask or positions (each image's number of rows its own data's).
+        self.picked = False
 
     def _image_of(self, node: cst.BaseExpression) -> str | None:
         """The batch tensor ``node`` reads one image of (``x[i]``, or a name bound to each image of ``x``)."""
@@ -221,6 +230,8 @@ class Flattener:
         if type(statement) is cst.Assign and len(statement.targets) == 1 \
                 and type(statement.targets[0].target) is cst.Subscript:
             return self.columns(statement.targets[0].target, "=", statement.value)
+        if type(statement) is cst.Expr and type(strip_parens(statement.value)) is cst.Call:
+            return self.in_place_call(strip_parens(statement.value))
         if type(statement) is not cst.Assign or len(statement.targets) != 1:
             raise Decline
         assigned = statement.targets[0].target
@@ -294,6 +305,30 @@ class Flattener:
         if kind != STATIC and (kind.name != "rows" or kind.image != self.env[name.value].image):
             raise Decline
         return f"{code_of(target).strip()} {operator} {text}"
+
+    def in_place_call(self, call: cst.Call) -> str:
+        """``boxes[:, 0].clamp_(min=0, max=w)`` (flashdet's decode) or ``boxes.clamp_(0, 1)``: an in-place method of
+        each element on a name bound to a new tensor of rows, or on static columns of every row of it, given values
+        the same for every image or rows of its images: the same call on the flattened rows."""
+        func = call.func
+        if type(func) is not cst.Attribute or self.rule.context.qualified_names(func) \
+                or func.attr.value not in _IN_PLACE_METHODS or any(a.star for a in call.args):
+            raise Decline
+        subject = strip_parens(func.value)
+        if type(subject) is cst.Subscript:
+            first = subject.slice[0].slice
+            if type(first) is not cst.Slice or first.lower or first.upper or first.step or len(subject.slice) < 2 \
+                    or any(type(e.slice) not in (cst.Index, cst.Slice) or self._dynamic(e) for e in subject.slice):
+                raise Decline  # every row, static columns
+            subject = strip_parens(subject.value)
+        if type(subject) is not cst.Name or subject.value not in self.fresh \
+                or self.env.get(subject.value, STATIC).name != "rows":
+            raise Decline  # a view of an input would be written through
+        for arg in call.args:
+            kind = self.expression(arg.value)[1]
+            if kind != STATIC and (kind.name != "rows" or kind.image != self.env[subject.value].image):
+                raise Decline
+        return code_of(call).strip()
 
     def in_place(self, target: str, operator: cst.BaseAugOp, value: cst.BaseExpression) -> str:
         """``scores *= obj[i]`` on a name bound to a new tensor of rows (``max``'s values), by rows of its images or
@@ -465,6 +500,52 @@ class Flattener:
         if statement.orelse is not None:
             self.pre_cap(statement.orelse)
         return True
+
+    def top_k_cap(self, statement: cst.If) -> str | None:
+        """``if scores.shape[0] > max_det: top = scores.topk(max_det).indices; scores = scores[top]; boxes =
+        boxes[top]`` (flashdet's NMS-free decode; YOLO-NAS's cut before NMS): an image with more rows than the
+        limit keeps its best ones, best first, and every other image all its rows in order. On the flattened rows
+        the picks are :data:`TOP_K_HELPER`'s, which gives exactly that image by image; the block's other lines must
+        re-pick rows of the same images by them (``x = x[top]``). None where ``statement`` is not such a block."""
+        test = strip_parens(statement.test)
+        body = statement.body.body if type(statement.body) is cst.IndentedBlock else ()
+        if statement.orelse is not None or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual) \
+                or self._dynamic(test.comparisons[0].comparator) or len(body) < 2 \
+                or any(type(line) is not cst.SimpleStatementLine or len(line.body) != 1
+                       or type(line.body[0]) is not cst.Assign or len(line.body[0].targets) != 1
+                       or type(line.body[0].targets[0].target) is not cst.Name for line in body):
+            return None
+        limit = test.comparisons[0].comparator
+        first, *repicks = [line.body[0] for line in body]
+        pick = first.targets[0].target.value
+        found = _top_k_positions(self.rule.context, first.value, limit)
+        if found is None or pick in self.env or pick in self.items or pick == self.index:
+            return None
+        key, descending = found
+        saved = self._saved()
+        try:
+            counted = self.expression(self._counted(test.left))[1]
+            key_text, key_kind = self.expression(key)
+            if key_kind.name != "rows" or counted != Kind("rows", key_kind.image, counted.mask):
+                raise Decline
+            self._bind(pick, Kind("index", key_kind.image))
+            lines = [f"{pick} = {TOP_K_HELPER}({key_text}, {key_kind.image}, {code_of(limit).strip()}, {_COUNT}, "
+                     f"{descending}, {type(test.comparisons[0].operator) is cst.GreaterThanEqual})"]
+            for line in repicks:
+                name, value = line.targets[0].target.value, strip_parens(line.value)
+                at = value.slice[0].slice if type(value) is cst.Subscript and len(value.slice) == 1 else None
+                if type(at) is not cst.Index or type(strip_parens(at.value)) is not cst.Name \
+                        or strip_parens(at.value).value != pick or type(strip_parens(value.value)) is not cst.Name \
+                        or strip_parens(value.value).value != name \
+                        or self.env.get(name, STATIC) != Kind("rows", key_kind.image, self.env[name].mask):
+                    raise Decline  # only the rows of the key's images re-picked (else the block does more)
+                lines.append(self.assignment(line))
+        except (Decline, KeyError):
+            self._restore(saved)
+            return None
+        self.helpers.add(TOP_K_HELPER)
+        return "\n".join(lines)
 
     def top_k_pre_cap(self, statement: cst.If) -> bool:
         """``if boxes.shape[0] > nms_top_k: top = scores.topk(nms_top_k).indices; boxes = boxes[top]; ...``
@@ -673,16 +754,16 @@ class Flattener:
         at, at_kind = self.expression(first.value)
         at_name = type(strip_parens(first.value)) is cst.Name
         if kind.name == "rows" and at_kind.name == "index" and at_kind.image == kind.image and at_name:
-            self.copied = id(node)  # advanced indexing: a new tensor, in the loop and flattened alike
+            self.copied, self.picked = id(node), True  # advanced indexing: a new tensor, in the loop and flattened alike
             return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by position
         if kind.name == "rows" and at_kind.name == "rows" and at_kind.mask and at_kind.image == kind.image:
-            self.copied = id(node)
+            self.copied, self.picked = id(node), True
             return f"{base}[{at}{rest_text}]", Kind("rows", f"{kind.image}[{at}]")  # rows picked by a mask
         if kind == STATIC and at_kind.name == "rows" and at_kind.mask and at_kind.image == _IMAGE and at_name:
             # a table of one row a candidate shared by the images, picked by an image's mask of its candidates
             # (flashdet's `anchor_centers[keep]`; the loop's indexing needs as many rows as candidates): the table
             # once for each image, as the flattened candidates lie
-            self.copied = id(node)
+            self.copied, self.picked = id(node), True
             return (f"{base}.expand(({_COUNT},) + tuple({base}.shape)).flatten(0, 1)[{at}{rest_text}]",
                     Kind("rows", f"{_IMAGE}[{at}]"))
         if kind.name == "index" and not rest and type(node.value) is cst.Name \
@@ -708,13 +789,15 @@ class Flattener:
             Kind("rows", f"{kind.image}[{position}]")
 
     def _of_rows(self, node: cst.Call, count: int) -> tuple[str, list[Kind]] | None:
-        """``boxes, scores = _decode_pred_logits(pred_logits)`` (yolort): a function of this file, of one parameter
-        given rows, whose body is statements this flattening carries over to every row at once unchanged (no
-        helper, no image's number) and which returns ``count`` values each one row for each of its parameter's
-        (names bound so, or the parameter): called on the flattened rows, it gives the images' rows in order. None
-        where ``node`` is not such a call."""
+        """``boxes, scores = _decode_pred_logits(pred_logits)`` (yolort), ``boxes = decode_ltrb(centers, strides,
+        reg)`` (flashdet): a function of this file whose parameters are all given positionally, rows of the same
+        images or literals (numbers, strings, their lists and tuples; at least one rows), whose body is statements this flattening
+        carries over to every row at once unchanged (no helper, no image's number) and which returns ``count``
+        values each one row for each of its parameters' rows (names bound so, a parameter, or with ``count`` 1 an
+        expression: ``torch.stack([x1, y1, x2, y2], dim=-1)``): called on the flattened rows, it gives the images'
+        rows in order. None where ``node`` is not such a call."""
         func = strip_parens(node.func)
-        if type(func) is not cst.Name or len(node.args) != 1 or node.args[0].keyword is not None:
+        if type(func) is not cst.Name or not node.args or any(a.keyword is not None or a.star for a in node.args):
             return None
         module = self.rule.context.module
         found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == func.value]
@@ -722,7 +805,7 @@ class Flattener:
                 or any(type(s) is not cst.FunctionDef and _binds_at_module_level(s, func.value) for s in module.body):
             return None
         params = found[0].params
-        if len(params.params) != 1 or params.params[0].default is not None or params.posonly_params \
+        if len(params.params) != len(node.args) or params.posonly_params \
                 or params.kwonly_params or params.star_kwarg is not None \
                 or params.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
             return None
@@ -735,22 +818,28 @@ class Flattener:
         if type(last) is not cst.Return or last.value is None:
             return None
         returned = strip_parens(last.value)
-        names = [e.value for e in returned.elements] if type(returned) is cst.Tuple else [returned]
-        if len(names) != count or any(type(n) is not cst.Name for n in names):
+        values = [e.value for e in returned.elements] if type(returned) is cst.Tuple else [returned]
+        if len(values) != count or count > 1 and any(type(v) is not cst.Name for v in values):
             return None
-        text, kind = self.expression(node.args[0].value)
-        if kind.name != "rows":
-            raise Decline
+        parts = [self.expression(a.value) for a in node.args]
+        if any(kind.name != "rows" and not _literal(a.value) for a, (_, kind) in zip(node.args, parts)):
+            return None  # a table the same for every image (RetinaFace's priors) may hold one row a candidate
+        image = _one_image([part for part in parts if part[1].name == "rows"])
         inner = Flattener(self.rule, None, {})
-        inner.env[params.params[0].name.value] = Kind("rows", _OWN_ROWS)
+        for param, (_, kind) in zip(params.params, parts):
+            inner.env[param.name.value] = Kind("rows", _OWN_ROWS) if kind.name == "rows" else STATIC
         try:
             for step in steps:
                 inner.assignment(step)
+            inner.copied = None
+            kinds = [inner.expression(v)[1] for v in values]
         except (Decline, KeyError):
             return None
-        if inner.helpers or inner.hoisted or any(inner.env.get(n.value) != Kind("rows", _OWN_ROWS) for n in names):
+        if inner.helpers or inner.hoisted or any(kind != Kind("rows", _OWN_ROWS) for kind in kinds):
             return None
-        return f"{func.value}({text})", [Kind("rows", kind.image)] * count
+        if count == 1 and type(values[0]) is not cst.Name and inner.copied == id(values[0]):
+            self.copied = id(node)  # a new tensor (the stack of its columns), whose columns the body may then set
+        return f"{func.value}({', '.join(text for text, _ in parts)})", [Kind("rows", image)] * count
 
     def cap(self, positions: str, kind: Kind, cap: cst.BaseExpression) -> str:
         """``keep[:cap]`` on positions of the image's rows (``nms(...)[:max_det]``): on the flattened positions,
@@ -790,6 +879,9 @@ class Flattener:
         """An ``if`` of the body other than ``if <no rows>: continue``: a per-image cap (:meth:`capped`), or a test
         of a value the same for every image (``if max_num > 0:``, ``elif``, ``else``) around statements the flattener
         carries over: the same test around them flattened. A name each way binds must be of one kind after either."""
+        exact = self.top_k_cap(statement)
+        if exact is not None:
+            return exact
         if self.top_k_pre_cap(statement):
             return ""
         capped = self.capped(statement)
@@ -1288,6 +1380,75 @@ class Flattener:
                 f".flatten(0, 1)"), Kind("rows", _IMAGE)
 
 
+def _literal(node: cst.BaseExpression) -> bool:
+    """A number, string, ``None``/``True``/``False``, or a list or tuple of them: never a tensor of candidates."""
+    node = strip_parens(node)
+    if type(node) in (cst.List, cst.Tuple):
+        return all(type(e) is cst.Element and _literal(e.value) for e in node.elements)
+    if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus:
+        node = strip_parens(node.expression)
+    return type(node) in (cst.Integer, cst.Float, cst.SimpleString) \
+        or type(node) is cst.Name and node.value in ("None", "True", "False")
+
+
+def _top_k_positions(context: FileContext, value: cst.BaseExpression,
+                     limit: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
+    """(the key, whether largest first) of the positions of the ``limit`` best entries of a key, best first:
+    ``key.topk(limit).indices`` (or ``[1]``; ``torch.topk(key, limit)``; ``k=``, ``dim=0``/``-1``, ``largest=``,
+    ``sorted=True`` by keyword), ``key.argsort(descending=True)[:limit]`` (``torch.argsort``); else None."""
+    value = strip_parens(value)
+    limit_text = code_of(limit).strip()
+    if type(value) is cst.Attribute and value.attr.value == "indices":
+        call = strip_parens(value.value)
+    elif type(value) is cst.Subscript and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Index \
+            and int_value(value.slice[0].slice.value) == 1:
+        call = strip_parens(value.value)
+    elif type(value) is cst.Subscript and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Slice:
+        cut = value.slice[0].slice
+        if cut.lower is not None or cut.step is not None or cut.upper is None \
+                or code_of(cut.upper).strip() != limit_text:
+            return None
+        return _sorted_key(context, strip_parens(value.value))
+    else:
+        return None
+    if type(call) is not cst.Call or any(a.star for a in call.args):
+        return None
+    method = type(call.func) is cst.Attribute and call.func.attr.value == "topk" and not context.qualified_names(call.func)
+    if not method and not context.refers_to(call.func, "torch.topk"):
+        return None
+    args = list(call.args) if not method else [cst.Arg(call.func.value), *call.args]
+    names = ("input", "k", "dim", "largest", "sorted")
+    given: dict[str, cst.BaseExpression] = {}
+    for position, arg in enumerate(args):
+        name = arg.keyword.value if arg.keyword is not None else (names[position] if position < len(names) else "")
+        if name not in names or name in given:
+            return None
+        given[name] = arg.value
+    spelled_as = {name: code_of(node).strip() for name, node in given.items()}
+    if "input" not in given or spelled_as.get("k") != limit_text or spelled_as.get("dim", "-1") not in ("-1", "0") \
+            or spelled_as.get("sorted", "True") != "True" or spelled_as.get("largest", "True") not in ("True", "False"):
+        return None
+    return given["input"], spelled_as.get("largest", "True") == "True"
+
+
+def _sorted_key(context: FileContext, call: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
+    """(the key, True) of ``key.argsort(descending=True)`` or ``torch.argsort(key, descending=True)`` (on a key
+    of one axis); else None."""
+    if type(call) is not cst.Call or any(a.star for a in call.args):
+        return None
+    method = type(call.func) is cst.Attribute and call.func.attr.value == "argsort" \
+        and not context.qualified_names(call.func)
+    if not method and not context.refers_to(call.func, "torch.argsort"):
+        return None
+    positional = [a for a in call.args if a.keyword is None]
+    keywords = {a.keyword.value: code_of(a.value).strip() for a in call.args if a.keyword is not None}
+    key = call.func.value if method else (positional[0].value if positional else None)
+    if key is None or len(positional) != (0 if method else 1) or keywords.get("descending") != "True" \
+            or set(keywords) - {"descending", "dim"} or keywords.get("dim", "-1") not in ("-1", "0"):
+        return None
+    return key, True
+
+
 def _rows_kept(args: Sequence[cst.Arg]) -> bool:
     """``reshape(-1, 5, 2)``, ``view(-1, 10)``: the first axis inferred, the others positive integer literals, so
     every row's values are regrouped alike (face_detection's five landmarks ``landm.reshape(-1, 5, 2)``)."""
@@ -1549,7 +1710,7 @@ def calls_nms(context: FileContext, node: cst.CSTNode) -> bool:
 
 
 class PerImageNms(RuntimeScopeRule):
-    needs_text = spelled("nms")
+    needs_text = spelled("nms", "range")  # a loop without NMS is over `range(...)`
     info = RuleInfo(
         id="TRT360",
         name="per-image-nms",
@@ -1577,10 +1738,13 @@ axis (`torch.cat(rows)`), whose body is assignments that
   function of rows already picked, of two images, or of the index is not taken; where vmap refuses the function
   the images are decoded one by one (unrolled again), and where its graph records the batch (an image's own
   mean written into columns) it fails at another: `migrate`'s check at other sizes rejects both;
-- call a function of this file, of one parameter given the image's rows, whose body is statements this list
-  carries over unchanged (no NMS, cap or image's number) and which returns one or several of the tensors it makes
-  from them (yolort's `boxes, scores = _decode_pred_logits(pred_logits)`: class scores times objectness, and
-  `box_convert`): it is called as written on the flattened rows, each row's result its row's alone (no vmap);
+- call a function of this file whose arguments are rows of the same images or literals (numbers, strings,
+  their lists), whose body is statements this list carries over unchanged (no NMS, cap or image's number) and
+  which returns one or several of the tensors it makes from them (yolort's `boxes, scores =
+  _decode_pred_logits(pred_logits)`: class scores times objectness, and `box_convert`; flashdet's
+  `decode_ltrb(centers_k, strides_k, reg_k)`, which returns `torch.stack([x1, y1, x2, y2], dim=-1)`): it is
+  called as written on the flattened rows, each row's result its row's alone (no vmap); a table given as it is
+  (RetinaFace's `priors`, one row a candidate) is no literal, and such a call is mapped as above;
 - pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`, or made
   one axis: `m.nonzero().squeeze(1)`, `.squeeze(-1)`, `.view(-1)`, `.reshape(-1)`, `.flatten()`,
   `torch.flatten(torch.nonzero(m))`, zoo 32's wf_pytorch_yolo_v4 wrapper; not `squeeze()`, which makes one
@@ -1604,16 +1768,23 @@ axis (`torch.cat(rows)`), whose body is assignments that
   and sets columns of every row from its columns (YOLOv5/v7's `xywh2xyxy`, `y[..., 0] = ...`), make a column of
   one value a row one value (`conf.view(-1)`) or a row's value a column (`s.view(-1, 1)`, `s.unsqueeze(1)`),
   scale columns in place of a new tensor (`boxes *= scale` after a decode, `b = b.clamp(0, 1)` then
-  `b[:, [0, 2]] *= width`);
+  `b[:, [0, 2]] *= width`), or write them in place by a method of each element given values the same for
+  every image (flashdet's `boxes_k[:, 0].clamp_(min=0, max=W)`; `clamp_`, `mul_`, `add_`, ...);
 - read a channels-first head's image as rows (`out = pred[i].t()`, `.T`, `.transpose(0, 1)`, `.permute(1, 0)`:
   YOLOv8/11's `(batch, 4 + classes, anchors)`, zoo 82's CandyEye service), the batch then flattened as
   `pred.transpose(1, 2).flatten(0, 1)` with `n` its third size (refused where the same tensor's images are also read
   untransposed); split a row's columns (`cx, cy, w, h = boxes.unbind(1)`) and join them again
   (`torch.stack((x1, y1, x2, y2), 1)`, along an axis after the candidates');
 - count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
-  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it); so is a
-  pre-cap standing alone, `if boxes.shape[0] > nms_top_k:` whose block binds names of its own and re-picks rows
-  bound before by them (YOLO-NAS's `top = scores.topk(nms_top_k).indices`, `boxes = boxes[top]`, ...);
+  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
+- cap an image's rows at its best: `if score.shape[0] > k:` (or `>=`, `len(...)`, `.size(0)`) whose block
+  first binds the positions of the `k` best of a key of those rows (`score.topk(k).indices`, `.topk(k)[1]`,
+  `torch.topk(score, k)`, `largest=False`, `dim=0`; `score.argsort(descending=True)[:k]`) and then only
+  re-picks rows of the same images by them (`score = score[top]`, `boxes = boxes[top]`: flashdet's NMS-free
+  decode, YOLO-NAS's cut before NMS) becomes `{TOP_K_HELPER}`: each image over the limit its `k` best, best
+  first, every other image all its rows in order, exactly the loop's (one TopK over a table of one row an
+  image); any other block under such a test (one that binds names of its own and re-picks rows by them
+  otherwise) is left out while tracing, as the `elif` pre-cap is;
 - skip an image without rows after appending its empty entry to the loop's list, `results.append((torch.empty(0,
   4), torch.empty(0), torch.empty(0, dtype=torch.long)))` / `continue` (modern-yolonas's `postprocess`; also in an
   `if` on a setting, a dict of empties with the entry's keys, `new_zeros((0, 4))`): the image has no flattened
@@ -1670,9 +1841,16 @@ multi-label `(x[:, 5:] > t).nonzero(as_tuple=False).T` unless a guard leaves it 
 leaves the loop as it is: the finding names it at the loop's header, with the manual step (one
 NMS on every image's candidates, or NMS after the engine).
 
-A loop over the batch with no NMS in it (a function named for running before NMS, oriented_det's
-`yolo_obb_decode_pre_nms`, is none) that appends each image's rows with the image's index as a
-column (`rows.append(torch.cat([b, s[:, None], torch.full_like(s[:, None], i)], 1))`, zoo 29's
+A loop `for i in range(...)` with no NMS in it whose body is all of the above and picks rows of its
+images (a threshold's mask, positions, a top-k cap: flashdet's `decode_batch_nms_free`, each image's best
+class over a threshold, boxes decoded from the picked anchors and clamped, the best `max_det` where more
+pass) is rewritten the same way: its rows are each image's own selection, the same on the flattened batch.
+A loop over `enumerate` or `zip` of a list without NMS is left to TRT361, and one that picks no rows keeps
+every image's number of rows (TRT366 maps a function of one image over the batch).
+
+A loop over the batch with no NMS in it that this list does not carry over (a function named for running
+before NMS, oriented_det's `yolo_obb_decode_pre_nms`, is none) and that appends each image's rows with the
+image's index as a column (`rows.append(torch.cat([b, s[:, None], torch.full_like(s[:, None], i)], 1))`, zoo 29's
 `od_yolo_obb_n_rows` and `od_rtmdet_s_rows` wrappers) is named at its header too, detect only:
 each image's rows are what its own scores select, so no function of one image maps over the batch;
 the manual step is the guidance's parallelizable loop (every image's candidates at once, the kept
@@ -1964,6 +2142,18 @@ tracing branch leaves them bound).""",
             return
         loop = f"`for {code_of(node.target).strip()} in {code_of(node.iter).strip()}`"
         if not self._runs_nms(node):
+            # `for b in range(B)` only: a loop over a list's entries (`enumerate(results)`) is TRT361's
+            flattened = self._flattened(block, position, node, *header, nms=False) \
+                if header[0] is not None and not header[1] and self._first_read(node, header[0]) is not None else ""
+            if not isinstance(flattened, str):
+                lines, helpers, guards = flattened
+                self.found(node, f"{loop} computes each image's rows (a threshold, a top-k) over the batch: a traced "
+                                 f"export unrolls it with the example's batch; while tracing, `{TRACING_HELPER}()` runs "
+                                 "its statements once on the flattened batch, the loop otherwise; assumes "
+                                 f"{_ASSUMPTION}",
+                           Fix({node: self._tracing_branch(lines, helpers, guards, [node])}, safety=Safety.UNSAFE,
+                               helpers=(TRACING_HELPER, *sorted(helpers))))
+                return
             column = self._index_column(node, header[0]) if header[0] is not None else None
             if column is not None and self._first_read(node, header[0], slices=True) is not None:
                 # No NMS: each image's rows (a mask, a threshold in the function it calls) appended with its index
@@ -1987,8 +2177,9 @@ tracing branch leaves them bound).""",
                    Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
 
     def _flattened(self, block, position: int, node: cst.For, index: str | None,
-                   items: dict[str, cst.BaseExpression]) -> tuple[list[str], set[str], list[str]] | str:
-        """The tracing branch's lines and helpers, or why the loop is left as it is."""
+                   items: dict[str, cst.BaseExpression], nms: bool = True) -> tuple[list[str], set[str], list[str]] | str:
+        """The tracing branch's lines and helpers, or why the loop is left as it is. A loop without NMS (``nms``
+        False) must pick rows of its images by a mask or positions (a threshold, a top-k cap)."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
                  s if type(s) is cst.If else None for s in body]
@@ -2056,6 +2247,8 @@ tracing branch leaves them bound).""",
                     "by image")
         if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
+        if not nms and not flattener.picked:
+            return "it picks no rows by a mask or positions: each image keeps its number of rows"
         return lines, flattener.helpers, flattener.guards
 
     @staticmethod

@@ -1546,12 +1546,16 @@ def programs(tmp_path_factory):
 
 def test_the_loop_and_its_caller_are_rewritten(programs) -> None:
     after = programs[0]
-    # the skips appending an empty tuple are dropped, the pre-cap left out, one NMS over every image
-    assert "        found = _trt_per_image_list((picked[keep], confidence[keep], labels[keep]), _trt_image_1[keep], " \
-           "_trt_count)\n" in after
-    assert "keep = _trt_nms_by_image(picked, confidence, labels, _trt_image_1, iou, _trt_count)" in after
+    # the skips appending an empty tuple are dropped, the pre-cap each image's best 64 where it has more (the
+    # others' rows as they are), one NMS over every image
+    assert "        order = _trt_top_k_by_image(confidence, _trt_image_1, top, _trt_count, True, False)\n" \
+           "        picked = picked[order]\n        confidence = confidence[order]\n        labels = labels[order]\n" \
+           in after
+    assert "        found = _trt_per_image_list((picked[keep], confidence[keep], labels[keep]), " \
+           "_trt_image_1[order][keep], _trt_count)\n" in after
+    assert "keep = _trt_nms_by_image(picked, confidence, labels, _trt_image_1[order], iou, _trt_count)" in after
     tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("    else:")[0]
-    assert "topk" not in tracing and "continue" not in tracing and "torch.empty" not in tracing
+    assert ".topk" not in tracing and "continue" not in tracing and "torch.empty" not in tracing
     # the caller takes each part of the flattened tuple by position, the list's form checked at run time
     assert "_trt_flat = _trt_flat_rows(_trt_results, 3)" in after
     assert "rows.append(torch.cat([image, _trt_flat[0], _trt_flat[1][:, None], " \
@@ -1592,7 +1596,7 @@ def test_the_rewritten_graph_follows_the_batch(programs, pairs: bool) -> None:
     for images, candidates in ((1, 40), (2, 40), (3, 70), (5, 40)):
         boxes, scores = _batch(images, candidates, seed=10 + images)
         scores[-1] = 0.0  # the last image keeps nothing
-        scores[:, 20:] = 0.0  # no image has more than 64 pairs over the threshold (the assumption)
+        scores[0, 30:] = 0.0  # the first image has fewer than 64 pairs over the threshold, the others more
         want = before["Detect"](pairs)(boxes, scores)
         feeds = {"boxes": boxes.numpy(), "scores": scores.numpy()}
         got = torch.from_numpy(session.run(None, feeds)[0])
@@ -1606,9 +1610,9 @@ def test_the_rewritten_graph_follows_the_batch(programs, pairs: bool) -> None:
     assert wrong >= 2  # the original's graph keeps the example's two images
 
 
-def test_the_pre_cap_is_the_assumption(programs) -> None:
-    # 64 identical best boxes and 56 apart: the loop cuts to the best 64 before NMS, which keeps one of them; the
-    # graph, which leaves the cut out (no image has more than 64 candidates, the assumption), keeps 20 boxes
+def test_the_pre_cap_keeps_each_images_best(programs) -> None:
+    # 64 identical best boxes and 56 apart: the loop cuts to the best 64 before NMS, which keeps one of them; so
+    # does the graph (a graph that left the cut out would keep 20 boxes)
     _, before, after = programs
     apart = torch.arange(120.0)[:, None] * 100 + torch.tensor([0.0, 0.0, 10.0, 10.0])
     boxes = torch.where(torch.arange(120)[:, None] < 64, torch.tensor([0.0, 0.0, 10.0, 10.0]), apart)[None]
@@ -1617,7 +1621,7 @@ def test_the_pre_cap_is_the_assumption(programs) -> None:
     want = before["Detect"](True)(boxes, scores)
     session = ort_session(_export_tuples(after["Detect"](True), 1))
     got = session.run(None, {"boxes": boxes.numpy(), "scores": scores.numpy()})
-    assert want.shape == (1, 7) and got[0].shape == (20, 7)
+    assert want.shape == (1, 7) and torch.allclose(torch.from_numpy(got[0]), want)
 
 
 def test_the_list_helper_and_the_rows_helper_keep_the_tuple_form() -> None:
@@ -1952,3 +1956,223 @@ def test_a_table_shared_by_the_images_picked_by_an_images_mask_is_carried_over(t
     assert "anchors.expand((_trt_count,) + tuple(anchors.shape)).flatten(0, 1)[keep_mask]" in after
     scores, boxes = _mask_skip_inputs(6)
     _assert_rows_through_a_trace(code, after, tmp_path, [(scores, boxes), (scores[:1], boxes[:1])])
+
+
+# --- a loop without NMS: a threshold and a per-image top-k cap ---------------------------------------------------
+#
+# flashdet 1.2.1's `decode_batch_nms_free` (zoo 88's FlashDet-N, ``flashdet/utils/bbox.py:118``): each image's best
+# class over a threshold, an empty pair where none passes, boxes decoded from the picked anchors by a function of
+# three row arguments, clamped column by column in place, and the best `max_det` kept where more pass. The snippet
+# is our own, in that form.
+
+NMS_FREE = '''\
+import torch
+import torch.nn.functional as F
+
+
+def to_corners(points, steps, offsets):
+    reach = F.softplus(offsets, beta=1.0) * steps
+    left = points[:, 0] - reach[:, 0]
+    top = points[:, 1] - reach[:, 1]
+    right = points[:, 0] + reach[:, 2]
+    bottom = points[:, 1] + reach[:, 3]
+    return torch.stack([left, top, right, bottom], dim=-1)
+
+
+def detect(logits, offsets, points, steps, size=(40, 40), threshold=0.5, limit=6):
+    height, width = size
+    found = []
+    for n in range(logits.shape[0]):
+        best, label = logits[n].sigmoid().max(dim=1)
+        passed = best > threshold
+        if passed.sum() == 0:
+            found.append((torch.zeros((0, 5)), torch.zeros((0,), dtype=torch.long)))
+            continue
+        score = best[passed]
+        label = label[passed]
+        box = to_corners(points[passed], steps[passed], offsets[n][passed])
+        box[:, 0].clamp_(min=0, max=width)
+        box[:, 1].clamp_(min=0, max=height)
+        box[:, 2:].clamp_(max=width)
+        if score.shape[0] > limit:
+            best_first = score.topk(limit).indices
+            score = score[best_first]
+            box = box[best_first]
+            label = label[best_first]
+        found.append((torch.cat([box, score[:, None]], dim=1), label))
+    return found
+
+
+def rows_of(logits, offsets):
+    points = torch.stack([torch.arange(30.0) % 6 * 8, torch.arange(30.0) // 6 * 8], 1)
+    steps = torch.full((30, 1), 4.0)
+    rows = []
+    for index, (dets, labels) in enumerate(detect(logits, offsets, points, steps)):
+        rows.append(torch.cat([dets, labels[:, None].float(), torch.full((dets.shape[0], 1), float(index))], 1))
+    return torch.cat(rows)
+'''
+
+
+def _nms_free_inputs(images: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(logits, offsets) of 30 candidates and 3 classes: image 0 passes nothing, image 1 two, the others more than
+    the cap of 6; a NaN logit in image 2 (never over the threshold), large offsets (clamped boxes)."""
+    generator = torch.Generator().manual_seed(seed)
+    logits = torch.randn(images, 30, 3, generator=generator) * 3
+    offsets = torch.randn(images, 30, 4, generator=generator) * 6
+    logits[0] = -5.0
+    if images > 1:
+        logits[1] = -5.0
+        logits[1, 3, 2] = logits[1, 17, 0] = 4.0
+    if images > 2:
+        logits[2, 5, 1] = float("nan")
+    return logits, offsets
+
+
+def test_a_loop_without_nms_that_picks_and_caps_each_images_rows_is_flattened(tmp_path) -> None:
+    after = rewrite(NMS_FREE, unsafe=True, select=SELECT)
+    tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("    else:")[0]
+    # the row function of three row arguments called on the flattened rows, the in-place clamps as written, the
+    # cap each image's best where it has more (its rows as they are where not)
+    assert "        box = to_corners(points.expand((_trt_count,) + tuple(points.shape)).flatten(0, 1)[passed], " \
+           "steps.expand((_trt_count,) + tuple(steps.shape)).flatten(0, 1)[passed], " \
+           "offsets.flatten(0, 1)[passed])\n" in tracing
+    assert "        box[:, 0].clamp_(min=0, max=width)\n        box[:, 1].clamp_(min=0, max=height)\n" \
+           "        box[:, 2:].clamp_(max=width)\n" in tracing
+    assert "        best_first = _trt_top_k_by_image(score, _trt_image[passed], limit, _trt_count, True, False)\n" \
+           in tracing
+    assert "found = _trt_per_image_list((torch.cat([box, score[:, None]], 1), label), " \
+           "_trt_image[passed][best_first], _trt_count)" in tracing
+    assert "for index, (dets, labels) in enumerate(" in after  # the caller's loop: TRT361's, kept for eager code
+    sets = [_nms_free_inputs(4, 0), _nms_free_inputs(1, 1), _nms_free_inputs(3, 2)]
+    _assert_rows_through_a_trace(NMS_FREE, after, tmp_path, sets)
+    assert rewrite(after, unsafe=True, select=SELECT) == after
+
+
+def test_the_flattened_loop_without_nms_exports_a_graph_that_follows_the_batch(tmp_path) -> None:
+    after = rewrite(NMS_FREE, unsafe=True, select=SELECT)
+    before_ns, after_ns = import_source(NMS_FREE, tmp_path), import_source(after, tmp_path)
+
+    class Rows(torch.nn.Module):
+        def forward(self, logits, offsets):
+            return after_ns["rows_of"](logits, offsets)
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Rows(), _nms_free_inputs(2, 3), buffer, dynamo=False, input_names=["logits", "offsets"],
+                          dynamic_axes={"logits": {0: "batch"}, "offsets": {0: "batch"}})
+    session = ort_session(buffer.getvalue())
+    for images, seed in ((1, 4), (2, 5), (5, 6)):
+        logits, offsets = _nms_free_inputs(images, seed)
+        want = before_ns["rows_of"](logits, offsets)
+        got = torch.from_numpy(session.run(None, {"logits": logits.numpy(), "offsets": offsets.numpy()})[0])
+        assert got.shape == want.shape and torch.allclose(got, want, atol=1e-5)  # the same rows, in order
+
+
+def test_the_top_k_positions_are_the_loops_image_by_image() -> None:
+    from trtcodemod.helpers.per_image import _trt_top_k_by_image
+
+    def loop(key, image, k, count, largest, at_least):
+        kept = []
+        for j in range(count):
+            at = (image == j).nonzero().flatten()
+            over = at.shape[0] >= k if at_least else at.shape[0] > k
+            kept.append(at[key[at].topk(k, largest=largest).indices] if over else at)
+        return torch.cat(kept) if kept else torch.zeros(0, dtype=torch.long)
+
+    generator = torch.Generator().manual_seed(7)
+    image = torch.tensor([0, 0, 0, 0, 1, 1, 3, 3, 3, 3, 3])
+    key = torch.randn(11, generator=generator)
+    key[2], key[8], key[9] = float("nan"), float("-inf"), float("inf")
+    for k in (1, 2, 4, 5):
+        for largest in (True, False):
+            for at_least in (True, False):
+                assert torch.equal(_trt_top_k_by_image(key, image, k, 4, largest, at_least),
+                                   loop(key, image, k, 4, largest, at_least))
+    assert _trt_top_k_by_image(key[:0], image[:0], 3, 2).tolist() == []
+    assert _trt_top_k_by_image(key[:0], image[:0], 3, 0).tolist() == []
+    with pytest.raises(ValueError, match="one key value a row"):
+        _trt_top_k_by_image(key[:, None].expand(11, 2), image, 2, 4)
+
+
+@pytest.mark.parametrize("change", [
+    # a table the same for every image given to the row function (it may hold one row a candidate): no row function
+    ("box = to_corners(points[passed], steps[passed], offsets[n][passed])",
+     "box = to_corners(points[passed], steps, offsets[n][passed])"),
+    # an in-place write into rows read from the batch (a view of the input): written through
+    ("box[:, 0].clamp_(min=0, max=width)", "offsets[n][:, 0].clamp_(min=0)"),
+    # a clamp per image (the image's own number)
+    ("box[:, 0].clamp_(min=0, max=width)", "box[:, 0].clamp_(min=0, max=n)"),
+])
+def test_loops_without_nms_it_cannot_carry_over_keep_the_loop(change: tuple[str, str]) -> None:
+    code = NMS_FREE.replace(*change)
+    assert code != NMS_FREE
+    assert "_trt_per_image_list(" not in rewrite(code, unsafe=True, select=SELECT).split("def detect(")[1]
+
+
+def test_a_loop_without_nms_that_picks_no_rows_is_left_to_the_other_rules() -> None:
+    # no mask, no cap: each image keeps its number of rows (TRT366 maps such a loop where it calls a function)
+    start = NMS_FREE.index("        passed = best > threshold\n")
+    end = NMS_FREE.index("        found.append((torch.cat(")
+    code = NMS_FREE[:start] + "        score = best\n        box = offsets[n] * 2\n" + NMS_FREE[end:]
+    after = rewrite(code, unsafe=True, select=("TRT360",))
+    assert after == code and rules_found(code, select=("TRT360",)) == []
+
+
+@pytest.mark.parametrize("top", ["score.topk(limit)[1]", "torch.topk(score, limit).indices",
+                                 "score.topk(k=limit, dim=0).indices", "score.argsort(descending=True)[:limit]",
+                                 "torch.argsort(score, descending=True)[:limit]"])
+def test_other_spellings_of_the_cap_are_exact(top: str, tmp_path) -> None:
+    code = NMS_FREE.replace("score.topk(limit).indices", top)
+    after = rewrite(code, unsafe=True, select=SELECT)
+    assert "best_first = _trt_top_k_by_image(score, _trt_image[passed], limit, _trt_count, True, False)" in after
+    _assert_rows_through_a_trace(code, after, tmp_path, [_nms_free_inputs(4, 8)])
+
+
+@pytest.mark.parametrize("top", ["score.topk(limit, largest=False).indices", "score.topk(limit, sorted=False).indices",
+                                 "score.topk(3).indices", "score.argsort()[:limit]"])
+def test_a_cap_of_other_meaning_is_not_taken_as_the_best(top: str) -> None:
+    # the smallest are exact too (`largest=False`); an unsorted top-k, another count, an ascending sort are not the
+    # block's best `limit`: the block is the pre-cap the assumption leaves out
+    after = rewrite(NMS_FREE.replace("score.topk(limit).indices", top), unsafe=True, select=SELECT)
+    assert ("_trt_top_k_by_image(score, _trt_image[passed], limit, _trt_count, False, False)" in after) \
+        == ("largest=False" in top)
+
+
+NMS_FREE_MODEL = NMS_FREE.replace("def rows_of(logits, offsets):", '''class Head(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.conv = torch.nn.Conv2d(3, 7, 3, 2, 1)
+
+    def forward(self, x):
+        out = self.conv(x).flatten(2).transpose(1, 2)
+        return rows_of(out[..., :3] * 4, out[..., 3:])
+
+
+def build():
+    return Head().eval()
+
+
+def inputs(generator):
+    return (torch.randn(2, 3, 10, 12, generator=generator),)
+
+
+def rows_of(logits, offsets):''')
+
+
+def test_migrate_flattens_the_loop_and_the_skip_it_read_a_value_for_is_no_error(tmp_path) -> None:
+    # The original's `if passed.sum() == 0:` reads a value in eager mode (TRT101, no fix of its own); TRT360's
+    # rewrite keeps that line only in the loop for eager code, and the rewritten trace reads no value: migrated.
+    import json
+
+    path = tmp_path / "model.py"
+    path.write_text(NMS_FREE_MODEL)
+    report = migrate_json(path, json.dumps({"x": {"0": "batch"}}))
+    applied = {d["rule"] for d in report["applied"]}
+    assert {"TRT360", "TRT361"} <= applied, report["remaining"]
+    skip = NMS_FREE_MODEL.splitlines().index("        if passed.sum() == 0:") + 1
+    [kept] = [r for r in report["remaining"] if r["source"] == f"{path}:{skip}"]
+    assert kept["rule"] == "TRT101" and kept["severity"] == "warning"
+    assert "the fix of TRT360 at lines" in kept["message"] and "reads no tensor value" in kept["message"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True

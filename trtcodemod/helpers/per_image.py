@@ -80,6 +80,41 @@ def _trt_cap_by_image(keep: torch.Tensor, image: torch.Tensor, cap: int, count: 
 
 
 @torch.jit.unused
+def _trt_top_k_by_image(key: torch.Tensor, image: torch.Tensor, k: int, count: int, largest: bool = True,
+                        at_least: bool = False) -> torch.Tensor:
+    """Positions in the rows ``key`` scores (one value a row; ``image``: each row's image, ints in ``[0, count)``,
+    grouped ascending) that ``if n > k: top = key.topk(k).indices`` then ``x = x[top]`` keeps, image by image: an
+    image of more than ``k`` rows (``at_least``: of ``k`` or more) keeps its ``k`` best, best first (``largest``
+    False: the smallest), every other image all its rows in their order. Grouped by image ascending.
+
+    One TopK of K = ``k`` over a (count, rows + k) table (each image's values in its row, padded with -inf so that
+    K fits on no row at all; a row's -inf is raised to the lowest finite value, above the padding): an image over
+    the limit ranks by its key (NaN first where largest, as ``topk`` puts it), any other by its rows' order. Ties
+    follow ONNX's TopK (the lower index first), where ``topk`` leaves them unspecified. Exact on float32 counts up to 2**24 rows; K past TensorRT's TopK limit (3840) is refused there."""
+    if key.dim() != 1:
+        raise ValueError(f"a per-image top-k cap needs one key value a row, got a key of shape {tuple(key.shape)}")
+    one_hot, before = _trt_rank_in_image(image, count)
+    within = before.sum(1)
+    rows_in_image = (one_hot * one_hot.sum(0)[None, :]).sum(1)
+    over = rows_in_image >= k if at_least else rows_in_image > k
+    ranked = key.to(torch.float64 if key.dtype == torch.float64 else torch.float32)
+    ranked = torch.where(torch.isnan(ranked), torch.full_like(ranked, float("inf")), ranked)
+    ranked = torch.where(over, ranked if largest else -ranked, -within.to(ranked.dtype))
+    # the padding's -inf below every row's value: a row's -inf would tie with it, and TopK's ties are not kept
+    # in index order by every runtime
+    ranked = ranked.clamp_min(torch.finfo(ranked.dtype).min)
+    width = key.shape[0] + k
+    slot = image.to(torch.int64) * width + within.to(torch.int64)
+    table = torch.full((count * width,), float("-inf"), dtype=ranked.dtype, device=key.device)
+    table = table.scatter(0, slot, ranked).reshape(count, width)
+    positions = torch.full((count * width,), -1, dtype=torch.int64, device=key.device)
+    positions = positions.scatter(0, slot, torch.arange(key.shape[0], device=key.device))
+    best = table.topk(k, dim=1).indices
+    picked = positions.reshape(count, width).gather(1, best).flatten()
+    return picked[picked >= 0]
+
+
+@torch.jit.unused
 def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
     """``torch.full_like(like, i)`` for every row at once: row ``r`` of ``like`` filled with ``image[r]``."""
     column = image.to(like.dtype).reshape([-1] + [1] * (like.dim() - 1))

@@ -326,7 +326,7 @@ def _input_free_lines(report: VerifyReport, side: str) -> set[tuple[str, int]]:
     return {key for key, value in free.items() if value}
 
 
-def _traced_lines(report: VerifyReport, side: str) -> set[tuple[str, int]] | None:
+def traced_lines(report: VerifyReport, side: str) -> set[tuple[str, int]] | None:
     """The lines where this side's TorchScript export read a tensor's value (its TracerWarnings);
     None without a TorchScript export that ran through (then nothing is known of what it read)."""
     lines: set[tuple[str, int]] | None = None
@@ -353,7 +353,7 @@ def baked_values(report: VerifyReport, side: str, facts: Facts | None,
     observed = observed if observed is not None else facts
     out: list[Problem] = []
     if facts is not None and side == "before":
-        traced = _traced_lines(report, side)
+        traced = traced_lines(report, side)
         input_free = _input_free_lines(report, side)
         for (path, line), methods in sorted(facts.baked_lines().items()):
             guard = _guard_note(path, line, facts.read_callers(path, line)) or _library_guard_note(
@@ -453,9 +453,9 @@ def untraced_after(problems: list[Problem], original: VerifyReport, final: Verif
     was: no TracerWarning there (`if not is_tracing(mask) and (mask[:, -1] == 0).all():`, whose
     library check is true while tracing) means its graph reads no value there. ``rewritten``: a
     :class:`~.retrace.Rewritten` of the changed files."""
-    if _traced_lines(original, "before") is not None:
+    if traced_lines(original, "before") is not None:
         return problems  # the original's own trace judged them already
-    traced = _traced_lines(final, "after")
+    traced = traced_lines(final, "after")
     if traced is None:
         return problems
     out = []

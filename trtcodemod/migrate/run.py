@@ -27,7 +27,7 @@ from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.evidence.proofs import NO_DETACH
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
                      INPUT_FREE_NOTE, INSERTED_HELPER, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem,
-                     hidden_data_reads, locate, split_source, unfaithful_graphs, untraced_after)
+                     hidden_data_reads, locate, split_source, traced_lines, unfaithful_graphs, untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
@@ -1026,6 +1026,8 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
             # line that bakes) stands below its `for` (the finding's line), as SLANet's decoder.
             continue
         gone = _gone(d, located, side, exported, Rewritten(sources) if sources else None)
+        replaced = "" if gone or side != "after" else _replaced(d, plan, final, sources)
+        gone = gone or bool(replaced)
         runs = not gone and _runs_now(d, located, side, exported, report["after"]["faithful"])
         problems, judged = _judged(d.problems, after_retrace if side == "after" else None)
         problems, judged = _untraced_after(problems, judged, original, final, side, sources)
@@ -1038,7 +1040,7 @@ def _finish(spec: VerifySpec, report: dict[str, Any], original: VerifyReport, fi
         report["remaining"].append({
             "op": d.problems[0].op if d.problems else "-", "source": f"{d.finding.path}:{d.finding.line}",
             "rule": d.finding.rule,
-            "message": d.reason + (_gone_note(d) if gone else RUNS_NOTE if runs else "") + judged,
+            "message": d.reason + (replaced or (_gone_note(d) if gone else RUNS_NOTE if runs else "")) + judged,
             "kind": "finding",
             "exporter": None,
             "severity": "error" if errors and not gone else "warning"})
@@ -1230,6 +1232,42 @@ def _runs_now(decision: Any, located: list[Problem], side: str, exported: bool =
     if any(p.kind == "unfaithful" for p in decision.problems):
         return True
     return faithful is True and bool(decision.problems) and all(p.kind == "state" for p in decision.problems)
+
+
+def _replaced(decision: Any, plan: Plan, final: VerifyReport | None, sources: dict[str, tuple[bytes, bytes]]) -> str:
+    """The note for a finding kept for values baked at lines that a verified fix rewrote whole, where the rewritten
+    model's TorchScript export read no tensor value at any line that fix's rewrite wrote; else "".
+
+    flashdet's ``if keep.sum() == 0: continue`` (TRT101) in the per-image loop TRT360 flattened: the loop stays,
+    re-indented, only for eager code (the ``else`` of ``_trt_tracing()``), so no line of the traced path is the
+    one that read the value; and the trace reads every tensor value into Python with a TracerWarning, of which the
+    rewritten lines have none. A line the rewrite left as it was (a copy) still decides what it decided."""
+    if final is None or not sources or not decision.problems or any(p.kind != "baked" for p in decision.problems):
+        return ""
+    traced = traced_lines(final, "after")
+    if traced is None:
+        return ""
+    rewritten = Rewritten(sources)
+    fixes = []
+    for p in decision.problems:
+        if not p.path or not p.line or not rewritten.changed(p.path) or rewritten.copy(p.path, p.line) is not None:
+            return ""
+        fix = next((d for d in plan.applied if d.key not in plan.reverted and norm(d.finding.path) == norm(p.path)
+                    and d.finding.line <= p.line <= (d.finding.end_line or d.finding.line)), None)
+        if fix is None:
+            return ""
+        fixes.append(fix)
+    for path, line in traced:
+        origin = rewritten.origin(path, line) if rewritten.changed(path) else line
+        if rewritten.changed(path) and (origin is None or any(
+                norm(f.finding.path) == norm(path) and f.finding.line <= origin <= (f.finding.end_line or f.finding.line)
+                for f in fixes)):
+            return ""  # the rewritten code still reads a value while tracing there
+    spans = ", ".join(sorted({f"{f.finding.rule} at lines {f.finding.line}-{f.finding.end_line or f.finding.line}"
+                              for f in fixes}))
+    return (f"; the fix of {spans} rewrote these lines: the traced path no longer runs them as they were (what "
+            "stays of them runs only in eager mode), and the rewritten model's TorchScript export reads no tensor "
+            "value in the code that fix wrote")
 
 
 def _gone_note(decision: Any) -> str:
