@@ -2176,3 +2176,21 @@ def test_migrate_flattens_the_loop_and_the_skip_it_read_a_value_for_is_no_error(
     assert kept["rule"] == "TRT101" and kept["severity"] == "warning"
     assert "the fix of TRT360 at lines" in kept["message"] and "reads no tensor value" in kept["message"]
     assert report["exit_code"] == 0 and report["equivalent"] is True and report["after"]["faithful"] is True
+
+
+def test_a_scripted_nms_free_decoder_still_compiles_and_runs_its_loop(tmp_path) -> None:
+    # TorchScript compiles the function with both branches; the tracing branch's helpers are `torch.jit.unused`
+    typed = NMS_FREE.replace(
+        "def detect(logits, offsets, points, steps, size=(40, 40), threshold=0.5, limit=6):",
+        "def detect(logits: torch.Tensor, offsets: torch.Tensor, points: torch.Tensor, steps: torch.Tensor,\n"
+        "           size: tuple[int, int] = (40, 40), threshold: float = 0.5, limit: int = 6):")
+    typed = typed.replace("    found = []\n", "    found: list[tuple[torch.Tensor, torch.Tensor]] = []\n")
+    after = rewrite(typed, unsafe=True, select=SELECT)
+    assert "_trt_top_k_by_image(" in after
+    before_ns, after_ns = import_source(typed, tmp_path), import_source(after, tmp_path)
+    scripted = torch.jit.script(after_ns["detect"])
+    points, steps = torch.rand(30, 2) * 40, torch.ones(30, 1)
+    logits, offsets = _nms_free_inputs(3, 9)
+    got, want = scripted(logits, offsets, points, steps), before_ns["detect"](logits, offsets, points, steps)
+    assert len(got) == len(want) == 3
+    assert all(torch.equal(g[0], w[0]) and torch.equal(g[1], w[1]) for g, w in zip(got, want))
