@@ -80,7 +80,10 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "a tuple or dict of them) is the image's rows, none, in their dtype, device and columns; a stop at "
                "the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not taken, nor a pre-cap on "
                "what NMS takes written otherwise than as a top-k of positions that re-picks rows (YOLOv5/v7's `elif "
-               "n > max_nms:` after `if not n: continue`): no image has more candidates than its limit; a top-k "
+               "n > max_nms:` after `if not n: continue`): no image has more candidates than its limit; a list "
+               "made of `None` an image (YOLOX's `[None for _ in range(len(prediction))]`) holds, while tracing, "
+               "an empty entry of the rows' columns for an image the loop leaves at `None`; `squeeze()` of rows "
+               "keeps the candidates' axis (an image has more than one candidate); a top-k "
                "cap's key holds one value a row (else the export stops), and where keys tie the graph keeps the "
                "lower position first, which `topk` does not promise; a row made one value or a column "
                "(`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
@@ -1181,13 +1184,17 @@ class Flattener:
         if type(func) is cst.Attribute and not context.qualified_names(func) and (
                 func.attr.value in ("view", "reshape") and (spelled_args in (["-1"], ["-1", "1"])
                                                             or _rows_kept(node.args))
-                or func.attr.value in ("squeeze", "unsqueeze") and spelled_args in (["-1"], ["1"])):
+                or func.attr.value in ("squeeze", "unsqueeze") and spelled_args in (["-1"], ["1"])
+                or func.attr.value == "squeeze" and not spelled_args):
             base, kind = self.expression(func.value)
             if kind.name != "rows":
                 raise Decline
             # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row;
-            # hukkelas' `scores_.view(-1, 1)`: one value a row as a column; `unsqueeze(1)`: an axis after the rows'
-            return f"{_atom(base, func.value)}.{func.attr.value}({', '.join(spelled_args)})", Kind("rows", kind.image)
+            # hukkelas' `scores_.view(-1, 1)`: one value a row as a column; `unsqueeze(1)`: an axis after the rows';
+            # YOLOX's `class_conf.squeeze()` of such a column, and of its mask (the candidates' axis kept where an
+            # image has more than one); a mask stays one
+            return (f"{_atom(base, func.value)}.{func.attr.value}({', '.join(spelled_args)})",
+                    Kind("rows", kind.image, kind.mask))
         softmax = type(func) is cst.Attribute and not context.qualified_names(func) \
             and func.attr.value in ("softmax", "log_softmax")
         if softmax or context.refers_to(func, *_SOFTMAX):
@@ -1823,7 +1830,12 @@ a caller that flattens it again with the image's index takes as they are (TRT361
 before the loop with one empty tensor an image, `output = [torch.zeros((0, 6), ...)] *
 prediction.shape[0]`, and written by the image's index as the body's last statement, `output[xi] =
 x[i]` (YOLOv5/v7's `non_max_suppression`), is made so too; an image a `continue` skips keeps its
-empty entry there, and no rows here. A stop after it, `if (time.time() - t) > time_limit: ...;
+empty entry there, and no rows here. So is a list made of `None` an image (`[None] * n`, `[None for _ in
+range(len(prediction))]`), also written by `if output[i] is None: output[i] = x` with `else: output[i] =
+torch.cat((output[i], x))` (YOLOX's `postprocess`: each image writes its entry once, so the first way is the one
+taken); while tracing, an image the loop leaves at `None` gets an empty entry, as a caller that skips `None`
+entries treats it (TRT361 takes `if det is None: continue`). `squeeze()` of rows (YOLOX's
+`class_conf.squeeze()` of the best class's column) keeps the candidates' axis where an image has more than one. A stop after it, `if (time.time() - t) > time_limit: ...;
 break` (their time limit; a test that reads nothing of the image), is left out while tracing. A
 batch tensor bound before the loop to a comparison (`xc = prediction[..., 4] > conf_thres`) read at
 the image's index (`x = x[xc[xi]]`) is a mask of its rows; the image's own tensor may be bound anew.
@@ -2192,16 +2204,21 @@ tracing branch leaves them bound).""",
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
             return "it reads no tensor at the image's index"
+        first_write = self._first_write(append, index) if type(append) is cst.If else None
+        append = first_write or append
         written = self._written(append, index)
         if written is not None:
             # `output = [torch.zeros((0, 6))] * n` then `output[i] = rows` (YOLOv5/v7): one entry an image, an image
-            # that a `continue` skips keeping the empty default
+            # that a `continue` skips keeping the empty default; YOLOX's `[None for _ in range(len(prediction))]`
             target, per_image = written, True
-            if not self._preallocated(block, position, target, source):
-                return "it writes by the image's index into a list that is not one empty tensor an image made before it"
+            made = self._preallocated(block, position, target, source)
+            if made is None or first_write is not None and made != "none":
+                return ("it writes by the image's index into a list that is not one empty tensor or `None` an image "
+                        "made before it")
         else:
             target = self._appended(append)
-            if target is None or not self._list_made_before(block, position, target):
+            if target is None or not self._list_made_before(
+                    block, position, target, empties=self._only_concatenated_after(block, position, target)):
                 return "it does not end by appending to a list made empty before it"
             # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
             # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
@@ -2294,33 +2311,70 @@ tracing branch leaves them bound).""",
         at = strip_parens(target.slice[0].slice.value)
         return target.value.value if type(at) is cst.Name and at.value == index else None
 
-    def _preallocated(self, block, position: int, name: str, source: cst.BaseExpression) -> bool:
-        """``name = [torch.zeros((0, k), ...)] * n`` earlier in the block, ``n`` the batch's images (``src.shape[0]``,
-        ``len(src)``, ``src.size(0)`` of the tensor the loop reads), and nothing between reads or writes ``name``."""
+    def _preallocated(self, block, position: int, name: str, source: cst.BaseExpression) -> str | None:
+        """``"empty"`` for ``name = [torch.zeros((0, k), ...)] * n`` earlier in the block, ``"none"`` for ``name =
+        [None] * n`` or ``[None for _ in range(n)]`` (YOLOX's ``postprocess``), ``n`` the batch's images
+        (``src.shape[0]``, ``len(src)``, ``src.size(0)`` of the tensor the loop reads, or ``for _ in src``), where
+        nothing between reads or writes ``name``; else None."""
         batch = code_of(source).strip()
+        counts = (f"{batch}.shape[0]", f"len({batch})", f"{batch}.size(0)")
         for statement in reversed(block[:position]):
             if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
                     and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1 \
                     and type(statement.body[0].targets[0].target) is cst.Name \
                     and statement.body[0].targets[0].target.value == name:
                 value = strip_parens(statement.body[0].value)
+                if type(value) is cst.ListComp and value.for_in.inner_for_in is None and not value.for_in.ifs \
+                        and value.for_in.asynchronous is None and code_of(value.elt).strip() == "None":
+                    over = strip_parens(value.for_in.iter)
+                    ranged = type(over) is cst.Call and type(over.func) is cst.Name and over.func.value == "range" \
+                        and not self.context.qualified_names(over.func) and len(over.args) == 1 \
+                        and code_of(over.args[0].value).strip() in counts
+                    return "none" if ranged or code_of(over).strip() == batch else None
                 listed = strip_parens(value.left) if type(value) is cst.BinaryOperation else None
                 if listed is None or type(value.operator) is not cst.Multiply or type(listed) is not cst.List \
-                        or len(listed.elements) != 1:
-                    return False
-                count = code_of(value.right).strip()
-                if count not in (f"{batch}.shape[0]", f"len({batch})", f"{batch}.size(0)"):
-                    return False
+                        or len(listed.elements) != 1 or code_of(value.right).strip() not in counts:
+                    return None
                 empty = strip_parens(listed.elements[0].value)
+                if type(empty) is cst.Name and empty.value == "None":
+                    return "none"
                 if type(empty) is not cst.Call or not self.context.refers_to(empty.func, "torch.zeros", "torch.empty") \
                         or not empty.args or empty.args[0].keyword is not None:
-                    return False
+                    return None
                 sizes = strip_parens(empty.args[0].value)
                 first = sizes.elements[0].value if type(sizes) in (cst.Tuple, cst.List) and sizes.elements else sizes
-                return int_value(first) == 0
+                return "empty" if int_value(first) == 0 else None
             if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
-                return False
-        return False
+                return None
+        return None
+
+    @staticmethod
+    def _first_write(statement: cst.If, index: str | None) -> cst.Assign | None:
+        """The assignment in ``if output[i] is None: output[i] = x`` (``else: output[i] = torch.cat((output[i],
+        x))`` allowed: YOLOX's ``postprocess``), the body's last statement: in a list made of ``None`` an image
+        (:meth:`_preallocated`) written once an image, ``output[i]`` is still ``None`` there, so the first way is
+        the one taken. None for any other statement."""
+        test = strip_parens(statement.test)
+        body = statement.body.body if type(statement.body) is cst.IndentedBlock else ()
+        if index is None or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) is not cst.Is \
+                or code_of(test.comparisons[0].comparator).strip() != "None" or len(body) != 1 \
+                or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
+                or type(body[0].body[0]) is not cst.Assign or len(body[0].body[0].targets) != 1:
+            return None
+        slot = code_of(test.left).strip()
+        if code_of(body[0].body[0].targets[0].target).strip() != slot \
+                or re.fullmatch(rf"\w+\[{re.escape(index)}\]", slot) is None:
+            return None
+        if statement.orelse is not None:
+            other = statement.orelse.body.body if type(statement.orelse) is cst.Else \
+                and type(statement.orelse.body) is cst.IndentedBlock else ()
+            if len(other) != 1 or type(other[0]) is not cst.SimpleStatementLine or len(other[0].body) != 1 \
+                    or type(other[0].body[0]) is not cst.Assign \
+                    or code_of(other[0].body[0].targets[0].target).strip() != slot \
+                    or slot not in code_of(other[0].body[0].value):
+                return None  # the other way writes the same entry from itself (a concatenation)
+        return body[0].body[0]
 
     def _runs_nms(self, node: cst.For) -> bool:
         """Does the body call NMS (torchvision's, or a function or method named for it)? A name that says it runs
@@ -2400,8 +2454,10 @@ tracing branch leaves them bound).""",
             return None
         return call.func.value.value
 
-    def _list_made_before(self, block, position: int, name: str) -> bool:
-        """``name = []`` earlier in the block, and nothing between reads or writes ``name``."""
+    def _list_made_before(self, block, position: int, name: str, empties: bool = False) -> bool:
+        """``name = []`` earlier in the block (with ``empties``, a list of empty tensors too: ``rows =
+        [torch.zeros(0, 8)]``, which a concatenation adds nothing to), and nothing between reads or writes
+        ``name``."""
         for statement in reversed(block[:position]):
             if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
                     and (type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1
@@ -2410,7 +2466,8 @@ tracing branch leaves them bound).""",
                 # `rows = []` or `rows: list[Tensor] = []`
                 target = assign.target if type(assign) is cst.AnnAssign else assign.targets[0].target
                 if type(target) is cst.Name and target.value == name:
-                    return type(assign.value) is cst.List and not assign.value.elements
+                    return type(assign.value) is cst.List and (not assign.value.elements or empties and all(
+                        type(e) is cst.Element and _empty_tensor(self.context, e.value) for e in assign.value.elements))
             if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
                 return False
         return False

@@ -41,6 +41,19 @@ _TEST = (f"{_FLAT} = None\n"
 
 
 
+def _none_skip(statement: cst.BaseStatement, entry: str | tuple[str, ...]) -> bool:
+    """Is ``statement`` ``if <entry> is None: continue`` (no ``else``), ``entry`` the loop's whole entry?"""
+    if isinstance(entry, tuple) or type(statement) is not cst.If or statement.orelse is not None \
+            or type(statement.body) is not cst.IndentedBlock or len(statement.body.body) != 1:
+        return False
+    line = statement.body.body[0]
+    test = strip_parens(statement.test)
+    return type(line) is cst.SimpleStatementLine and len(line.body) == 1 and type(line.body[0]) is cst.Continue \
+        and type(test) is cst.Comparison and len(test.comparisons) == 1 \
+        and type(test.comparisons[0].operator) is cst.Is and code_of(test.comparisons[0].comparator).strip() == "None" \
+        and type(strip_parens(test.left)) is cst.Name and strip_parens(test.left).value == entry
+
+
 class PerImageRows(RuntimeScopeRule):
     needs_text = spelled("enumerate", "zip")
     info = RuleInfo(
@@ -63,7 +76,10 @@ position; the list must then be one TRT360 made of such tuples, as many parts as
 (row-wise work, picks, columns); `i` only as the image's column (`full_like(x, i)`, with `dtype`, `layout`
 or `device` by keyword that do not depend on the image; `x.new_full((x.size(0), 1), i)`,
 `torch.full((x.shape[0], 1), float(i))`). A name the loop binds may be bound again after it before it is read
-(mmdet's `bbox2roi`: `rois` in the loop, then `rois = torch.cat(rois_list, 0)`). Where the image column
+(mmdet's `bbox2roi`: `rois` in the loop, then `rois = torch.cat(rois_list, 0)`). The list of rows may start
+with empty tensors (`rows = [torch.zeros(0, 8)]`), and the body may skip an entry that is `None`, `if det is
+None: continue` (a wrapper over YOLOX's `postprocess`, whose list holds `None` for an image without rows):
+TRT360's list holds a tensor an image, so the flattened rows take no such skip. Where the image column
 is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
 `concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
 concatenated along the first axis in the same block are taken with it.
@@ -224,12 +240,15 @@ graph is faithful and equivalent on its inputs.""",
             return
         index, entry, results = header
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
+        # `if det is None: continue` (a wrapper over YOLOX's `postprocess`, whose list holds None for an image
+        # without rows): TRT360's list holds a tensor an image, so while tracing the skip never runs
+        body = [s for s in body if not _none_skip(s, entry)]
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
         if not small or any(s is None for s in small):
             return
         rule = PerImageNms  # its list helpers, on this rule's context
         target = rule._appended(self, small[-1])
-        if target is None or not rule._list_made_before(self, block, position, target) \
+        if target is None or not rule._list_made_before(self, block, position, target, empties=True) \
                 or not rule._only_concatenated_after(self, block, position, target):
             return
         flattener = self._flattener(index, entry, self._keyed(node.body, entry))

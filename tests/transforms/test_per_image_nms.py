@@ -526,11 +526,14 @@ def test_a_list_made_before_and_written_by_the_images_index_is_made_from_the_fla
             "    else:\n" in after)
     tracing, eager = after.split("    else:\n        for i in range(boxes.shape[0]):\n")
     assert "time limit" in eager and "time limit" not in tracing.split("def f(")[1]  # the stop: not while tracing
+    # a list of None (YOLOX's), every entry written: the same rewrite
+    nones = rewrite(_WRITTEN.format(made="[None] * boxes.shape[0]", stop=""), select=RULE, unsafe=True)
+    assert "        out = _trt_per_image_list(boxes.flatten(0, 1)[keep], _trt_image[keep], _trt_count)\n" in nones
 
 
 @pytest.mark.parametrize("made,stop", [
     ("[torch.zeros((0, 4))] * 3", ""),  # entries for another number of images
-    ("[None] * boxes.shape[0]", ""),  # a default that is not an image without rows
+    ("[None] * (boxes.shape[0] + 1)", ""),  # None for another number of images
     ("[torch.zeros((1, 4))] * boxes.shape[0]", ""),  # a default with a row
     ("[torch.zeros((0, 4))] * boxes.shape[0]", "        if scores[i].max() > 0.9:\n            break\n"),  # a stop
     ("[torch.zeros((0, 4))] * boxes.shape[0]", "        if t:\n            continue\n            break\n"),
@@ -2194,3 +2197,96 @@ def test_a_scripted_nms_free_decoder_still_compiles_and_runs_its_loop(tmp_path) 
     got, want = scripted(logits, offsets, points, steps), before_ns["detect"](logits, offsets, points, steps)
     assert len(got) == len(want) == 3
     assert all(torch.equal(g[0], w[0]) and torch.equal(g[1], w[1]) for g, w in zip(got, want))
+
+
+# --- a list of None an image, written once an image (YOLOX's postprocess) -----------------------------------------
+#
+# Megvii's YOLOX ``yolox/utils/boxes.py::postprocess`` (pixeltable-yolox 0.4.3, zoo 89): ``output = [None for _ in
+# range(len(prediction))]``, an image skipped where nothing passes (its entry stays None), the best class as a column
+# (``class_conf.squeeze()``), NMS, and the last statement ``if output[i] is None: output[i] = detections else:
+# output[i] = torch.cat((output[i], detections))``, whose first way is the one taken (each image writes its entry
+# once). Its callers skip the None entries (``if dets is None: continue``) and concatenate the rest after an empty
+# start. The snippet is our own, in that form.
+
+NONE_LIST = '''\
+import torch
+import torchvision
+
+
+def postprocess(prediction, classes, conf_thre=0.3, nms_thre=0.45, agnostic=False):
+    output = [None for _ in range(len(prediction))]
+    for i, image_pred in enumerate(prediction):
+        if not image_pred.size(0):
+            continue
+        class_conf, class_pred = torch.max(image_pred[:, 5: 5 + classes], 1, keepdim=True)
+        conf_mask = (image_pred[:, 4] * class_conf.squeeze() >= conf_thre).squeeze()
+        detections = torch.cat((image_pred[:, :5], class_conf, class_pred.float()), 1)
+        detections = detections[conf_mask]
+        if not detections.size(0):
+            continue
+        if agnostic:
+            kept = torchvision.ops.nms(detections[:, :4], detections[:, 4] * detections[:, 5], nms_thre)
+        else:
+            kept = torchvision.ops.batched_nms(detections[:, :4], detections[:, 4] * detections[:, 5],
+                                               detections[:, 6], nms_thre)
+        detections = detections[kept]
+        if output[i] is None:
+            output[i] = detections
+        else:
+            output[i] = torch.cat((output[i], detections))
+    return output
+
+
+def rows_of(scores, boxes):
+    prediction = torch.cat([boxes, scores], 2)
+    rows = [torch.zeros(0, 8)]
+    for index, dets in enumerate(postprocess(prediction, 3)):
+        if dets is None:
+            continue
+        rows.append(torch.cat([dets, torch.full((dets.shape[0], 1), float(index))], 1))
+    return torch.cat(rows)
+'''
+
+
+def _none_list_inputs(images: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(objectness and 3 class scores, boxes) of 40 candidates an image, image 0 keeping nothing."""
+    generator = torch.Generator().manual_seed(seed)
+    corner = torch.rand(images, 40, 2, generator=generator) * 50
+    boxes = torch.cat([corner, corner + torch.rand(images, 40, 2, generator=generator) * 20 + 1], -1)
+    scores = torch.rand(images, 40, 4, generator=generator)
+    scores[0] = 0.0
+    return scores, boxes
+
+
+def test_a_list_of_none_written_once_an_image_and_its_none_skipping_caller_are_flattened(tmp_path) -> None:
+    after = rewrite(NONE_LIST, unsafe=True, select=SELECT)
+    tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("\n    else:\n")[0]
+    assert "conf_mask = (prediction.flatten(0, 1)[:, 4] * class_conf.squeeze() >= conf_thre).squeeze()" in tracing
+    assert "        output = _trt_per_image_list(detections, _trt_image[conf_mask][kept], _trt_count)" in tracing
+    assert "is None" not in tracing
+    # the caller: the rows of the flattened list, the None skip left to the loop kept for other lists
+    caller = after.split("def rows_of(")[1]
+    assert "    if _trt_flat is not None:\n        _trt_flat_image = _trt_flat_images(_trt_results)\n" \
+           "        rows.append(torch.cat([_trt_flat, _trt_image_fill(torch.full((_trt_flat.shape[0], 1), 0.0), " \
+           "_trt_flat_image)], 1))\n    else:\n" in caller
+    sets = [_none_list_inputs(3, 0), _none_list_inputs(1, 1), _none_list_inputs(4, 2)]
+    _assert_rows_through_a_trace(NONE_LIST, after, tmp_path, sets)
+    before_ns, after_ns = import_source(NONE_LIST, tmp_path), import_source(after, tmp_path)
+    prediction = torch.cat(_none_list_inputs(2, 3)[::-1], 2)
+    assert before_ns["postprocess"](prediction, 3)[0] is None  # eager code keeps the None entry
+    assert after_ns["postprocess"](prediction, 3)[0] is None
+
+
+@pytest.mark.parametrize("change", [
+    # a list of empty tensors: `output[i] is None` is never true, the other way (a concatenation) taken
+    ("output = [None for _ in range(len(prediction))]", "output = [torch.zeros(0, 7)] * len(prediction)"),
+    # a list of None of another length
+    ("output = [None for _ in range(len(prediction))]", "output = [None for _ in range(8)]"),
+    # the other way does something else than concatenate the entry with the rows
+    ("            output[i] = torch.cat((output[i], detections))", "            output[i] = detections[:1]"),
+])
+def test_writes_that_are_not_the_first_into_a_list_of_none_keep_the_loop(change: tuple[str, str]) -> None:
+    code = NONE_LIST.replace(*change)
+    assert code != NONE_LIST
+    after = rewrite(code, unsafe=True, select=SELECT)
+    assert "_trt_per_image_list(" not in after.split("def postprocess(")[1]

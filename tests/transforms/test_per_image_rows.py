@@ -4,6 +4,7 @@ flattens the list into rows with the image's index, taken flattened while tracin
 from __future__ import annotations
 
 import sys
+import textwrap
 
 import pytest
 import torch
@@ -359,6 +360,30 @@ def test_a_script_compiles_none_of_it(tmp_path) -> None:
 def test_other_loops_are_left_alone(loop: str) -> None:
     code = f"import torch\n\ndef f(results, mine):\n    rows = []\n{loop}    return torch.cat(rows)\n"
     assert rules_found(code, select=("TRT361",)) == []
+
+
+_NONE_SKIP = ("import torch\n\ndef f(results):\n    rows = {made}\n    for i, det in enumerate(results):\n{skip}"
+              "        rows.append(torch.cat([det, torch.full((det.shape[0], 1), float(i))], 1))\n"
+              "    return torch.cat(rows)\n")
+
+
+@pytest.mark.parametrize("made,skip,taken", [
+    # a wrapper over YOLOX's `postprocess` (zoo 89): TRT360's list holds no None, the skip never runs while tracing
+    ("[torch.zeros(0, 8)]", "        if det is None:\n            continue\n", True),
+    ("[]", "        if det is None:\n            continue\n", True),
+    # a skip of something else, a skip that does more, a start that is not empty
+    ("[]", "        if det.shape[0] == 0:\n            continue\n", False),
+    ("[]", "        if det is None:\n            rows.append(torch.zeros(1, 8))\n            continue\n", False),
+    ("[torch.zeros(1, 8)]", "", False),
+])
+def test_a_skip_of_none_entries_and_an_empty_start(made: str, skip: str, taken: bool) -> None:
+    code = _NONE_SKIP.format(made=made, skip=skip)
+    assert (rules_found(code, select=("TRT361",)) == ["TRT361"]) is taken
+    if taken:
+        after = rewrite(code, unsafe=True, select=("TRT361",))
+        flat = after.split("def f(")[1].split("    if _trt_flat is not None:\n")[1].split("    else:\n")[0]
+        assert "None" not in flat and "continue" not in flat
+        assert textwrap.indent(skip, "    ") in after  # kept in the loop for other lists
 
 
 def test_an_index_that_may_stop_early_is_left_alone() -> None:
