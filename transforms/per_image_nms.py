@@ -31,6 +31,7 @@ FILL_HELPER = "_trt_image_fill"
 LIST_HELPER = "_trt_per_image_list"
 CAP_HELPER = "_trt_cap_by_image"
 TOP_K_HELPER = "_trt_top_k_by_image"
+SQUEEZE_HELPER = "_trt_squeeze_rows"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 #: The list a returned comprehension's inlined loop fills (reserved prefix).
@@ -1192,7 +1193,10 @@ class Flattener:
             # YOLOv7's `conf.view(-1)` of a column of one value a row (its `max(1, keepdim=True)`): one value a row;
             # hukkelas' `scores_.view(-1, 1)`: one value a row as a column; `unsqueeze(1)`: an axis after the rows';
             # YOLOX's `class_conf.squeeze()` of such a column, and of its mask (the candidates' axis kept where an
-            # image has more than one); a mask stays one
+            # image has more than one: the other axes of size 1 named, as TensorRT needs); a mask stays one
+            if func.attr.value == "squeeze" and not spelled_args:
+                self.helpers.add(SQUEEZE_HELPER)
+                return f"{SQUEEZE_HELPER}({base})", Kind("rows", kind.image, kind.mask)
             return (f"{_atom(base, func.value)}.{func.attr.value}({', '.join(spelled_args)})",
                     Kind("rows", kind.image, kind.mask))
         softmax = type(func) is cst.Attribute and not context.qualified_names(func) \

@@ -2261,7 +2261,8 @@ def _none_list_inputs(images: int, seed: int) -> tuple[torch.Tensor, torch.Tenso
 def test_a_list_of_none_written_once_an_image_and_its_none_skipping_caller_are_flattened(tmp_path) -> None:
     after = rewrite(NONE_LIST, unsafe=True, select=SELECT)
     tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("\n    else:\n")[0]
-    assert "conf_mask = (prediction.flatten(0, 1)[:, 4] * class_conf.squeeze() >= conf_thre).squeeze()" in tracing
+    assert "conf_mask = _trt_squeeze_rows(prediction.flatten(0, 1)[:, 4] * _trt_squeeze_rows(class_conf) >= conf_thre)" \
+           in tracing
     assert "        output = _trt_per_image_list(detections, _trt_image[conf_mask][kept], _trt_count)" in tracing
     assert "is None" not in tracing
     # the caller: the rows of the flattened list, the None skip left to the loop kept for other lists
@@ -2290,3 +2291,39 @@ def test_writes_that_are_not_the_first_into_a_list_of_none_keep_the_loop(change:
     assert code != NONE_LIST
     after = rewrite(code, unsafe=True, select=SELECT)
     assert "_trt_per_image_list(" not in after.split("def postprocess(")[1]
+
+
+def test_the_none_list_exports_a_graph_of_named_squeezes_that_follows_the_batch(tmp_path) -> None:
+    import onnx
+
+    after = rewrite(NONE_LIST, unsafe=True, select=SELECT)
+    before_ns, after_ns = import_source(NONE_LIST, tmp_path), import_source(after, tmp_path)
+
+    class Rows(torch.nn.Module):
+        def forward(self, scores, boxes):
+            return after_ns["rows_of"](scores, boxes)
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Rows(), _none_list_inputs(2, 4), buffer, dynamo=False, input_names=["scores", "boxes"],
+                          dynamic_axes={"scores": {0: "batch"}, "boxes": {0: "batch"}})
+    graph = onnx.load_from_string(buffer.getvalue()).graph
+    squeezes = [n for n in graph.node if n.op_type == "Squeeze"]
+    assert squeezes and all(len(n.input) == 2 for n in squeezes)  # every Squeeze names its axes
+    session = ort_session(buffer.getvalue())
+    for images, seed in ((1, 5), (3, 6), (5, 7)):
+        scores, boxes = _none_list_inputs(images, seed)
+        want = before_ns["rows_of"](scores, boxes)
+        got = torch.from_numpy(session.run(None, {"scores": scores.numpy(), "boxes": boxes.numpy()})[0])
+        assert got.shape == want.shape and _rows(got) == _rows(want)
+
+
+def test_the_rows_squeeze_keeps_the_candidates_axis() -> None:
+    from trtcodemod.helpers.per_image import _trt_squeeze_rows
+
+    assert _trt_squeeze_rows(torch.zeros(5, 1, 4, 1)).shape == (5, 4)
+    assert _trt_squeeze_rows(torch.zeros(1, 1)).shape == (1,)  # one candidate: its axis stays
+    assert _trt_squeeze_rows(torch.zeros(0, 1)).shape == (0,)
+    column = torch.arange(6.0)[:, None]
+    assert torch.equal(_trt_squeeze_rows(column), column.squeeze())

@@ -115,6 +115,15 @@ def _trt_top_k_by_image(key: torch.Tensor, image: torch.Tensor, k: int, count: i
 
 
 @torch.jit.unused
+def _trt_squeeze_rows(rows: torch.Tensor) -> torch.Tensor:
+    """``rows.squeeze()`` of one image's rows where it has more than one candidate, on the flattened rows: every axis
+    of size 1 but the candidates' (the first) removed, by name, so that the graph's Squeeze has axes (TensorRT cannot
+    tell which axes of a dynamic shape are 1). The axes after the first are the same for every batch."""
+    axes = [axis for axis in range(1, rows.dim()) if rows.shape[axis] == 1]
+    return rows.squeeze(axes) if axes else rows
+
+
+@torch.jit.unused
 def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
     """``torch.full_like(like, i)`` for every row at once: row ``r`` of ``like`` filled with ``image[r]``."""
     column = image.to(like.dtype).reshape([-1] + [1] * (like.dim() - 1))
