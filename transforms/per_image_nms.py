@@ -84,7 +84,11 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "n > max_nms:` after `if not n: continue`): no image has more candidates than its limit; a list "
                "made of `None` an image (YOLOX's `[None for _ in range(len(prediction))]`) holds, while tracing, "
                "an empty entry of the rows' columns for an image the loop leaves at `None`; `squeeze()` of rows "
-               "keeps the candidates' axis (an image has more than one candidate); a top-k "
+               "keeps the candidates' axis (an image has more than one candidate); a statement that reads nothing of "
+               "the image (a log line) runs once for the batch, and the handler of a `try` in the body computes what "
+               "the body would (pytorch-ssd's NMS on the CPU where CUDA's overflows), for every image at once where "
+               "the body raises; rows merged with their classes (`reshape(-1, 4)` of rows of `n` classes) have the "
+               "classes' count as their second size; a top-k "
                "cap's key holds one value a row (else the export stops), and where keys tie the graph keeps the "
                "lower position first, which `topk` does not promise; a row made one value or a column "
                "(`conf.view(-1)`, `reshape(-1)`, `squeeze(1)`, `view(-1, "
@@ -212,6 +216,9 @@ class Flattener:
         self.per_image_list = False
         #: Whether some rows were picked by a mask or positions (each image's number of rows its own data's).
         self.picked = False
+        #: Names of rows known to hold a second axis (a class axis) and the axes after it, as spelled: (its size,
+        #: the later sizes). ``reshape(-1, *later)`` makes each of its entries a row (:meth:`_merged_rows`).
+        self.widths: dict[str, tuple[str, tuple[str, ...]]] = {}
 
     def _image_of(self, node: cst.BaseExpression) -> str | None:
         """The batch tensor ``node`` reads one image of (``x[i]``, or a name bound to each image of ``x``)."""
@@ -234,6 +241,11 @@ class Flattener:
         if type(statement) is cst.Assign and len(statement.targets) == 1 \
                 and type(statement.targets[0].target) is cst.Subscript:
             return self.columns(statement.targets[0].target, "=", statement.value)
+        if type(statement) is cst.Expr and type(strip_parens(statement.value)) is cst.Call \
+                and not self._dynamic(statement.value) and not self._writes_loop_names(statement.value):
+            # `logger.warning("... Falling back to CPU.")` (pytorch-ssd's NMS fallback): reads nothing of the image,
+            # so it runs once for the batch
+            return code_of(statement).strip()
         if type(statement) is cst.Expr and type(strip_parens(statement.value)) is cst.Call:
             return self.in_place_call(strip_parens(statement.value))
         if type(statement) is not cst.Assign or len(statement.targets) != 1:
@@ -249,10 +261,31 @@ class Flattener:
                 for name in names:
                     self._bind(name, STATIC)
                 return f"{', '.join(names)} = {code_of(value).strip()}"
+            unpacked = self._unpacked_shape(names, value)
+            if unpacked is not None:
+                return unpacked
             return self.pair(names, value)
         if type(assigned) is cst.Name:
             return self.statement(assigned.value, statement.value)
         raise Decline
+
+    def _unpacked_shape(self, names: list[str], value: cst.BaseExpression) -> str | None:
+        """``n_boxes, n_classes = scores.shape`` (pytorch-ssd's ``process_model_output``) of the image's rows: the first
+        name is the rows' own count (on the flattened rows, every image's: :meth:`_sized` takes it only as the size of
+        those rows' first axis), the others sizes the same for every image, and the rows have that many axes."""
+        value = strip_parens(value)
+        if type(value) is not cst.Attribute or value.attr.value != "shape" or len(names) < 2 \
+                or type(strip_parens(value.value)) is not cst.Name:
+            return None
+        text, kind = self.expression(value.value)
+        if kind.name != "rows":
+            raise Decline
+        self._bind(names[0], Kind("size", kind.image))
+        for name in names[1:]:
+            self._bind(name, STATIC)
+        if len(names) == 2:  # rows of one value a class: `reshape(-1)` makes each a row
+            self.widths[strip_parens(value.value).value] = (names[1], ())
+        return f"{', '.join(names)} = {text}.shape"
 
     def statement(self, target: str, value: cst.BaseExpression) -> str:
         try:
@@ -280,7 +313,10 @@ class Flattener:
                 self.env[bound] = Kind(was.name, names[was.image], was.mask)
         if kind.name in ("rows", "index") and kind.image in names:
             kind = Kind(kind.name, names[kind.image], kind.mask)
+        width = self._width_of(value) if kind.name == "rows" else None
         self._bind(target, kind)
+        if width is not None:
+            self.widths[target] = width
         if copied:
             self.fresh.add(target)
         return f"{hoisted}{target} = {text}"
@@ -309,6 +345,11 @@ class Flattener:
         if kind != STATIC and (kind.name != "rows" or kind.image != self.env[name.value].image):
             raise Decline
         return f"{code_of(target).strip()} {operator} {text}"
+
+    def _writes_loop_names(self, call: cst.BaseExpression) -> bool:
+        """Does ``call`` mention a name the loop binds or the list it fills (a method of it may write it)?"""
+        names = {n.value for n in walk(call) if type(n) is cst.Name}
+        return bool(names & (self.loop_bound | set(self.env) | {self.filled or ""}))
 
     def in_place_call(self, call: cst.Call) -> str:
         """``boxes[:, 0].clamp_(min=0, max=w)`` (flashdet's decode) or ``boxes.clamp_(0, 1)``: an in-place method of
@@ -344,7 +385,31 @@ class Flattener:
             raise Decline
         return f"{target} {code_of(operator).strip()} {text}"
 
+    def _width_of(self, value: cst.BaseExpression) -> tuple[str, tuple[str, ...]] | None:
+        """The second axis of rows ``value`` makes, where it is known (:attr:`widths`): ``x.view(n, 1, 4).expand(n,
+        c, 4)`` (``c``, then ``4``), ``t.expand_as(x)`` and ``x[:, a:]`` (``x``'s, less ``a``)."""
+        value = strip_parens(value)
+        if type(value) is cst.Call and type(value.func) is cst.Attribute and not any(a.keyword or a.star
+                                                                                   for a in value.args):
+            method, args = value.func.attr.value, [code_of(a.value).strip() for a in value.args]
+            if method == "expand" and len(args) >= 3 and not self._dynamic(value.args[1].value):
+                return args[1], tuple(args[2:])
+            subject = strip_parens(value.args[0].value) if method == "expand_as" and len(args) == 1 else None
+            if type(subject) is cst.Name:
+                return self.widths.get(subject.value)
+            return None
+        if type(value) is cst.Subscript and type(strip_parens(value.value)) is cst.Name and len(value.slice) == 2 \
+                and strip_parens(value.value).value in self.widths:
+            first, second = (e.slice for e in value.slice)
+            if type(first) is cst.Slice and not (first.lower or first.upper or first.step) \
+                    and type(second) is cst.Slice and second.upper is None and second.step is None \
+                    and second.lower is not None and (int_value(second.lower) or 0) > 0:
+                width, later = self.widths[strip_parens(value.value).value]
+                return f"({width} - {int_value(second.lower)})", later
+        return None
+
     def _bind(self, target: str, kind: Kind) -> None:
+        self.widths.pop(target, None)
         if target == self.index or target in self.entries or target.startswith("_trt_"):
             raise Decline
         self.items.pop(target, None)  # the image's tensor no longer: later reads are of the new value
@@ -967,6 +1032,30 @@ class Flattener:
         self.env, self.fresh = env, set.intersection(*(fresh for _, fresh in ends))
         return "\n".join(text)
 
+    def attempt(self, statement: cst.Try) -> str:
+        """``try: <block> except <type>: <block>`` (pytorch-ssd's ``batched_nms`` on the CPU where CUDA's overflows),
+        one handler of a type read the same for every image, no ``as``, ``else`` or ``finally``, both blocks carried
+        over: the same ``try`` around them flattened, the handler taken for every image at once where the body
+        raises. A name bound either way must be of one kind after either (:meth:`_merged`)."""
+        if len(statement.handlers) != 1 or statement.orelse is not None or statement.finalbody is not None:
+            raise Decline
+        handler = statement.handlers[0]
+        if handler.type is None or handler.name is not None or self._dynamic(handler.type):
+            raise Decline
+        start = (dict(self.env), set(self.fresh))
+        body = self.block(statement.body) or ["pass"]
+        ends = [(self.env, self.fresh)]
+        self.env, self.fresh = dict(start[0]), set(start[1])
+        caught = self.block(handler.body) or ["pass"]
+        ends.append((self.env, self.fresh))
+        merged = self._merged([env for env, _ in ends])
+        if merged is None or merged[1]:
+            raise Decline  # a name of other rows one way than the other
+        self.env, self.fresh = merged[0], set.intersection(*(fresh for _, fresh in ends))
+        return "\n".join(["try:", *("    " + line for text in body for line in text.splitlines()),
+                          f"except {code_of(handler.type).strip()}:",
+                          *("    " + line for text in caught for line in text.splitlines())])
+
     def _merged(self, envs: list[dict[str, Kind]]) -> tuple[dict[str, Kind], dict[str, str]] | None:
         """The names' kinds after an ``if`` chain whose ways end with ``envs``, and a new name for the images of each
         name that is rows (or positions) every way but of other images (None where a name is of another kind one
@@ -1005,6 +1094,8 @@ class Flattener:
                 continue  # an image without rows makes no rows below: the flattened rows skip it alike
             if type(statement) is cst.If:
                 lines += [text for text in [self.conditional(statement)] if text]
+            elif type(statement) is cst.Try:
+                lines.append(self.attempt(statement))
             elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
                     and type(statement.body[0]) is cst.Pass:
                 continue
@@ -1182,6 +1273,9 @@ class Flattener:
         positions = self._positions_one_axis(node)
         if positions is not None:
             return positions
+        sized = self._sized(node)
+        if sized is not None:
+            return sized
         if type(func) is cst.Attribute and not context.qualified_names(func) and (
                 func.attr.value in ("view", "reshape") and (spelled_args in (["-1"], ["-1", "1"])
                                                             or _rows_kept(node.args))
@@ -1297,6 +1391,55 @@ class Flattener:
             return made, STATIC
         return self._mapped(node)
 
+    def _sized(self, node: cst.Call) -> tuple[str, Kind] | None:
+        """``boxes.view(n_boxes, 1, 4).expand(n_boxes, n_classes, 4)`` (the first size the rows' own count,
+        :meth:`_unpacked_shape`, the others the same for every image): each row regrouped alike, on the flattened
+        rows as on an image's; ``labels.view(1, n_classes).expand_as(scores)``: a tensor the same for every image
+        given the shape of rows, which broadcasts along their first axis; ``x.reshape(-1, 4)`` or ``x.reshape(-1)``
+        of rows whose second axis is known (:meth:`_merged_rows`). None for any other call."""
+        func = node.func
+        if type(func) is not cst.Attribute or self.rule.context.qualified_names(func) \
+                or any(a.keyword is not None or a.star for a in node.args):
+            return None
+        method = func.attr.value
+        if method == "expand_as" and len(node.args) == 1 and not self._dynamic(func.value):
+            text, kind = self.expression(node.args[0].value)
+            if kind.name != "rows":
+                raise Decline
+            return f"{_atom(code_of(func.value).strip(), func.value)}.expand_as({text})", Kind("rows", kind.image)
+        if method in ("view", "reshape", "expand") and node.args and type(strip_parens(node.args[0].value)) is cst.Name \
+                and self.env.get(strip_parens(node.args[0].value).value, STATIC).name == "size":
+            base, kind = self.expression(func.value)
+            counted = self.env[strip_parens(node.args[0].value).value]
+            if kind.name != "rows" or counted.image != kind.image or any(self._dynamic(a) for a in node.args[1:]):
+                raise Decline
+            args = ", ".join(code_of(a.value).strip() for a in node.args)
+            return f"{_atom(base, func.value)}.{method}({args})", Kind("rows", kind.image)
+        return self._merged_rows(node)
+
+    def _merged_rows(self, node: cst.Call) -> tuple[str, Kind] | None:
+        """``boxes.reshape(-1, 4)``, ``scores.reshape(-1)`` (also ``view``) of rows of a known second axis and later
+        axes (:attr:`widths`: mmdet's ``multiclass_nms``, pytorch-ssd's every class of a candidate made its own
+        instance): each entry of the second axis becomes a row, of its candidate's image, so the rows' images are
+        each image repeated that many times (``repeat_interleave``: image after image, candidate after candidate,
+        as the reshape lays them out)."""
+        func = node.func
+        subject = strip_parens(func.value)
+        if func.attr.value not in ("reshape", "view") or type(subject) is not cst.Name \
+                or subject.value not in self.widths or not node.args:
+            return None
+        first = strip_parens(node.args[0].value)
+        later = tuple(code_of(a.value).strip() for a in node.args[1:])
+        width, expected = self.widths[subject.value]
+        if code_of(first).strip() != "-1" or later != expected:
+            return None
+        text, kind = self.expression(subject)
+        if kind.name != "rows":
+            raise Decline
+        self.picked = True  # an image's rows are now its candidates' classes
+        return f"{text}.{func.attr.value}({', '.join(['-1', *later])})", \
+            Kind("rows", f"{kind.image}.repeat_interleave({width})")
+
     def _made_alike(self, node: cst.Call) -> str | None:
         """``torch.tensor([width, height], dtype=box.dtype)`` (face_detection's scale to pixels): a tensor factory
         given values the same for every image and, by keyword, the dtype or device of rows: the same tensor for
@@ -1389,6 +1532,14 @@ class Flattener:
         self.copied = id(node)  # a new tensor (the assumption), in the loop and stacked alike: `boxes *= scale` on it
         return (f"{MAP_HELPER}({code_of(call).strip()} for {_ROW} in {ROWS_HELPER}({code_of(source).strip()}))"
                 f".flatten(0, 1)"), Kind("rows", _IMAGE)
+
+
+def _yielded(statement: cst.CSTNode) -> cst.BaseExpression | None:
+    """The value of ``yield <value>`` (not ``yield from``) standing as a statement; else None."""
+    if type(statement) is not cst.Expr or type(statement.value) is not cst.Yield \
+            or statement.value.value is None or type(statement.value.value) is cst.From:
+        return None
+    return statement.value.value
 
 
 def _literal(node: cst.BaseExpression) -> bool:
@@ -1562,6 +1713,14 @@ def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
             if type(statement.orelse) is cst.If and _carried([statement.orelse], set(bound), names):
                 return True
             bound |= after
+        elif type(statement) is cst.Try and len(statement.handlers) == 1 and statement.orelse is None \
+                and statement.finalbody is None:
+            # the handler may run after part of the body: only what was bound before the `try` counts there
+            body, handled = set(bound), set(bound)
+            if _carried(list(statement.body.body), body, names) \
+                    or _carried(list(statement.handlers[0].body.body), handled, names):
+                return True
+            bound |= body & handled
         else:
             return True
     return False
@@ -2198,9 +2357,10 @@ tracing branch leaves them bound).""",
         False) must pick rows of its images by a mask or positions (a threshold, a top-k cap)."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
-                 s if type(s) is cst.If else None for s in body]
+                 s if type(s) in (cst.If, cst.Try) else None for s in body]
         if not small or any(s is None for s in small):
-            return "its body holds more than one statement on a line, or a compound statement other than an `if`"
+            return ("its body holds more than one statement on a line, or a compound statement other than an `if` "
+                    "or a `try`")
         stops = []  # YOLOv5/v7's time limit, `if (time.time() - t) > time_limit: break`: not taken while tracing
         while len(small) > 1 and self._breaks(small[-1]):
             stops.append(small.pop())
@@ -2211,7 +2371,14 @@ tracing branch leaves them bound).""",
         first_write = self._first_write(append, index) if type(append) is cst.If else None
         append = first_write or append
         written = self._written(append, index)
-        if written is not None:
+        yielded = _yielded(append)
+        if yielded is not None:
+            # `yield boxes, scores, labels` (pytorch-ssd's `process_model_output`, a generator): one entry an image,
+            # yielded while tracing from the list the flattened rows make, each entry knowing that list
+            target, per_image = None, True
+            if any(_skip_parts(s) == (None, None) for s in small):
+                return "it skips images (`continue`) while yielding one entry an image"
+        elif written is not None:
             # `output = [torch.zeros((0, 6))] * n` then `output[i] = rows` (YOLOv5/v7): one entry an image, an image
             # that a `continue` skips keeping the empty default; YOLOX's `[None for _ in range(len(prediction))]`
             target, per_image = written, True
@@ -2232,7 +2399,7 @@ tracing branch leaves them bound).""",
         flattener = Flattener(self, index, items, masks=self._compared_before(block, position))
         # A list written by the image's index keeps its empty default for an image a bare skip leaves out
         flattener.per_image_list = per_image and written is None
-        if written is None:
+        if written is None and yielded is None:
             flattener.filled, flattener.entry_made = target, append.value.args[0].value
         flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
                                 and type(n.target) is cst.Name}
@@ -2252,11 +2419,16 @@ tracing branch leaves them bound).""",
                 if type(statement) is cst.If and flattener.skip(statement):
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
                 text = flattener.conditional(statement) if type(statement) is cst.If \
+                    else flattener.attempt(statement) if type(statement) is cst.Try \
                     else flattener.assignment(statement)
                 lines += [text] if text else []  # a block the tracing branch leaves out by a guard: nothing
             if any(flattener._dynamic(stop.test) for stop in stops):
                 raise Decline  # a stop decided image by image
-            if per_image:
+            if yielded is not None:
+                value, image = flattener.entry(yielded)
+                flattener.helpers.add(LIST_HELPER)
+                lines.append(f"yield from {LIST_HELPER}({value}, {image}, {_COUNT})")
+            elif per_image:
                 value, image = flattener.entry(append.value if written is not None else append.value.args[0].value)
                 flattener.helpers.add(LIST_HELPER)
                 lines.append(f"{target} = {LIST_HELPER}({value}, {image}, {_COUNT})")

@@ -142,18 +142,46 @@ class _TrtPerImageList(list):
         self.trt_count = count  # the number of images, as the trace has it (the list's length is the example's)
 
 
+class _TrtEntryTuple(tuple):
+    """An entry of a :class:`_TrtPerImageList` that is a tuple (``trt_list``: the list)."""
+
+
+class _TrtEntryDict(dict):
+    """An entry of a :class:`_TrtPerImageList` that is a dict (``trt_list``: the list)."""
+
+
 @torch.jit.unused
 def _trt_per_image_list(flat, image: torch.Tensor, count: int):
     """The list the loop built (entry ``j``: the rows of image ``j``, in their order) from ``flat`` (rows, or a dict
     or tuple of rows with the same images) and ``image``, each row's image in ``[0, count)``, grouped by image
-    ascending."""
+    ascending. Each entry knows its list (``trt_list``), so that a generator that yields them (pytorch-ssd's
+    ``process_model_output``) and a ``list(...)`` of it still lead a caller to the flattened rows."""
     if isinstance(flat, dict):
-        entries = [{key: value[image == j] for key, value in flat.items()} for j in range(count)]
+        entries = [_TrtEntryDict({key: value[image == j] for key, value in flat.items()}) for j in range(count)]
     elif isinstance(flat, tuple):
-        entries = [tuple(value[image == j] for value in flat) for j in range(count)]
+        entries = [_TrtEntryTuple(value[image == j] for value in flat) for j in range(count)]
     else:
         entries = [flat[image == j] for j in range(count)]
-    return _TrtPerImageList(entries, flat, image, count)
+    made = _TrtPerImageList(entries, flat, image, count)
+    for entry in entries:
+        entry.trt_list = made
+    return made
+
+
+@torch.jit.unused
+def _trt_source_list(results):
+    """The :class:`_TrtPerImageList` ``results`` is, or whose entries ``results`` holds, all of them in order (a
+    ``list(...)`` of a generator that yielded them); else None. By its attributes, not its class: each rewritten
+    file carries its own copy of these helpers, and the list may come from another file's."""
+    if not isinstance(results, list):
+        return None
+    if hasattr(results, "trt_flat") and hasattr(results, "trt_image"):
+        return results
+    made = getattr(results[0], "trt_list", None) if results else None
+    if not isinstance(made, list) or not hasattr(made, "trt_flat") or not hasattr(made, "trt_image") \
+            or len(made) != len(results) or any(entry is not mine for entry, mine in zip(results, made)):
+        return None
+    return made
 
 
 @torch.jit.unused
@@ -161,7 +189,8 @@ def _trt_flat_rows(results, parts: int = 0):
     """Every image's rows flattened (a dict of rows, or rows; with ``parts``, a tuple of that many rows: entries the
     caller unpacks) where ``results`` came from a per-image loop that TRT360 ran on the flattened batch while
     tracing; else ``None`` (eager code, a list of another origin, or entries of another form)."""
-    if not isinstance(results, list) or not hasattr(results, "trt_flat") or not hasattr(results, "trt_image"):
+    results = _trt_source_list(results)
+    if results is None:
         return None
     unpacked = isinstance(results.trt_flat, tuple)
     if unpacked != bool(parts) or (unpacked and len(results.trt_flat) != parts):
@@ -172,7 +201,7 @@ def _trt_flat_rows(results, parts: int = 0):
 @torch.jit.unused
 def _trt_flat_images(results) -> torch.Tensor:
     """The image of each row of :func:`_trt_flat_rows`' rows."""
-    return results.trt_image
+    return _trt_source_list(results).trt_image
 
 
 @torch.jit.unused
@@ -184,6 +213,7 @@ def _trt_padded_by_image(results, cap: int) -> torch.Tensor:
     ``(image, k)`` gathers the row of that image and rank, or a zero row appended after the rows where the image has
     fewer than ``k + 1``. A gather, not a sum of rows times weights: an infinite or NaN value stays in its own slot.
     Exact on float32 counts up to 2**24 rows."""
+    results = _trt_source_list(results)
     flat, image, count = results.trt_flat, results.trt_image, results.trt_count
     one_hot, before = _trt_rank_in_image(image, count)
     rank = before.sum(1)
