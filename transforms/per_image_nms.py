@@ -1955,6 +1955,15 @@ axis (`torch.cat(rows)`), whose body is assignments that
   first, every other image all its rows in order, exactly the loop's (one TopK over a table of one row an
   image); any other block under such a test (one that binds names of its own and re-picks rows by them
   otherwise) is left out while tracing, as the `elif` pre-cap is;
+- make every class of a candidate its own instance (pytorch-ssd's `process_model_output`, mmdet's
+  `multiclass_nms`): `n_boxes, n_classes = scores.shape` of the image's rows (the first name their own count,
+  taken only as the first size of their `view`, `reshape` or `expand`), `boxes.view(n_boxes, 1, 4).expand(n_boxes,
+  n_classes, 4)`, `labels.view(1, n_classes).expand_as(scores)` (a tensor the same for every image given the rows'
+  shape), `[:, 1:]` (the background dropped), then `boxes.reshape(-1, 4)`, `scores.reshape(-1)`: each (candidate,
+  class) a row, of its candidate's image (`image.repeat_interleave(n_classes - 1)`, image after image);
+- run a `try` whose one handler (of a type read the same for every image, no `as`, `else` or `finally`) computes
+  what its body does another way (pytorch-ssd's `batched_nms` on the CPU where CUDA's overflows): the same `try`
+  around both blocks flattened; a statement that reads nothing of the image (a log line) runs once;
 - skip an image without rows after appending its empty entry to the loop's list, `results.append((torch.empty(0,
   4), torch.empty(0), torch.empty(0, dtype=torch.long)))` / `continue` (modern-yolonas's `postprocess`; also in an
   `if` on a setting, a dict of empties with the entry's keys, `new_zeros((0, 4))`): the image has no flattened
@@ -2015,6 +2024,11 @@ value one image's statements bind that the next image's read before binding it, 
 multi-label `(x[:, 5:] > t).nonzero(as_tuple=False).T` unless a guard leaves it to the loop)
 leaves the loop as it is: the finding names it at the loop's header, with the manual step (one
 NMS on every image's candidates, or NMS after the engine).
+
+A generator's loop that yields one entry an image, `yield boxes[keep], scores[keep], labels[keep]` (no
+bare `continue`), yields while tracing the entries of the list `{LIST_HELPER}` makes (`yield from`); each entry
+knows that list, so that a `list(...)` of the generator (pytorch-ssd's `return list(detections)`) still leads
+TRT361's caller to the flattened rows.
 
 A loop `for i in range(...)` with no NMS in it whose body is all of the above and picks rows of its
 images (a threshold's mask, positions, a top-k cap: flashdet's `decode_batch_nms_free`, each image's best

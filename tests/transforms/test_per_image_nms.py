@@ -2327,3 +2327,145 @@ def test_the_rows_squeeze_keeps_the_candidates_axis() -> None:
     assert _trt_squeeze_rows(torch.zeros(0, 1)).shape == (0,)
     column = torch.arange(6.0)[:, None]
     assert torch.equal(_trt_squeeze_rows(column), column.squeeze())
+
+
+# --- every class of a candidate its own instance, a fallback `try`, a generator (pytorch-ssd) ------------------------
+#
+# pytorch-ssd 1.8.0's ``SSD.process_model_output`` (``pytorch_ssd/modeling/model.py:452-519``, zoo 89's SSD models) is
+# a generator over the batch: ``n_boxes, n_classes = scores.shape``, each box repeated for every class
+# (``boxes.view(n_boxes, 1, 4).expand(n_boxes, n_classes, 4)``, ``labels.view(1, n_classes).expand_as(scores)``), the
+# background dropped (``[:, 1:]``), every (box, class) made its own row (``reshape(-1, 4)``, mmdet's
+# ``multiclass_nms`` does the same), a threshold's positions, boxes scaled in place, ``batched_nms`` in a ``try``
+# whose handler runs it on the CPU (with a log line), a cap, and ``yield`` of each image's triple; its caller returns
+# ``list(...)`` of it. The snippet is our own, in that form.
+
+CLASSES = '''\
+import logging
+
+import torch
+import torchvision
+
+log = logging.getLogger(__name__)
+
+
+def per_image(scores_batches, boxes_batches, size=(300, 200), threshold=0.3, iou=0.45, cap=5):
+    width, height = size
+    for batch_idx in range(scores_batches.size(0)):
+        scores = scores_batches[batch_idx]
+        boxes = boxes_batches[batch_idx]
+        n_boxes, n_classes = scores.shape
+        boxes = boxes.view(n_boxes, 1, 4).expand(n_boxes, n_classes, 4)
+        labels = torch.arange(n_classes)
+        labels = labels.view(1, n_classes).expand_as(scores)
+        boxes = boxes[:, 1:]
+        scores = scores[:, 1:]
+        labels = labels[:, 1:]
+        boxes = boxes.reshape(-1, 4)
+        scores = scores.reshape(-1)
+        labels = labels.reshape(-1)
+        approved = (scores > threshold).nonzero(as_tuple=False).squeeze(1)
+        boxes = boxes[approved]
+        scores = scores[approved]
+        labels = labels[approved]
+        boxes[:, 0::2] *= width
+        boxes[:, 1::2] *= height
+        try:
+            keep = torchvision.ops.batched_nms(boxes=boxes, scores=scores, idxs=labels, iou_threshold=iou)
+        except RuntimeError:
+            log.warning("NMS failed; on the CPU")
+            keep = torchvision.ops.batched_nms(boxes=boxes.cpu(), scores=scores.cpu(), idxs=labels.cpu(),
+                                               iou_threshold=iou)
+        keep = keep[:cap]
+        yield boxes[keep], scores[keep], labels[keep]
+
+
+def detect(scores, boxes):
+    found = per_image(scores.softmax(-1), boxes)
+    return list(found)
+
+
+def rows_of(scores, boxes):
+    rows = [torch.zeros(0, 7)]
+    for index, (b, s, l) in enumerate(detect(scores, boxes)):
+        rows.append(torch.cat([b, s[:, None], l[:, None].float(), torch.full((b.shape[0], 1), float(index))], 1))
+    return torch.cat(rows)
+'''
+
+
+def _class_inputs(images: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """(logits of a background and 3 classes, boxes in [0, 1]) of 30 candidates; image 0 keeps nothing."""
+    generator = torch.Generator().manual_seed(seed)
+    corner = torch.rand(images, 30, 2, generator=generator)
+    boxes = torch.cat([corner, corner + torch.rand(images, 30, 2, generator=generator) * 0.3], -1)
+    logits = torch.randn(images, 30, 4, generator=generator) * 2
+    logits[0, :, 0] = 20.0  # all background
+    return logits, boxes
+
+
+def test_a_generator_of_every_class_as_an_instance_and_its_list_caller_are_flattened(tmp_path) -> None:
+    after = rewrite(CLASSES, unsafe=True, select=SELECT)
+    tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("\n    else:\n")[0]
+    assert "        n_boxes, n_classes = scores.shape\n" \
+           "        boxes = boxes.view(n_boxes, 1, 4).expand(n_boxes, n_classes, 4)\n" in tracing
+    assert "        labels = labels.view(1, n_classes).expand_as(scores)\n" in tracing
+    assert "        try:\n            keep = _trt_nms_by_image(boxes, scores, labels, " \
+           "_trt_image.repeat_interleave((n_classes - 1))[approved], iou, _trt_count)\n" \
+           "        except RuntimeError:\n            log.warning(\"NMS failed; on the CPU\")\n" in tracing
+    assert "        yield from _trt_per_image_list((boxes[keep], scores[keep], labels[keep]), " \
+           "_trt_image.repeat_interleave((n_classes - 1))[approved][keep], _trt_count)" in tracing
+    assert "_trt_flat = _trt_flat_rows(_trt_results, 3)" in after  # the caller of `list(...)`, by TRT361
+    sets = [_class_inputs(3, 0), _class_inputs(1, 1), _class_inputs(4, 2)]
+    _assert_rows_through_a_trace(CLASSES, after, tmp_path, sets)
+    assert rewrite(after, unsafe=True, select=SELECT) == after
+
+
+def test_the_classes_flattened_export_a_graph_that_follows_the_batch(tmp_path) -> None:
+    after = rewrite(CLASSES, unsafe=True, select=SELECT)
+    before_ns, after_ns = import_source(CLASSES, tmp_path), import_source(after, tmp_path)
+
+    class Rows(torch.nn.Module):
+        def forward(self, scores, boxes):
+            return after_ns["rows_of"](scores, boxes)
+
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(Rows(), _class_inputs(2, 3), buffer, dynamo=False, input_names=["scores", "boxes"],
+                          dynamic_axes={"scores": {0: "batch"}, "boxes": {0: "batch"}})
+    session = ort_session(buffer.getvalue())
+    for images, seed in ((1, 4), (3, 5), (5, 6)):
+        scores, boxes = _class_inputs(images, seed)
+        want = before_ns["rows_of"](scores, boxes)
+        got = torch.from_numpy(session.run(None, {"scores": scores.numpy(), "boxes": boxes.numpy()})[0])
+        assert got.shape == want.shape  # the same rows, to ONNX Runtime's rounding of the softmax
+        assert torch.allclose(torch.tensor(_rows(got)), torch.tensor(_rows(want)), atol=1e-5)
+
+
+@pytest.mark.parametrize("change", [
+    # a handler that binds the error, two handlers, a `finally`
+    ("        except RuntimeError:\n", "        except RuntimeError as error:\n"),
+    ("        except RuntimeError:\n", "        except ValueError:\n            raise\n        except RuntimeError:\n"),
+    ("        keep = keep[:cap]\n", "        finally:\n            pass\n        keep = keep[:cap]\n"),
+    # a log line that reads the image's rows
+    ('log.warning("NMS failed; on the CPU")', 'log.warning("NMS failed on %s", boxes.shape)'),
+    # the merge's second axis unknown: the background slice of another tensor
+    ("        scores = scores[:, 1:]\n", "        scores = scores_batches[batch_idx][:, 1:]\n"),
+    # a generator that skips an image yields fewer entries than images
+    ("        approved = (", "        if not n_boxes:\n            continue\n        approved = ("),
+])
+def test_forms_of_the_classes_loop_it_cannot_carry_over_keep_the_loop(change: tuple[str, str]) -> None:
+    code = CLASSES.replace(*change)
+    assert code != CLASSES
+    assert "_trt_per_image_list(" not in rewrite(code, unsafe=True, select=SELECT).split("def per_image(")[1]
+
+
+def test_the_flattened_list_is_found_through_its_entries_in_order_only() -> None:
+    from trtcodemod.helpers.per_image import _trt_flat_images, _trt_flat_rows, _trt_per_image_list
+
+    flat = (torch.arange(10.0).reshape(5, 2), torch.arange(5.0))
+    made = _trt_per_image_list(flat, torch.tensor([0, 0, 1, 2, 2]), 3)
+    assert _trt_flat_rows(list(made), 2) is flat and torch.equal(_trt_flat_images(list(made)), made.trt_image)
+    assert _trt_flat_rows(list(reversed(made)), 2) is None  # entries in another order
+    assert _trt_flat_rows(list(made)[:2], 2) is None  # not all of them
+    assert _trt_flat_rows([tuple(e) for e in made], 2) is None  # copies of the entries
+    assert _trt_flat_rows([], 2) is None
