@@ -2051,24 +2051,34 @@ def test_a_loop_without_nms_that_picks_and_caps_each_images_rows_is_flattened(tm
     assert rewrite(after, unsafe=True, select=SELECT) == after
 
 
-def test_the_flattened_loop_without_nms_exports_a_graph_that_follows_the_batch(tmp_path) -> None:
-    after = rewrite(NMS_FREE, unsafe=True, select=SELECT)
-    before_ns, after_ns = import_source(NMS_FREE, tmp_path), import_source(after, tmp_path)
+def _rows_graph(code: str, tmp_path, example: tuple[torch.Tensor, torch.Tensor], names: list[str]):
+    """(the rewritten ``rows_of``'s ONNX model bytes, exported at ``example`` with a dynamic batch, and a function of
+    two inputs giving (the original's eager rows, the graph's rows))."""
+    after = rewrite(code, unsafe=True, select=SELECT)
+    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
 
     class Rows(torch.nn.Module):
-        def forward(self, logits, offsets):
-            return after_ns["rows_of"](logits, offsets)
+        def forward(self, first, second):
+            return after_ns["rows_of"](first, second)
 
     buffer = io.BytesIO()
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        torch.onnx.export(Rows(), _nms_free_inputs(2, 3), buffer, dynamo=False, input_names=["logits", "offsets"],
-                          dynamic_axes={"logits": {0: "batch"}, "offsets": {0: "batch"}})
+        torch.onnx.export(Rows(), example, buffer, dynamo=False, input_names=names,
+                          dynamic_axes={name: {0: "batch"} for name in names})
     session = ort_session(buffer.getvalue())
+
+    def run(first: torch.Tensor, second: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        got = session.run(None, {names[0]: first.numpy(), names[1]: second.numpy()})[0]
+        return before_ns["rows_of"](first, second), torch.from_numpy(got)
+
+    return buffer.getvalue(), run
+
+
+def test_the_flattened_loop_without_nms_exports_a_graph_that_follows_the_batch(tmp_path) -> None:
+    _, run = _rows_graph(NMS_FREE, tmp_path, _nms_free_inputs(2, 3), ["logits", "offsets"])
     for images, seed in ((1, 4), (2, 5), (5, 6)):
-        logits, offsets = _nms_free_inputs(images, seed)
-        want = before_ns["rows_of"](logits, offsets)
-        got = torch.from_numpy(session.run(None, {"logits": logits.numpy(), "offsets": offsets.numpy()})[0])
+        want, got = run(*_nms_free_inputs(images, seed))
         assert got.shape == want.shape and torch.allclose(got, want, atol=1e-5)  # the same rows, in order
 
 
@@ -2296,26 +2306,11 @@ def test_writes_that_are_not_the_first_into_a_list_of_none_keep_the_loop(change:
 def test_the_none_list_exports_a_graph_of_named_squeezes_that_follows_the_batch(tmp_path) -> None:
     import onnx
 
-    after = rewrite(NONE_LIST, unsafe=True, select=SELECT)
-    before_ns, after_ns = import_source(NONE_LIST, tmp_path), import_source(after, tmp_path)
-
-    class Rows(torch.nn.Module):
-        def forward(self, scores, boxes):
-            return after_ns["rows_of"](scores, boxes)
-
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(Rows(), _none_list_inputs(2, 4), buffer, dynamo=False, input_names=["scores", "boxes"],
-                          dynamic_axes={"scores": {0: "batch"}, "boxes": {0: "batch"}})
-    graph = onnx.load_from_string(buffer.getvalue()).graph
-    squeezes = [n for n in graph.node if n.op_type == "Squeeze"]
+    model, run = _rows_graph(NONE_LIST, tmp_path, _none_list_inputs(2, 4), ["scores", "boxes"])
+    squeezes = [n for n in onnx.load_from_string(model).graph.node if n.op_type == "Squeeze"]
     assert squeezes and all(len(n.input) == 2 for n in squeezes)  # every Squeeze names its axes
-    session = ort_session(buffer.getvalue())
     for images, seed in ((1, 5), (3, 6), (5, 7)):
-        scores, boxes = _none_list_inputs(images, seed)
-        want = before_ns["rows_of"](scores, boxes)
-        got = torch.from_numpy(session.run(None, {"scores": scores.numpy(), "boxes": boxes.numpy()})[0])
+        want, got = run(*_none_list_inputs(images, seed))
         assert got.shape == want.shape and _rows(got) == _rows(want)
 
 
@@ -2420,23 +2415,9 @@ def test_a_generator_of_every_class_as_an_instance_and_its_list_caller_are_flatt
 
 
 def test_the_classes_flattened_export_a_graph_that_follows_the_batch(tmp_path) -> None:
-    after = rewrite(CLASSES, unsafe=True, select=SELECT)
-    before_ns, after_ns = import_source(CLASSES, tmp_path), import_source(after, tmp_path)
-
-    class Rows(torch.nn.Module):
-        def forward(self, scores, boxes):
-            return after_ns["rows_of"](scores, boxes)
-
-    buffer = io.BytesIO()
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        torch.onnx.export(Rows(), _class_inputs(2, 3), buffer, dynamo=False, input_names=["scores", "boxes"],
-                          dynamic_axes={"scores": {0: "batch"}, "boxes": {0: "batch"}})
-    session = ort_session(buffer.getvalue())
+    _, run = _rows_graph(CLASSES, tmp_path, _class_inputs(2, 3), ["scores", "boxes"])
     for images, seed in ((1, 4), (3, 5), (5, 6)):
-        scores, boxes = _class_inputs(images, seed)
-        want = before_ns["rows_of"](scores, boxes)
-        got = torch.from_numpy(session.run(None, {"scores": scores.numpy(), "boxes": boxes.numpy()})[0])
+        want, got = run(*_class_inputs(images, seed))
         assert got.shape == want.shape  # the same rows, to ONNX Runtime's rounding of the softmax
         assert torch.allclose(torch.tensor(_rows(got)), torch.tensor(_rows(want)), atol=1e-5)
 
