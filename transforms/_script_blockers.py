@@ -7,7 +7,9 @@ the code alone: a parameter with a default and no annotation (TorchScript takes 
 and refuses the default; a number, bool or string literal default is annotated with its type
 instead), ``*args``/``**kwargs``, ``torch.tensor`` of a list started empty (TorchScript types it
 as a list of tensors, which ``torch.tensor`` rejects at run time: eager mode's empty result
-becomes an error; :mod:`._stacked_list` rewrites a list of index tensors first), and a name
+becomes an error; :mod:`._stacked_list` rewrites a list of index tensors first), an append of a
+Python number (``order[0].item()``, ``int(x)``, a literal, a name only ever bound to one) to such a
+list (refused at import: pyfacer's RetinaFace ``nms``), and a name
 first bound inside the loop and read after it (the loop may run zero times, so TorchScript
 finds it undefined on that path: "undefined value"; :mod:`._loop_prebind` declares it where
 that is sound). A function of the file it calls is compiled with it, as written: a parameter
@@ -46,6 +48,13 @@ def script_blocker(function: cst.FunctionDef, is_torch_tensor: Callable[[cst.Bas
                 and node.args[0].value.value in started_empty and is_torch_tensor(node.func):
             return (f"`torch.tensor({node.args[0].value.value})` of a list started empty: TorchScript types the list "
                     "as a list of tensors, and `torch.tensor` of one raises at run time")
+    numbers = _number_names(function)
+    for node in walk(function.body):
+        if type(node) is cst.Call and type(node.func) is cst.Attribute and node.func.attr.value == "append" \
+                and type(node.func.value) is cst.Name and node.func.value.value in started_empty \
+                and len(node.args) == 1 and _is_number(node.args[0].value, numbers):
+            return (f"`{node.func.value.value}.append(...)` of a Python number to a list started empty: TorchScript "
+                    "types the list as a list of tensors and refuses the number at import")
     return None
 
 
@@ -89,6 +98,37 @@ def _started_empty(function: cst.FunctionDef) -> set[str]:
     return {target.target.value for node in walk(function.body) if type(node) is cst.Assign
             and type(node.value) is cst.List and not node.value.elements
             for target in node.targets if type(target.target) is cst.Name}
+
+
+#: Calls whose result is a Python number, not a tensor: ``order[0].item()``, ``int(order[0])``.
+_NUMBER_METHODS, _NUMBER_CALLS = ("item",), ("int", "float", "len")
+
+
+def _is_number(value: cst.BaseExpression, numbers: set[str]) -> bool:
+    """Whether ``value`` is evidently a Python number: a literal, ``x.item()``, ``int(x)``/``float(x)``/``len(x)``,
+    or a name only ever bound to one of those in the function."""
+    if _literal_type(value) in ("int", "float"):
+        return True
+    if type(value) is cst.Name:
+        return value.value in numbers
+    if type(value) is cst.Call and type(value.func) is cst.Attribute:
+        return value.func.attr.value in _NUMBER_METHODS and not value.args
+    return type(value) is cst.Call and type(value.func) is cst.Name and value.func.value in _NUMBER_CALLS
+
+
+def _number_names(function: cst.FunctionDef) -> set[str]:
+    """Names every binding of which in ``function`` is a plain assignment of an evident Python number
+    (``i = order[0].item()``)."""
+    values: dict[str, list[bool]] = {}
+    for node in walk(function.body):
+        if type(node) is cst.Assign:
+            for target in node.targets:
+                for name in bound_names(target.target):
+                    values.setdefault(name, []).append(type(target.target) is cst.Name and _is_number(node.value, set()))
+        elif type(node) in (cst.AugAssign, cst.AnnAssign, cst.For, cst.NamedExpr):
+            for name in bound_names(node.target):
+                values.setdefault(name, []).append(False)  # other bindings: not evidently a number
+    return {name for name, kinds in values.items() if all(kinds)}
 
 
 def annotate_defaults(function: cst.FunctionDef) -> cst.FunctionDef:

@@ -45,6 +45,13 @@ class MissingSymbolic:
     scripts: bool = True
     #: The helper has the function's own signature, so ``*args`` and ``**kwargs`` pass through it.
     forwards_stars: bool = False
+    #: Where the exporter does convert the call, the operators it writes that TensorRT never parses
+    #: (``torch.hstack``: SequenceConstruct and ConcatFromSequence); empty where it stops the export.
+    exports_as: str = ""
+    #: The first argument is a sequence of tensors: taken only as a list or tuple display or a list
+    #: comprehension, and a tuple display is passed as a list (``torch.jit.script`` gives a helper's
+    #: ``list[torch.Tensor]`` parameter no tuple).
+    sequence: bool = False
 
     @property
     def safe(self) -> bool:
@@ -93,6 +100,24 @@ def _threshold_not_zero(first: int) -> Callable[[cst.Call], bool]:
         return not all(arg is not None and type(arg.value) in (cst.Integer, cst.Float)
                        and float(arg.value.value) == 0 for arg in given)
     return takes
+
+
+def _sequence_display(call: cst.Call) -> bool:
+    """Calls whose tensors are a list or tuple display (no unpacking) or a list comprehension."""
+    arg = argument(call, 0, "tensors")
+    if arg is None:
+        return False
+    if type(arg.value) in (cst.List, cst.Tuple):
+        return not any(type(e) is cst.StarredElement for e in arg.value.elements)
+    return type(arg.value) is cst.ListComp
+
+
+def _stacking(name: str, composition: str) -> MissingSymbolic:
+    refused = name in ("dstack", "column_stack")  # no symbolic; hstack and vstack export as sequences
+    return MissingSymbolic(name, (f"torch.{name}",), False, ("tensors",), True, composition,
+                           takes=_sequence_display, sequence=True,
+                           exports_as="" if refused else "SequenceConstruct/ConcatFromSequence (and for `hstack` an "
+                                                         "`If` on the first tensor's rank)")
 
 
 _INTERPOLATE_PARAMS = ("size", "scale_factor", "mode", "align_corners", "recompute_scale_factor", "antialias")
@@ -176,6 +201,12 @@ OPS: tuple[MissingSymbolic, ...] = (
         functions=("torch.acosh", "torch.arccosh")),
     _op("atanh", (), False, "`log1p(2|x| / (1 - |x|)) / 2`, the sign as a product",
         functions=("torch.atanh", "torch.arctanh")),
+    _stacking("hstack", "`cat` along axis 1 (axis 0 for 1-D tensors), a 0-D tensor as one value"),
+    _stacking("vstack", "`cat` along axis 0 of the tensors made at least 2-D (`(n,)` as `(1, n)`)"),
+    _stacking("row_stack", "`cat` along axis 0 of the tensors made at least 2-D (`(n,)` as `(1, n)`)"),
+    _stacking("dstack", "`cat` along axis 2 of the tensors made at least 3-D (`(n,)` as `(1, n, 1)`, `(m, n)` as "
+                        "`(m, n, 1)`)"),
+    _stacking("column_stack", "`cat` along axis 1 of the tensors with each 0-D or 1-D one as a column"),
 )
 _BY_FUNCTION = {qualified: op for op in OPS for qualified in op.functions}
 _BY_METHOD = {op.name: op for op in OPS if op.method}
@@ -223,8 +254,8 @@ class MissingSymbolicRule(Rule):
         id="TRT337",
         name="missing-symbolic",
         summary="torch functions the TorchScript exporter cannot convert (take_along_dim, diff, rot90, isclose, "
-                "trunc, kron, cumprod, frac, fliplr, nearest-exact resizing, SDPA with enable_gqa...); a "
-                "composition of supported ops while exporting",
+                "trunc, kron, cumprod, frac, fliplr, nearest-exact resizing, SDPA with enable_gqa...) or writes "
+                "as sequence operators (hstack, vstack); a composition of supported ops while exporting",
         doc=f"""\
 What it finds: calls of torch functions that have no ONNX symbolic in the TorchScript exporter
 (`torch.onnx.export(dynamo=False, opset_version=17)`, torch 2.13, raises
@@ -261,6 +292,15 @@ build matrices with `torch.diag_embed`, transformers' audio codecs' quantizers c
 Moonshine `asinh`. `nn.Bilinear` scores pairs in biaffine parsers and fusion heads, and
 `torch.logcumsumexp` is the parallel scan of log-space recurrences (minGRU's and Heinsen's sequences)
 and of CTC-style alignments.
+
+Stacking functions: `torch.hstack`, `torch.vstack` and `torch.row_stack` do export, but as
+`SequenceConstruct`/`ConcatFromSequence` (and `hstack` with an `If` on the first tensor's rank),
+which no TensorRT release parses; `torch.dstack` and `torch.column_stack` have no symbolic. RetinaFace
+ports build their detections so, `dets = torch.hstack((boxes, scores.unsqueeze(1)))` before NMS
+(pyfacer, several face-detection repositories), as do YOLOX-style post-processing scripts. The call
+is taken where its tensors are a list or tuple display or a list comprehension (a tuple display is
+passed as a list: a scripted caller gives the helper's `list[torch.Tensor]` no tuple); a name or an
+unpacked sequence is reported only.
 
 The rewrite: `torch.diff(x, dim=1)` → `_trt_diff(x, dim=1)` (`x.diff(dim=1)` → `_trt_diff(x,
 dim=1)`), `nn.ChannelShuffle(g)` → `_TrtChannelShuffle(g)`, `nn.RMSNorm(d)` → `_TrtRMSNorm(d)` and
@@ -395,13 +435,19 @@ Exp, Sin, Sqrt, ReduceMean, Sign, Transpose, Range and Expand, which every relea
             op = _BY_FUNCTION[qualified]
             if op.takes is None or op.takes(node):
                 self._call(node, op, None)
+            elif op.sequence:
+                self.report(node, f"the TorchScript exporter writes {op.refused} as {op.exports_as or 'nothing'}; "
+                                  f"take {op.composition} while exporting (not rewritten: the tensors are not a list "
+                                  "or tuple display, which a scripted helper needs)")
             return
         receiver = tensor_method_receiver(self, node, tuple(_BY_METHOD))
         if receiver is not None:
             self._call(node, _BY_METHOD[node.func.attr.value], receiver)  # type: ignore[attr-defined]
 
     def _call(self, node: cst.Call, op: MissingSymbolic, receiver: cst.BaseExpression | None) -> None:
-        message = f"the TorchScript exporter cannot convert {op.refused}, so the model does not export"
+        message = (f"the TorchScript exporter writes {op.refused} as {op.exports_as}, which TensorRT never parses"
+                   if op.exports_as else f"the TorchScript exporter cannot convert {op.refused}, so the model does not "
+                                         "export")
         if receiver is None and op.forwards_stars and has_star_args(node):
             kind = "bit for bit" if op.exact else "up to rounding"
             self.report(node, f"{message} (where the unpacked arguments hold it); take {op.composition} while "
@@ -422,6 +468,14 @@ Exp, Sin, Sqrt, ReduceMean, Sign, Transpose, Range and Expand, which every relea
                               "arguments)")
             return
         args = list(node.args)
+        if op.sequence and type(args[0].value) is cst.Tuple:
+            tensors = args[0].value
+            elements = [e.with_changes(comma=cst.MaybeSentinel.DEFAULT) if i == len(tensors.elements) - 1 else e
+                        for i, e in enumerate(tensors.elements)]
+            brackets = {} if not tensors.lpar else {
+                "lbracket": cst.LeftSquareBracket(whitespace_after=tensors.lpar[0].whitespace_after),
+                "rbracket": cst.RightSquareBracket(whitespace_before=tensors.rpar[-1].whitespace_before)}
+            args[0] = args[0].with_changes(value=cst.List(elements, **brackets))
         if receiver is not None:
             args = [cst.Arg(value=as_argument(receiver), comma=cst.MaybeSentinel.DEFAULT if not args
                             else cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))] + args

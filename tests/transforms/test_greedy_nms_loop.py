@@ -425,12 +425,14 @@ TRT104_VARIANTS = Path(__file__).resolve().parents[1] / "recipe_variants" / "trt
 
 
 @pytest.mark.parametrize("name, taken", [("retinanet_box_nms", True), ("kornia_bbox_nms", True),
-                                         ("ssd_nms_while_numel", True), ("ssd_box_nms_item_bounds", False)])
+                                         ("ssd_nms_while_numel", True), ("ssd_box_nms_item_bounds", False),
+                                         ("pyfacer_retinaface_nms", True)])
 def test_migrate_proves_the_nms_node_only_where_the_loop_is_nms(name: str, taken: bool, tmp_path) -> None:
     # kuangliu's RetinaNet `box_nms` (a `raise` for an unknown mode in the body, pixel widths), kornia's `nms`
     # (`if len(keep) > 0:` after the loop) and ssd.pytorch's (a buffer written at a count) end at exit 0 with the NMS node where TRT104 scripted them into an ONNX
     # Loop; the SSD training script clamps the far edges with `min` (its overlap is not an IoU), so the NMS node is
-    # not the loop: migrate takes it back and the loop is scripted as before.
+    # not the loop: migrate takes it back and the loop is scripted as before. pyfacer's RetinaFace appends
+    # `order[0].item()` to a list TorchScript types as tensors: not scripted, the NMS node alone.
     import json
     import shutil
 

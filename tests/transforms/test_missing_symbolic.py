@@ -148,7 +148,16 @@ CASES: dict[str, Case] = {
     "asinh": Case("torch.arcsinh(a)", one(), FLOATS + (torch.int64,), "a.arcsinh()"),
     "acosh": Case("torch.acosh(a)", one(), FLOATS + (torch.int64,), "a.acosh()"),
     "atanh": Case("torch.atanh(a / 8)", one(), FLOATS + (torch.int64,), "a.arctanh()"),
+    # RetinaFace ports' `dets = torch.hstack((boxes, scores[:, None]))`; a 1-D tensor made a row (vstack), a
+    # column (column_stack) or a (1, n, 1) block (dstack); a list display and a tuple display
+    "hstack": Case("torch.hstack((a, b[:, 1:]))", two(3), NUMBERS + (torch.bool,)),
+    "vstack": Case("torch.vstack((b[0], a))", two(3), NUMBERS + (torch.bool,)),
+    "row_stack": Case("torch.row_stack([a[:, 0], b[:, 2]])", two(3), NUMBERS + (torch.bool,)),
+    "dstack": Case("torch.dstack([a, b * 2])", two(3), NUMBERS + (torch.bool,)),
+    "column_stack": Case("torch.column_stack((a, b[:, 0]))", two(3), NUMBERS + (torch.bool,)),
 }
+#: Functions the exporter converts, into sequence operators TensorRT never parses (the others stop the export).
+SEQUENCES = {op.name for op in OPS if op.exports_as}
 EXACT = {op.name: op.exact for op in OPS}
 SAFE = {op.name: op.safe for op in OPS}
 HELPER = {op.name: op.helper for op in OPS}
@@ -170,7 +179,9 @@ def test_the_table_and_the_cases_cover_the_same_functions() -> None:
     assert {n for n, exact in EXACT.items() if exact} == {
         "take_along_dim", "diff", "rot90", "count_nonzero", "nansum", "nanmean", "trunc", "ravel", "heaviside",
         "isclose", "kron", "channel_shuffle", "fliplr", "flipud", "adjoint", "diag_embed", "frac", "sgn",
-        "threshold", "addcdiv", "nearest_exact", "sdpa_gqa"}
+        "threshold", "addcdiv", "nearest_exact", "sdpa_gqa", "hstack", "vstack", "row_stack", "dstack",
+        "column_stack"}
+    assert SEQUENCES == {"hstack", "vstack", "row_stack"}
     # the function form of nearest-exact calls `_trt_interpolate`, which torch.jit.script cannot compile
     assert {n for n, safe in SAFE.items() if EXACT[n] and not safe} == {"nearest_exact"}
 
@@ -207,6 +218,48 @@ def test_rewrite_text_and_what_is_left() -> None:
     assert rewrite(left, select=("TRT337",), unsafe=True) == left
     own = "def diff(x):\n    return x\n\ndef f(x):\n    return diff(x)\n"
     assert rules_found(own, select=("TRT337",)) == []
+    # a tuple display is passed as a list (a scripted helper's `list[torch.Tensor]` takes no tuple)
+    assert "return _trt_hstack([a, b[:, 1:]])" in after and "return _trt_row_stack([a[:, 0], b[:, 2]])" in after
+    stacked = "import torch\ndef f(a, parts):\n    return torch.hstack(parts), torch.vstack((a,)), torch.dstack([*parts])\n"
+    assert strip_helpers(rewrite(stacked, select=("TRT337",))) == (
+        "import torch\ndef f(a, parts):\n    return torch.hstack(parts), _trt_vstack([a]), torch.dstack([*parts])\n")
+    assert rules_found(stacked, select=("TRT337",)) == ["TRT337"] * 3  # a name and an unpacking: reported only
+
+
+def test_stacking_every_rank_while_exporting_is_torchs_own() -> None:
+    """0-D, 1-D, 2-D and 3-D tensors and empty ones, each function's reshaping of them as torch's `atleast_*d`,
+    and what torch refuses (an empty sequence, ranks that do not line up) refused the same way while exporting."""
+    from trtcodemod.helpers import symbolics
+
+    scalar, row, empty, grid, cube = (torch.tensor(2.5), torch.arange(4.0), torch.zeros(0), torch.ones(4, 4),
+                                      torch.ones(2, 4, 3))
+    calls = {
+        "hstack": [(scalar, scalar), (row, empty, scalar), (grid, grid[:, :1]), (cube, cube)],
+        "vstack": [(scalar,), (row, row), (row, grid), (empty.reshape(0, 4), row), (cube, cube)],
+        "row_stack": [(row, grid), (scalar, scalar)],
+        "dstack": [(scalar, scalar), (row, row), (grid, grid), (cube, cube[..., :1]), (empty, empty)],
+        "column_stack": [(scalar, scalar), (row, grid), (row, row), (empty, empty), (cube, cube)],
+    }
+    for name, cases in calls.items():
+        torch_function, helper = getattr(torch, name), getattr(symbolics, f"_trt_{name}")
+        for tensors in [*cases, (), (row, grid[:3])]:
+            want = run_once(torch_function, [list(tensors)])
+            with export_formulation():
+                got = run_once(helper, [list(tensors)])
+            assert (got.error is None) == (want.error is None), (name, [t.shape for t in tensors], got.error)
+            if want.error is None:
+                _same_values(got.output, want.output, f"{name} {[tuple(t.shape) for t in tensors]}")
+
+
+def test_a_scripted_caller_of_the_stacking_helpers_compiles(tmp_path) -> None:
+    code = ("import torch\n\n\n@torch.jit.script\ndef rows(boxes, scores):\n"
+            "    return torch.hstack((boxes, scores[:, None])), torch.column_stack([scores, scores])\n")
+    after = rewrite(code, select=("TRT337",))
+    assert "_trt_hstack([boxes, scores[:, None]])" in after and "_trt_column_stack([scores, scores])" in after
+    before_rows, after_rows = import_source(code, tmp_path)["rows"], import_source(after, tmp_path)["rows"]
+    boxes, scores = torch.randn(5, 4), torch.tensor([0.5, -1.0, math.inf, math.nan, 0.0])
+    for want, got in zip(before_rows(boxes, scores), after_rows(boxes, scores)):
+        _same_values(got, want, "scripted")
 
 
 def test_fmin_and_fmax_lose_a_negative_zero_only_in_onnx_runtime() -> None:
@@ -481,7 +534,8 @@ class M(nn.Module):
                 torch.rms_norm(a, (4, 3)), torch.expm1(a), torch.fmin(a, b), a.fmax(b), torch.fliplr(a), a.flipud(),
                 a.adjoint(), torch.diag_embed(a, -1), a.frac(), torch.sgn(a), F.threshold(a, 0.1, 2.0),
                 torch.addcdiv(a, a, b, value=0.5), torch.sinh(a), a.cosh(), torch.asinh(a), torch.acosh(a.abs() + 1),
-                torch.atanh(a / 8),
+                torch.atanh(a / 8), torch.hstack((a, b)), torch.vstack([a, b[0]]), torch.row_stack((a,)),
+                torch.dstack((a, b)), torch.column_stack((a[:, 0], b)),
                 F.scaled_dot_product_attention(a[None, None], b[None, None], b[None, None], enable_gqa=True))
 """
 
@@ -680,8 +734,12 @@ def _onnx_inputs(name: str, n: int) -> list:
 def test_the_export_passes_the_trt_check_and_matches_eager_at_other_sizes(programs, name) -> None:
     before, after = programs
     example = _onnx_inputs(name, 9)
-    with pytest.raises(Exception, match="Unsupported|not supported|not implemented|export"):
-        _export(_Call(before[name]), example)
+    if name in SEQUENCES:
+        refused = {i.op for i in check_graph(_export(_Call(before[name]), example)) if i.severity == "error"}
+        assert refused & {"SequenceConstruct", "ConcatFromSequence"}, refused
+    else:
+        with pytest.raises(Exception, match="Unsupported|not supported|not implemented|export"):
+            _export(_Call(before[name]), example)
     graph = _export(_Call(after[name]), example)
     assert not [i for i in check_graph(graph) if i.severity == "error"], name
     for n in (len(SPECIAL) + 3, 40):

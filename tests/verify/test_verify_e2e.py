@@ -6,6 +6,7 @@ Each test asserts the specific fault it exists for.
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -259,6 +260,38 @@ def test_culprit_search_leaves_the_last_rule_to_the_next_round(tmp_path: Path) -
         after = session.verify(lambda source, path, options: fixer(source, path, replace(options, select=("TRTB02",))),
                                verified_next=True)
         assert after.equivalent is True and after.rules_applied == ["TRTB02"] and after.culprits == []
+
+
+def test_a_stretched_export_far_slower_than_the_original_is_cut_and_not_tried_at_other_sizes(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """pyfacer's Python NMS unrolled over many more boxes took 1800 s at 2n + 1, then 1395 s at 3n, where the
+    original's build and export took 111 s: the stretched export's limit follows the original's time, and a
+    timed-out stretch is not followed by another as large."""
+    from trtcodemod.verify import run as verify_run
+    from trtcodemod.verify.run import Verification
+
+    model = tmp_path / "slow.py"
+    model.write_text(textwrap.dedent("""\
+        import time
+        import torch
+
+        class Slow(torch.nn.Module):
+            def forward(self, x):
+                if torch.jit.is_tracing() and x.shape[-1] > 4:  # only a trace at larger sizes is slow
+                    time.sleep(60)
+                return x * 2
+        """))
+    monkeypatch.setattr(verify_run, "STRETCH_FACTOR", 1.0)
+    monkeypatch.setattr(verify_run, "STRETCH_FLOOR_SECONDS", 5.0)
+    spec = build_spec({"model_file": str(model), "model": "Slow", "input_shape": ["x:2x4"], "runs": 1, "warmup": 0,
+                       "backends": "torch-cpu", "dynamic_axes": {"x": {"1": "width"}}})
+    with Verification(spec) as session:
+        path, stretched, why = session.retrace()
+        assert path is None and stretched == [] and "at 3n" not in why, why
+        # cut at the original's own time (its build, runs and export), long before the trace's 60 s
+        limit = float(re.search(r"timed out after ([0-9.]+) s", why).group(1))
+        assert 5.0 <= limit < 60, why
+        assert len(list(session.ctx.work.glob("*-retrace*-model"))) == 1
 
 
 # --- (d) a package with relative imports, two files rewritten ---------------------------------------

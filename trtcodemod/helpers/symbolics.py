@@ -921,3 +921,65 @@ def _trt_addcdiv(input, tensor1, tensor2, value: float = 1):
         a, b, c = _trt_widened(input), _trt_widened(tensor1), _trt_widened(tensor2)
         return (a + value * b / c).to(dtype)
     return torch.addcdiv(input, tensor1, tensor2, value=value)
+
+
+# --- safe: stacking a sequence of tensors -------------------------------------------------------
+# `hstack` and `vstack` export as SequenceConstruct/ConcatFromSequence (and `hstack` as an If on the first
+# tensor's rank); `dstack` and `column_stack` have no symbolic. Each is torch's `cat` of the tensors reshaped
+# as torch's `atleast_*d` reshapes them: while tracing, the ranks are known and the graph is one Concat.
+
+
+def _trt_stackable(tensors) -> bool:
+    """A non-empty sequence of real tensors while exporting (an empty one keeps torch's call and error)."""
+    return len(tensors) > 0 and all(_trt_composable(t) for t in tensors)
+
+
+def _trt_hstack(tensors: list[torch.Tensor]):
+    """``torch.hstack``; while exporting, ``cat`` along axis 1 (axis 0 where the tensors are 1-D), a
+    0-D tensor taken as one value (what ``atleast_1d`` makes of it)."""
+    if torch.jit.is_scripting():
+        return torch.hstack(tensors)
+    if _trt_stackable(tensors):
+        parts = [t.reshape(1) if t.dim() == 0 else t for t in tensors]
+        return torch.cat(parts, 1 if parts[0].dim() > 1 else 0)
+    return torch.hstack(tensors)
+
+
+def _trt_vstack(tensors: list[torch.Tensor]):
+    """``torch.vstack``; while exporting, ``cat`` along axis 0 of the tensors made at least 2-D as
+    ``atleast_2d`` makes them (``()`` as ``(1, 1)``, ``(n,)`` as ``(1, n)``)."""
+    if torch.jit.is_scripting():
+        return torch.vstack(tensors)
+    if _trt_stackable(tensors):
+        return torch.cat([t.reshape(1, -1) if t.dim() < 2 else t for t in tensors], 0)
+    return torch.vstack(tensors)
+
+
+def _trt_row_stack(tensors: list[torch.Tensor]):
+    """``torch.row_stack`` (``vstack``'s other name); while exporting, as :func:`_trt_vstack`."""
+    if torch.jit.is_scripting():
+        return torch.row_stack(tensors)
+    if _trt_stackable(tensors):
+        return torch.cat([t.reshape(1, -1) if t.dim() < 2 else t for t in tensors], 0)
+    return torch.row_stack(tensors)
+
+
+def _trt_dstack(tensors: list[torch.Tensor]):
+    """``torch.dstack``; while exporting, ``cat`` along axis 2 of the tensors made at least 3-D as
+    ``atleast_3d`` makes them (``()`` as ``(1, 1, 1)``, ``(n,)`` as ``(1, n, 1)``, ``(m, n)`` as ``(m, n, 1)``)."""
+    if torch.jit.is_scripting():
+        return torch.dstack(tensors)
+    if _trt_stackable(tensors):
+        parts = [t.reshape(1, -1, 1) if t.dim() < 2 else t.unsqueeze(-1) if t.dim() == 2 else t for t in tensors]
+        return torch.cat(parts, 2)
+    return torch.dstack(tensors)
+
+
+def _trt_column_stack(tensors: list[torch.Tensor]):
+    """``torch.column_stack``; while exporting, ``cat`` along axis 1 with each 0-D or 1-D tensor as a
+    column (``(n,)`` as ``(n, 1)``)."""
+    if torch.jit.is_scripting():
+        return torch.column_stack(tensors)
+    if _trt_stackable(tensors):
+        return torch.cat([t.reshape(-1, 1) if t.dim() < 2 else t for t in tensors], 1)
+    return torch.column_stack(tensors)

@@ -481,12 +481,48 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
         else:
             # Only reverts since the last verification: verify what is left, once more.
             with phases.section("without the reverted fixes"):
-                final = session.verify(plan_fixer(plan, facts), extra_files=extra)
+                final = _settle(final, plan, lambda: session.verify(plan_fixer(plan, facts), extra_files=extra),
+                                phases)
     after_retrace = _judge_bakes_left(final, plan, retrace, session, progress) if final is not None else None
     if after_retrace is not None and after_retrace.summary:
         report["retrace_after"] = after_retrace.summary
     with phases.phase("finish"):
         return _finish(spec, report, original, final, plan, facts, files, retrace, after_retrace, beyond)
+
+
+#: How many times a verification made after fixes went back may take back more (each a verification).
+SETTLE_TRIES = 2
+LEANED_ON_REVERTED = "breaks the rewrite once the fixes taken back are gone"
+
+
+def _settle(last: VerifyReport, plan: Plan, verify: Callable[[], VerifyReport],
+            phases: Phases) -> VerifyReport | None:
+    """The verification of what the reverts left, no worse than ``last``, the one made before them. A
+    fix may lean on one that went back: pyfacer's ``nms`` scripted by TRT104 compiled only while TRT397
+    had rewritten its loop; without TRT397 the model failed at import, and that broken rewrite was the
+    result. Where the rewrite left no longer exports where ``last`` did, or is no longer equivalent
+    where ``last`` was, the fixes that alone reproduce that go back too (all of them where none does
+    alone), and what is left is verified again; None where nothing is left (the model stays the
+    original)."""
+    def worse(report: VerifyReport) -> bool:
+        exported = side_state(report, "after")["exported"]
+        return (side_state(last, "after")["exported"] and not exported) or (last.equivalent and not report.equivalent)
+
+    final = verify()
+    for attempt in range(SETTLE_TRIES + 1):
+        if not plan.applied or not worse(final):
+            break
+        applied = {d.finding.rule for d in plan.applied}
+        blamed = {c.rule for c in final.culprits if c.reproduces and c.rule in applied}
+        if attempt == SETTLE_TRIES or not blamed:
+            plan.revert(applied, LEANED_ON_REVERTED)
+            break
+        detail = "; ".join(c.detail for c in final.culprits if c.rule in blamed)[:300]
+        plan.revert(blamed, f"{LEANED_ON_REVERTED}: {detail}")
+        if plan.applied:
+            with phases.section(f"settle {attempt + 1}"):
+                final = verify()
+    return final if plan.applied else None
 
 
 def _note_located(facts: Facts, problems: list[Problem]) -> list[str]:

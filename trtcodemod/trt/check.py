@@ -79,12 +79,14 @@ RULES: dict[str, tuple[str, ...]] = {
     "Gelu": ("TRT723",),  # opset 20+ on TensorRT < 10
     "_upsample_bilinear2d_aa": ("TRT725",),
     "_upsample_bicubic2d_aa": ("TRT725",),
-    # List appends inside a scripted loop; tensor_split's loop; repeat_interleave by a tensor of counts (TRT376).
+    # List appends inside a scripted loop; tensor_split's loop; repeat_interleave by a tensor of counts (TRT376);
+    # torch.hstack/vstack of a list of tensors (TRT337).
     "SequenceEmpty": ("TRT105", "TRT306", "TRT376"),
     "SequenceInsert": ("TRT105", "TRT306", "TRT376"),
-    "SequenceAt": ("TRT306", "TRT376"),
+    "SequenceConstruct": ("TRT337",),
+    "SequenceAt": ("TRT306", "TRT376", "TRT337"),
     "SplitToSequence": ("TRT306", "TRT376"),
-    "ConcatFromSequence": ("TRT105", "TRT376"),
+    "ConcatFromSequence": ("TRT105", "TRT376", "TRT337"),
     # Functions with no TorchScript symbolic that TRT337 composes while exporting, and TRT338's inverses,
     # by the name the exporter's error gives ("Exporting the operator 'aten::trace' ..."): some of the
     # bare names ("trace", "diff") are ordinary words of other errors.
@@ -93,7 +95,7 @@ RULES: dict[str, tuple[str, ...]] = {
         "kron", "channel_shuffle", "xlogy", "sinc", "signbit", "copysign", "trace", "logaddexp", "hypot",
         "cumprod", "rms_norm", "expm1", "fmin", "fmax", "fliplr", "flipud", "mH", "diag_embed", "frac", "sgn",
         "addcdiv", "sinh", "cosh", "asinh", "acosh", "atanh", "_upsample_nearest_exact1d",
-        "_upsample_nearest_exact2d", "_upsample_nearest_exact3d")},
+        "_upsample_nearest_exact2d", "_upsample_nearest_exact3d", "dstack", "column_stack")},
     # "conversion of scaled_dot_product_attention not implemented if enable_gqa is True" and "Unsupported: ONNX
     # export of operator threshold, non-zero threshold" (TRT337 repeats the key/value heads, writes a Where).
     "not implemented if enable_gqa": ("TRT337",),

@@ -34,6 +34,10 @@ from .worker import BACKEND_TASK, MODEL_TASK, TaskOutcome, run_task
 
 Progress = Callable[[str], None]
 
+#: An export at stretched sizes may take this many times the original's build, eager runs and export, and
+#: at least this many seconds, before it counts as a trace unrolling a loop over the data.
+STRETCH_FACTOR, STRETCH_FLOOR_SECONDS = 6.0, 300.0
+
 
 @dataclass
 class _Ctx:
@@ -126,7 +130,7 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
                exporters: tuple[str, ...] | None = None, state_dict: Path | None = None,
                out_dir: Path | None = None, timing: bool = True, stretch: list[str] | None = None, how: str = "2n+1",
                diverge: dict[str, Any] | None = None, float64: bool = False,
-               picks: dict[str, Any] | None = None) -> SideResult:
+               picks: dict[str, Any] | None = None, timeout: float | None = None) -> SideResult:
     spec = ctx.spec
     # The "before" run is the one that probes the machine, so it cannot ask ctx.probe yet;
     # its worker drops "cuda" itself when no CUDA device is there.
@@ -174,7 +178,8 @@ def _run_model(ctx: _Ctx, role: str, layout: SourceLayout, *, extra_paths: list[
             else "arg-max picks" if picks is not None else "float64 reference" if float64
             else "build, eager, export")
     with ctx.step(f"{role}: {what}"):
-        side = SideResult(role, run_task(request, ctx.folder(f"{role}-model"), ctx.timeout()))
+        limit = ctx.timeout() if timeout is None else min(timeout, ctx.timeout())
+        side = SideResult(role, run_task(request, ctx.folder(f"{role}-model"), limit))
     side.layout, side.extra_paths = layout, list(extra_paths or [])
     return side
 
@@ -613,16 +618,23 @@ class Verification:
         # take those sizes (a stride that must divide them), 3n, which keeps every divisor of n
         # and changes them too, rounded up as well as down; then 2n; 2n - 1 last, for sizes one more than a
         # multiple of the stride (PSPNet's 8k + 1) (``inputs.STRETCHES``).
+        # The original's build and export took ``seconds``; one at sizes about twice as large that takes many
+        # times that is a trace unrolling a loop over the data (pyfacer's Python NMS over thousands of random
+        # boxes: 1800 s at 2n + 1, then 1395 s at 3n, where the original took 111 s): cut, and no other
+        # stretch tried, as each is as large.
+        limit = max(STRETCH_FLOOR_SECONDS, STRETCH_FACTOR * self._before.outcome.seconds)
         for how in ("2n+1", "3n", "2n", "2n-1"):  # the keys of inputs.STRETCHES (which imports torch)
             step = label if how == "2n+1" else f"{label}-{how}"
             side = _run_model(self.ctx, step, layout, extra_paths=extra_paths, exporters=(exporter,), timing=False,
-                              out_dir=self.ctx.work, stretch=names, how=how)
+                              out_dir=self.ctx.work, stretch=names, how=how, timeout=limit)
             export = side.export(exporter) or {}
             stretched = list(side.outcome.data.get("stretched") or [])
             if export.get("path") and not export.get("error") and stretched:
                 self._stretched[label] = (side, tree)
                 return export["path"], stretched, ""
             why += (f"; at {how}: " if why else "") + (export.get("error") or side.outcome.message or "not exported")
+            if side.outcome.status == "timeout":
+                break
         return None, [], why
 
     def original_onnx(self, exporter: str) -> str | None:
