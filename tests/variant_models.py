@@ -351,11 +351,13 @@ TORCHVISION_STANDIN = Path(__file__).resolve().parent / "transforms" / "torchvis
 
 
 def assert_cited_by_distinct_owners(folder: Path, names: list[str], count: int = 5) -> None:
-    """Each variant ``folder/<name>.py`` cites exactly one repository at a full commit (``owner/repo @ <sha>``), and
-    the ``count`` variants come from ``count`` different owners."""
+    """Each variant ``folder/<name>.py`` cites exactly one repository at a full commit (``owner/repo @ <sha>``) or at
+    the release its wheel on PyPI shipped (``owner/repo @ pypi:<name>==<version>``, where the repository's history
+    lacks that code), and the ``count`` variants come from ``count`` different owners."""
     owners = set()
     for name in names:
-        repositories = set(re.findall(r"\b([\w.-]+/[\w.-]+) @ [0-9a-f]{40}", (folder / f"{name}.py").read_text()))
+        repositories = set(re.findall(r"\b([\w.-]+/[\w.-]+) @ (?:[0-9a-f]{40}|pypi:[\w.-]+==[0-9][\w.]*)",
+                                      (folder / f"{name}.py").read_text()))
         assert len(repositories) == 1, (name, repositories)
         owners.add(repositories.pop().split("/")[0])
     assert len(owners) == len(names) == count, owners

@@ -227,9 +227,24 @@ TensorRT versions: all (ONNX `Or` of bools).""",
         if type(value) in (cst.Integer, cst.Float) or type(value) is cst.Name and value.value in (
                 "True", "False", "None"):
             return False
+        facts = self.provider(ObservedFacts)
         if not observed:
-            return evident_in_scope(self.context, value, self.provider(TensorEvidence).bindings)
-        return self.provider(TensorEvidence).evident(value) or self.provider(ObservedFacts).is_tensor(value)
+            return evident_in_scope(self.context, value, self._kept_bindings)
+        return evident_in_scope(self.context, value, self._kept_bindings, facts.is_tensor if facts.known else None) \
+            or facts.is_tensor(value)
+
+    def _kept_bindings(self) -> dict[str, list[cst.BaseExpression | None]]:
+        """The function's bindings without those of its augmented ``|=``, ``&=`` and ``^=``: on a tensor each
+        keeps the same tensor, so a name is judged by its other assignments (EoMT's ``allowed |= ~allowed.any(-1,
+        keepdim=True)`` reads the name its comparison bound, which the augmented binding hid)."""
+        scope = self.context.function or self.context.module
+        cache = self.__dict__.setdefault("_kept_cache", {})
+        if id(scope) not in cache:
+            augmented = {id(n.value) for n in walk(scope) if type(n) is cst.AugAssign
+                         and isinstance(n.operator, _KEEPS_TENSOR) and type(n.target) is cst.Name}
+            cache[id(scope)] = {name: [v for v in values if v is None or id(v) not in augmented]
+                                for name, values in self.provider(TensorEvidence).bindings().items()}
+        return cache[id(scope)]
 
     def _tensor_name(self, target: cst.Name, observed: bool = True) -> bool:
         """Is the name ``target`` a tensor here (by the code alone unless ``observed``), with an assignment of its
@@ -369,6 +384,10 @@ TensorRT versions: all (ONNX `Or` of bools).""",
                 return False  # tested, evaluated and dropped, or returned
             if kind is cst.AugAssign:
                 return child is not parent.target  # read by another augmented assignment's value: held by it
+            if kind is cst.Assign and child is parent.value and all(
+                    type(t.target) is cst.Subscript and self._plain_value(t.target.value, observed=False)
+                    for t in parent.targets):
+                return False  # written into a tensor's elements (EoMT's `mask[:, :q, s:] = allowed`): a copy
             return True
 
     def _unshared_name(self, target: cst.Name) -> bool:

@@ -49,6 +49,10 @@ SELECT = ("TRT384",)
     ("import torch\ndef f(x: torch.Tensor, y: torch.Tensor):\n    m = x > 0\n    for _ in range(2):\n"
      "        m |= y > 1\n        if all(m):\n            break\n    return m\n",
      "        m.bitwise_or_(y > 1)\n"),
+    # EoMT (zoo 90): the update reads the name itself, and the mask is then written into a tensor's elements (a copy)
+    ("import torch\ndef f(x: torch.Tensor):\n    m = torch.sigmoid(x) > 0.5\n    m |= ~m.any(-1, keepdim=True)\n"
+     "    out = torch.ones(2, 3, 4, dtype=torch.bool)\n    out[:, 1:] = m\n    return out\n",
+     "    m.bitwise_or_(~m.any(-1, keepdim=True))\n"),
 ])
 def test_rewrite_text(code: str, want: str) -> None:
     after = rewrite(code, select=SELECT)
@@ -83,6 +87,9 @@ def test_rewrite_text(code: str, want: str) -> None:
     "    m |= d > 1\n    return m\n",
     "import torch\ndef f(x: torch.Tensor):\n    m = x > 0\n    m |= m[:, ::2]\n    return m\n",
     "import torch\ndef f(d: torch.Tensor):\n    m = torch.zeros(1, 1, dtype=bool).expand(3, 1)\n    m |= d > 1\n    return m\n",
+    # stored by a subscript into a list, which keeps the tensor itself (the in-place or would show through it)
+    "import torch\ndef f(x: torch.Tensor):\n    box = [x]\n    m = torch.sigmoid(x) > 0.5\n    box[0] = m\n"
+    "    m |= x < 0\n    return box\n",
     # an attribute without a recorded run's facts
     "import torch\nclass M(torch.nn.Module):\n    def forward(self, x: torch.Tensor):\n        self.m = x > 0\n"
     "        self.m |= x < -1\n        return self.m\n",

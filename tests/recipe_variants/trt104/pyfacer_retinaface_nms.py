@@ -3,8 +3,8 @@ sorts the scores, then ``while order.numel() > 0`` keeps ``order[0].item()`` (a 
 started empty and drops the boxes whose IoU with it exceeds the threshold, by ``torch.where`` on the
 overlaps. The caller indexes the detections with the returned list of ints.
 
-Reduced from FacePerceiver/facer (MIT), ``facer/face_detection/retinaface.py`` as shipped in the
-``pyfacer`` 0.0.5 wheel (``nms`` and its call in ``post_process``). Written here in our own words;
+Reduced from FacePerceiver/facer @ pypi:pyfacer==0.0.5 (MIT), ``facer/face_detection/retinaface.py`` (``nms``
+and its call in ``post_process``). Written here in our own words;
 the landmarks, the prior boxes and the score threshold are left out, the boxes and scores come in
 as inputs.
 

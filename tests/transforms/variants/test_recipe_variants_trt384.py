@@ -4,13 +4,15 @@ Each variant in ``tests/recipe_variants/trt384/`` is a small runnable model redu
 author (cited in its docstring): Code Llama's batched generation (``stop_reached |= (~input_text_mask[:, cur_pos]) &
 (next_token == stop_token)``), kornia's convex polygon fill (the edges valid on a scanline, ``valid_edges |=`` the
 edges that go up), LightGlue's adaptive point pruning (``keep |= confidences <= threshold``), mbrl-lib's model
-environment rollout (``terminated |= dones``, ``dones`` from ``self.step``'s unpacked result) and legged_gym's
-termination check (``self.reset_buf |= self.time_out_buf``, an attribute).
-``aten::__ior_`` has no TorchScript ONNX symbolic, so every original's export stops. The first three are rewritten
-from the code alone by the safe rule (no ``--unsafe``): eager mode is unchanged (values, gradients) and the graph,
-exported with the variant's dynamic axes, equals eager mode in ONNX Runtime on other inputs. In the last two the
-code does not show a tensor (a value unpacked from a method's result, an attribute), so the code alone leaves them;
-``migrate``, with the facts of a recorded run, applies TRT384's unsafe form there, proved by the tensors it saw. On all five ``migrate`` applies TRT384 at the
+environment rollout (``terminated |= dones``, ``dones`` from ``self.step``'s unpacked result), legged_gym's
+termination check (``self.reset_buf |= self.time_out_buf``, an attribute) and EoMT's masked attention (zoo 90:
+``allowed |= ~allowed.any(-1, keepdim=True)``, the name read in its own update, then written into another tensor's
+elements).
+``aten::__ior_`` has no TorchScript ONNX symbolic, so every original's export stops. Code Llama's, kornia's, LightGlue's and EoMT's are
+rewritten from the code alone by the safe rule (no ``--unsafe``): eager mode is unchanged (values, gradients) and the graph,
+exported with the variant's dynamic axes, equals eager mode in ONNX Runtime on other inputs. In mbrl-lib's and
+legged_gym's the code does not show a tensor (a value unpacked from a method's result, an attribute), so the code alone leaves them;
+``migrate``, with the facts of a recorded run, applies TRT384's unsafe form there, proved by the tensors it saw. On all six ``migrate`` applies TRT384 at the
 line and ends at exit 0 with a faithful graph.
 """
 
@@ -33,12 +35,15 @@ CODE_ALONE_CALLS: dict[str, tuple[str, ...]] = {
         "valid_edges.bitwise_or_((y_start[..., None, :] >= ys[..., :, None]).logical_and(ys[..., :, None] >= "
         "y_end[..., None, :]))",),
     "lightglue_point_pruning": ("keep.bitwise_or_(confidences <= self.confidence_thresholds[layer_index])",),
+    "eomt_masked_attention": ("allowed.bitwise_or_(~allowed.any(-1, keepdim=True))",
+                              "allowed.bitwise_or_(torch.rand(b, self.queries, 1, device=tokens.device) > prob)"),
 }
 #: variant -> input sets (as its ``inputs`` takes them) other than the example's.
 SIZES: dict[str, list[tuple[int, ...]]] = {
     "codellama_stop_reached": [(4, 7)],  # a static batch: other prompts (another seed)
     "kornia_convex_polygon_fill": [(1, 3), (3, 8)],
     "lightglue_point_pruning": [(1,), (4,), (30,)],
+    "eomt_masked_attention": [(1,), (5,)],
 }
 #: Variants whose target the code alone does not show to be a tensor: migrate's facts do.
 FACTS_ONLY = ("legged_gym_check_termination", "mbrl_model_env_rollout")
@@ -46,7 +51,7 @@ FACTS_ONLY = ("legged_gym_check_termination", "mbrl_model_env_rollout")
 
 def test_the_variants_are_the_ones_cited() -> None:
     assert VARIANTS == sorted((*CODE_ALONE_CALLS, *FACTS_ONLY)) and sorted(CODE_ALONE_CALLS) == sorted(SIZES)
-    assert_cited_by_distinct_owners(HERE, VARIANTS)
+    assert_cited_by_distinct_owners(HERE, VARIANTS, 6)
 
 
 @pytest.mark.parametrize("name", sorted(CODE_ALONE_CALLS))
