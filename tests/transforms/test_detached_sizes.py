@@ -352,3 +352,51 @@ def _session(model: nn.Module, example: torch.Tensor, axes: dict[int, str]) -> o
         torch.onnx.export(model, (example,), buffer, dynamo=False, opset_version=17, input_names=["x"],
                           dynamic_axes={"x": axes})
     return ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+
+
+MAHALANOBIS = '''\
+import torch
+from torch import nn
+
+
+class Detector(nn.Module):
+    """pytorch-ood 0.4.0's Mahalanobis scores (``_calc_gaussian_scores``): each class's centred features read
+    through ``.data``, which the trace does not record (zoo 90's ood_mahalanobis)."""
+
+    def __init__(self):
+        super().__init__()
+        torch.manual_seed(0)
+        self.encoder = nn.Linear(6, 4)
+        self.register_buffer("mu", torch.randn(3, 4))
+        self.register_buffer("precision", torch.eye(4) * 0.5)
+
+    def forward(self, x):
+        features = self.encoder(x)
+        scores = []
+        for clazz in range(self.mu.shape[0]):
+            centered = features.data - self.mu[clazz]
+            scores.append(-0.5 * ((centered @ self.precision) * centered).sum(dim=1, keepdim=True))
+        return -torch.cat(scores, 1).max(dim=1).values
+
+
+def build():
+    return Detector().eval()
+
+
+def inputs(generator):
+    return (torch.randn(3, 6, generator=generator),)
+'''
+
+
+def test_migrate_takes_values_read_through_data_where_the_graph_differs(tmp_path: Path) -> None:
+    """No TracerWarning and no size: the graph matches its model on the traced set only, and the values read through
+    `.data` are what differs; migrate applies TRT354 there and proves it."""
+    from support import migrate_json
+
+    path = tmp_path / "mahalanobis.py"
+    path.write_text(MAHALANOBIS)
+    report = migrate_json(path, '{"x": {"0": "batch"}}')
+    assert report["before"]["faithful"] is False
+    line = MAHALANOBIS.splitlines().index("            centered = features.data - self.mu[clazz]") + 1
+    assert [(d["rule"], d["line"]) for d in report["applied"]] == [("TRT354", line)], report["remaining"]
+    assert report["after"]["faithful"] is True and report["exit_code"] == 0, report["remaining"]

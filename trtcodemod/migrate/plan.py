@@ -129,8 +129,11 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
 #: lost for the tensor viewed, with no warning (mambapy's parallel scan): named where the graph's values differ.
 #: TRT387: two in-place calls chained on a subscripted view (`idx[:, a:b].copy_(x).add_(5)`, l5kit's Urban Driver)
 #: export as writes to the whole base or lose the second call, with no warning.
+#: TRT354 (values read through `.data`): the trace records no read, so the graph computes with the example's values
+#: from there on, with no warning (pytorch-ood's Mahalanobis scores `features.data - mu`, zoo 90): the graph matches its
+#: model on the traced set only.
 WRONG_VALUE_RULES = frozenset({"TRT301", "TRT728", "TRT330", "TRT339", "TRT341", "TRT342", "TRT323", "TRT352",
-                               "TRT355", "TRT375", "TRT387"})
+                               "TRT354", "TRT355", "TRT375", "TRT387"})
 #: Safe wrong-value rules that are suspects also where ONNX Runtime refuses the same graph at a node elsewhere on
 #: another input set, when the graph differs even on its traced inputs (the verifier's detail says so): l5kit's
 #: Urban Driver differs on its traced set through TRT387's chain and is refused at a Reshape its input code bakes.

@@ -26,7 +26,8 @@ from trtcodemod.verify.worker import run_task
 from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.evidence.proofs import NO_DETACH
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
-                     INPUT_FREE_NOTE, INSERTED_HELPER, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, Problem,
+                     INPUT_FREE_NOTE, INSERTED_HELPER, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, WRONG_VALUES,
+                     Problem,
                      hidden_data_reads, locate, split_source, traced_lines, unfaithful_graphs, untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
@@ -381,7 +382,10 @@ def _loop(spec: VerifySpec, session: Verification, facts: Facts, report: dict[st
     problems = with_builds(retrace.apply(problems), facts)  # what the retrace made anew
     if retrace.summary:
         report["retrace"] = retrace.summary
-    _find_baked_divergence(original, problems, session)
+    if _find_baked_divergence(original, problems, session):
+        # Where the values first part is a located problem too, so that a finding of a rule whose construct changes
+        # values with no warning (TRT354's read through `.data`: pytorch-ood's Mahalanobis scores, zoo 90) is tried.
+        problems = problems + [p for p in unfaithful_graphs(original, "before", baked=True) if p.op == WRONG_VALUES]
     # The export's TracerWarnings are facts too: a rule that needs to know a value is a tensor
     # (or a size of one) takes a warning at its line as that evidence (TRT711 in a helper).
     facts.note_traced(_traced_at(problems))
