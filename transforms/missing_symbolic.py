@@ -112,9 +112,9 @@ def _sequence_display(call: cst.Call) -> bool:
     return type(arg.value) is cst.ListComp
 
 
-def _stacking(name: str, composition: str) -> MissingSymbolic:
+def _stacking(name: str, composition: str, helper_name: str = "") -> MissingSymbolic:
     refused = name in ("dstack", "column_stack")  # no symbolic; hstack and vstack export as sequences
-    return MissingSymbolic(name, (f"torch.{name}",), False, ("tensors",), True, composition,
+    return MissingSymbolic(name, (f"torch.{name}",), False, ("tensors",), True, composition, helper_name=helper_name,
                            takes=_sequence_display, sequence=True,
                            exports_as="" if refused else "SequenceConstruct/ConcatFromSequence (and for `hstack` an "
                                                          "`If` on the first tensor's rank)")
@@ -203,7 +203,8 @@ OPS: tuple[MissingSymbolic, ...] = (
         functions=("torch.atanh", "torch.arctanh")),
     _stacking("hstack", "`cat` along axis 1 (axis 0 for 1-D tensors), a 0-D tensor as one value"),
     _stacking("vstack", "`cat` along axis 0 of the tensors made at least 2-D (`(n,)` as `(1, n)`)"),
-    _stacking("row_stack", "`cat` along axis 0 of the tensors made at least 2-D (`(n,)` as `(1, n)`)"),
+    _stacking("row_stack", "`cat` along axis 0 of the tensors made at least 2-D (`(n,)` as `(1, n)`)",
+              "_trt_vstack"),  # torch's alias of `vstack`
     _stacking("dstack", "`cat` along axis 2 of the tensors made at least 3-D (`(n,)` as `(1, n, 1)`, `(m, n)` as "
                         "`(m, n, 1)`)"),
     _stacking("column_stack", "`cat` along axis 1 of the tensors with each 0-D or 1-D one as a column"),

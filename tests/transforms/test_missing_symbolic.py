@@ -219,7 +219,7 @@ def test_rewrite_text_and_what_is_left() -> None:
     own = "def diff(x):\n    return x\n\ndef f(x):\n    return diff(x)\n"
     assert rules_found(own, select=("TRT337",)) == []
     # a tuple display is passed as a list (a scripted helper's `list[torch.Tensor]` takes no tuple)
-    assert "return _trt_hstack([a, b[:, 1:]])" in after and "return _trt_row_stack([a[:, 0], b[:, 2]])" in after
+    assert "return _trt_hstack([a, b[:, 1:]])" in after and "return _trt_vstack([a[:, 0], b[:, 2]])" in after
     stacked = "import torch\ndef f(a, parts):\n    return torch.hstack(parts), torch.vstack((a,)), torch.dstack([*parts])\n"
     assert strip_helpers(rewrite(stacked, select=("TRT337",))) == (
         "import torch\ndef f(a, parts):\n    return torch.hstack(parts), _trt_vstack([a]), torch.dstack([*parts])\n")
@@ -241,7 +241,7 @@ def test_stacking_every_rank_while_exporting_is_torchs_own() -> None:
         "column_stack": [(scalar, scalar), (row, grid), (row, row), (empty, empty), (cube, cube)],
     }
     for name, cases in calls.items():
-        torch_function, helper = getattr(torch, name), getattr(symbolics, f"_trt_{name}")
+        torch_function, helper = getattr(torch, name), getattr(symbolics, HELPER[name])
         for tensors in [*cases, (), (row, grid[:3])]:
             want = run_once(torch_function, [list(tensors)])
             with export_formulation():

@@ -946,22 +946,13 @@ def _trt_hstack(tensors: list[torch.Tensor]):
 
 
 def _trt_vstack(tensors: list[torch.Tensor]):
-    """``torch.vstack``; while exporting, ``cat`` along axis 0 of the tensors made at least 2-D as
-    ``atleast_2d`` makes them (``()`` as ``(1, 1)``, ``(n,)`` as ``(1, n)``)."""
+    """``torch.vstack`` (and ``torch.row_stack``, its alias); while exporting, ``cat`` along axis 0 of the
+    tensors made at least 2-D as ``atleast_2d`` makes them (``()`` as ``(1, 1)``, ``(n,)`` as ``(1, n)``)."""
     if torch.jit.is_scripting():
         return torch.vstack(tensors)
     if _trt_stackable(tensors):
         return torch.cat([t.reshape(1, -1) if t.dim() < 2 else t for t in tensors], 0)
     return torch.vstack(tensors)
-
-
-def _trt_row_stack(tensors: list[torch.Tensor]):
-    """``torch.row_stack`` (``vstack``'s other name); while exporting, as :func:`_trt_vstack`."""
-    if torch.jit.is_scripting():
-        return torch.row_stack(tensors)
-    if _trt_stackable(tensors):
-        return torch.cat([t.reshape(1, -1) if t.dim() < 2 else t for t in tensors], 0)
-    return torch.row_stack(tensors)
 
 
 def _trt_dstack(tensors: list[torch.Tensor]):
