@@ -552,7 +552,8 @@ class Flattener:
 
     def skip(self, statement: cst.If) -> bool:
         """``if <no rows>: continue`` (:meth:`empty_test`), or with the image's empty entry appended to the loop's list
-        first (YOLO-NAS's ``postprocess``: ``results.append((torch.empty(0, 4), torch.empty(0), ...))``): an image
+        first (YOLO-NAS's ``postprocess``: ``results.append((torch.empty(0, 4), torch.empty(0), ...))``; nsharper's
+        ``results.append(_empty(boxes.device))``, a function of the module returning such an entry): an image
         without rows makes no flattened rows, and its entry of a list made from them is empty. True where taken,
         False where ``statement`` is no skip; :class:`Decline` for a skip the flattening cannot take (a bare one
         that leaves an image out of a list of one entry an image, another list, or an entry that is not empty)."""
@@ -1652,7 +1653,8 @@ def _empty_entry(context: FileContext, entry: cst.BaseExpression, made: cst.Base
     """Is ``entry`` an empty tensor (none along the first axis) where ``made`` is rows, or a tuple or dict of such
     in the shape of ``made`` (as many values, the same keys)? Its dtype, device and other sizes are the assumption's:
     those of the rows an image without candidates would give."""
-    entry, made = strip_parens(entry), strip_parens(made)
+    entry = strip_parens(_returned_by_helper(context, strip_parens(entry)) or entry)
+    made = strip_parens(made)
     if type(made) is cst.Tuple:
         return type(entry) is cst.Tuple and len(entry.elements) == len(made.elements) \
             and all(type(e) is cst.Element and _empty_tensor(context, e.value) for e in entry.elements)
@@ -1662,6 +1664,32 @@ def _empty_entry(context: FileContext, entry: cst.BaseExpression, made: cst.Base
             and sorted(code_of(e.key).strip() for e in entry.elements) == sorted(keys) \
             and all(_empty_tensor(context, e.value) for e in entry.elements)
     return _empty_tensor(context, entry)
+
+
+def _returned_by_helper(context: FileContext, call: cst.BaseExpression) -> cst.BaseExpression | None:
+    """What a call of an undecorated module-level function of the file returns, where its body is one ``return``
+    (after a docstring) that reads none of its parameters but as ``dtype``/``device`` arguments: nsharper's
+    ``results.append(_empty(boxes.device))``, whose ``_empty`` returns a dict of tensors of no rows. None otherwise."""
+    if type(call) is not cst.Call or type(call.func) is not cst.Name or context.module is None:
+        return None
+    function = next((s for s in context.module.body if type(s) is cst.FunctionDef and s.name.value == call.func.value
+                     and not s.decorators), None)
+    if function is None or type(function.body) is not cst.IndentedBlock:
+        return None
+    body = [s for s in function.body.body
+            if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1 and type(s.body[0]) is cst.Expr
+                    and type(s.body[0].value) in (cst.SimpleString, cst.ConcatenatedString))]
+    if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
+            or type(body[0].body[0]) is not cst.Return or body[0].body[0].value is None:
+        return None
+    returned = body[0].body[0].value
+    params = {p.name.value for p in (*function.params.params, *function.params.posonly_params,
+                                     *function.params.kwonly_params)}
+    arguments = [arg for arg in walk(returned) if type(arg) is cst.Arg and arg.keyword is not None]
+    skipped = {id(arg.keyword) for arg in arguments} | {
+        id(name) for arg in arguments if arg.keyword.value in ("dtype", "device") for name in walk(arg.value)}
+    read = {n.value for n in walk(returned) if type(n) is cst.Name and id(n) not in skipped}
+    return returned if not read & params else None
 
 
 def _empty_tensor(context: FileContext, node: cst.BaseExpression) -> bool:

@@ -2450,3 +2450,78 @@ def test_the_flattened_list_is_found_through_its_entries_in_order_only() -> None
     assert _trt_flat_rows(list(made)[:2], 2) is None  # not all of them
     assert _trt_flat_rows([tuple(e) for e in made], 2) is None  # copies of the entries
     assert _trt_flat_rows([], 2) is None
+
+
+HELPER_EMPTY = '''\
+import torch
+import torchvision
+
+
+def _empty(device: torch.device) -> dict:
+    """An image without detections."""
+    return {
+        "boxes": torch.zeros((0, 4), device=device),
+        "scores": torch.zeros((0,), device=device),
+        "labels": torch.zeros((0,), dtype=torch.long, device=device),
+    }
+
+
+def suppress(scores_all, boxes, confidence=0.1, iou=0.5, max_detections=5):
+    results = []
+    for image in range(boxes.shape[0]):
+        scores = scores_all[image]
+        cell, label = torch.where(scores > confidence)
+        if cell.numel() == 0:
+            results.append(_empty(boxes.device))
+            continue
+        selected = boxes[image][cell]
+        confidences = scores[cell, label]
+        keep = torchvision.ops.batched_nms(selected, confidences, label, iou)[:max_detections]
+        results.append({"boxes": selected[keep], "scores": confidences[keep], "labels": label[keep]})
+    return results
+
+
+def rows_of(scores, boxes):
+    rows = [torch.zeros(0, 7)]
+    for index, found in enumerate(suppress(scores, boxes)):
+        image = torch.full((found["boxes"].shape[0], 1), float(index))
+        rows.append(torch.cat([found["boxes"], found["scores"][:, None], found["labels"][:, None].float(), image], 1))
+    return torch.cat(rows)
+'''
+
+
+def test_an_empty_entry_made_by_a_function_of_the_module_is_the_skips_entry(tmp_path, monkeypatch) -> None:
+    """nsharper 0.2.0's ``suppress`` (``nsharper/head.py``, zoo 91): an image with no score over the threshold appends
+    ``_empty(boxes.device)``, a function of the module returning a dict of tensors of no rows, and continues. Its
+    return is read as the skip's entry; the multi-label ``torch.where`` pairs, ``batched_nms`` and the cap by slicing
+    are carried over."""
+    monkeypatch.setitem(sys.modules, "torchvision", torchvision_standin)
+    after = rewrite(HELPER_EMPTY, unsafe=True, select=SELECT)
+    tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("\n    else:\n")[0]
+    assert "_trt_cap_by_image(_trt_nms_by_image(selected, confidences, label, _trt_image[cell], iou, _trt_count)" \
+           in tracing and "_empty(" not in tracing
+    sets = []
+    for images, seed in ((3, 0), (1, 1), (4, 2)):
+        boxes, scores = _batch(images, seed=seed)
+        scores[min(1, images - 1)] = 0.0  # an image with nothing over the threshold: the skip
+        sets.append((scores, boxes))
+    _assert_rows_through_a_trace(HELPER_EMPTY, after, tmp_path, sets)
+
+
+@pytest.mark.parametrize("change", [
+    # the function reads a parameter as a size: not evidently empty
+    (('def _empty(device: torch.device) -> dict:', 'def _empty(device: torch.device, n: int = 0) -> dict:'),
+     ('"boxes": torch.zeros((0, 4), device=device)', '"boxes": torch.zeros((n, 4), device=device)')),
+    # a decorated function may return something else
+    (('def _empty(device: torch.device) -> dict:', '@functools.lru_cache\ndef _empty(device: torch.device) -> dict:'),
+     ("import torch\n", "import functools\nimport torch\n")),
+    # a function of two statements
+    (('    """An image without detections."""\n', '    """An image without detections."""\n    print("empty")\n'),
+     ("", "")),
+])
+def test_an_empty_entry_function_it_cannot_read_keeps_the_loop(change) -> None:
+    code = HELPER_EMPTY
+    for old, new in change:
+        code = code.replace(old, new)
+    assert code != HELPER_EMPTY
+    assert "_trt_nms_by_image(" not in rewrite(code, unsafe=True, select=("TRT360",)).split("def suppress")[1]
