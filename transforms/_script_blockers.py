@@ -5,7 +5,8 @@ loop; the decorator compiles the function when the module is imported, so a func
 TorchScript rejects turns a model that ran into one that fails at import. Rejections read from
 the code alone: a parameter with a default and no annotation (TorchScript takes it as a Tensor
 and refuses the default; a number, bool or string literal default is annotated with its type
-instead), ``*args``/``**kwargs``, ``torch.tensor`` of a list started empty (TorchScript types it
+instead), ``*args``/``**kwargs``, keyword-only parameters with defaults (owndet's ``nms(..., *,
+max_detections=None)``), ``torch.tensor`` of a list started empty (TorchScript types it
 as a list of tensors, which ``torch.tensor`` rejects at run time: eager mode's empty result
 becomes an error; :mod:`._stacked_list` rewrites a list of index tensors first), an append of a
 Python number (``order[0].item()``, ``int(x)``, a literal, a name only ever bound to one) to such a
@@ -34,6 +35,9 @@ def script_blocker(function: cst.FunctionDef, is_torch_tensor: Callable[[cst.Bas
     params = function.params
     if isinstance(params.star_arg, cst.Param) or params.star_kwarg is not None:
         return "TorchScript does not compile `*args`/`**kwargs`"
+    if any(param.default is not None for param in params.kwonly_params):
+        # owndet's `nms(boxes, scores, iou_threshold=0.5, *, max_detections=None)` (zoo 91)
+        return "TorchScript does not compile keyword-only parameters with defaults"
     for param in _params(function):
         if param.annotation is None and param.default is not None and _literal_type(param.default) is None:
             return (f"parameter `{param.name.value}` has a default and no annotation: TorchScript takes it as a "

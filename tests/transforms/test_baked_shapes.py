@@ -3110,3 +3110,52 @@ def test_a_trip_count_of_a_loop_that_never_ran_is_no_reason_to_leave_the_number(
         traced_after = torch.jit.trace(after, (torch.randn(2, 2, 3),))
     assert traced_before(torch.randn(5, 2, 3)).shape[0] == 2  # the example's batch kept
     assert traced_after(torch.randn(5, 2, 3)).shape[0] == 5
+
+
+# owndet 0.1.0's `_normalize_image_size` (utils/decode.py, zoo 91): `isinstance(value, int)` comes first in the
+# test, so a traced size (a 0-d tensor) raises before any comparison could warn: the export stops at the `raise`
+# with no TracerWarning at the test.
+VALIDATED_SIZE = """\
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+def normalized(size):
+    if isinstance(size, int):
+        size = (size, size)
+    if (not isinstance(size, tuple) or len(size) != 2
+            or any(not isinstance(value, int) or value <= 0 for value in size)):
+        raise ValueError("size must be a positive int or (height, width)")
+    return size
+
+
+class M(nn.Module):
+    def forward(self, x):
+        h, w = normalized(tuple(x.shape[-2:]))
+        return F.interpolate(x, size=(h // 2, w // 2), mode="nearest") * 2
+
+
+def build():
+    return M().eval()
+
+
+def inputs(generator):
+    return (torch.randn(1, 2, 12, 16, generator=generator),)
+"""
+
+
+def test_migrate_takes_a_size_validation_that_raises_only_while_tracing(tmp_path: Path) -> None:
+    """The export failure is at the `raise`; its `if`'s test, noted with the failure, is the evidence that the
+    value tested is a size, and the failure is the finding's: TRT712's `_trt_size_is_int` is applied and proved."""
+    from support import migrate_json
+
+    path = tmp_path / "validated.py"
+    path.write_text(VALIDATED_SIZE)
+    report = migrate_json(path, '{"x": {"2": "height", "3": "width"}}')
+    assert report["before"]["exported"] is False
+    line = VALIDATED_SIZE.splitlines().index("            or any(not isinstance(value, int) or value <= 0 for value "
+                                             "in size)):") + 1
+    assert ("TRT712", line) in [(d["rule"], d["line"]) for d in report["applied"]], report["remaining"]
+    assert report["after"]["exported"] is True and report["after"]["faithful"] is True
+    assert report["exit_code"] == 0, report["remaining"]

@@ -56,6 +56,12 @@ NEVER = [
     # a nested function: its closure is not TorchScript's
     "def outer(x: torch.Tensor, n: torch.Tensor):\n    def inner(y):\n"
     "        for _ in range(int(n)):\n            y = y + 1\n        return y\n    return inner(x)\n",
+    # keyword-only parameters with defaults, which TorchScript refuses (owndet's `nms(..., *, max_detections=None)`)
+    "def f(x: torch.Tensor, n: torch.Tensor, *, step: float = 1.0):\n"
+    "    for _ in range(int(n)):\n        x = x + step\n    return x\n",
+    # a list started empty that gets Python numbers appended (pyfacer's `keep.append(order[0].item())`)
+    "def f(x: torch.Tensor):\n    keep = []\n    while x.numel() > 0:\n        i = x[0].item()\n"
+    "        keep.append(i)\n        x = x[1:][x[1:] > i]\n    return keep\n",
 ]
 
 

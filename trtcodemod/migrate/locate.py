@@ -746,3 +746,25 @@ def locate(report: VerifyReport, side: str, facts: Facts | None, observed: Facts
 
 def errors(problems: Iterable[Problem]) -> list[Problem]:
     return [p for p in problems if p.severity == "error"]
+
+
+def raise_guard(path: str, line: int) -> tuple[int, int] | None:
+    """The first and last line of the test of the ``if`` whose body raises at ``line`` of the file at ``path``
+    (``if not ok: raise ValueError(...)``, a validation); None where there is none, or the file cannot be read."""
+    try:
+        stamp = os.stat(path).st_mtime_ns
+    except OSError:
+        return None
+    return _raise_guard(path, line, stamp)
+
+
+@lru_cache(maxsize=256)
+def _raise_guard(path: str, line: int, stamp: int) -> tuple[int, int] | None:
+    try:
+        tree = ast.parse(Path(path).read_text(encoding="utf-8"))
+    except (OSError, SyntaxError, UnicodeDecodeError, ValueError):
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and any(isinstance(s, ast.Raise) and s.lineno == line for s in node.body):
+            return node.test.lineno, node.test.end_lineno or node.test.lineno
+    return None

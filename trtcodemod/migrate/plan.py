@@ -18,7 +18,7 @@ from typing import Any, Callable, Iterable
 from trtcodemod.evidence.facts import Facts, Span, norm
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, FAILS_TO_RUN, GUARD_NOTE,
                      INPUT_FREE_NOTE, REFUSED_INPUT_MADE_AT, REFUSED_INPUT_TYPED_AT, SCRATCH_TAIL, STEADY,
-                     WARN_GUARD_NOTE, WRONG_VALUES, Problem)
+                     WARN_GUARD_NOTE, WRONG_VALUES, Problem, raise_guard)
 from trtcodemod.evidence.proofs import NO_DETACH, Observation, prove, prover_of
 from .retrace import RETRACED_GRAPH
 
@@ -282,6 +282,10 @@ SIZE_ERASING_RULES = frozenset({"TRT345", "TRT346", "TRT354", "TRT356", "TRT358"
 #: width). Where one has a finding and nothing else located an error, migrate traces again.
 SILENT_BAKE_RULES = SIZE_ERASING_RULES | {"TRT353"}
 
+#: Rules whose fix changes the test of a validation on sizes (TRT712's `_trt_size_is_int`): an export that stops at
+#: the validation's `raise` is theirs where their finding stands in the `if`'s test.
+SIZE_TEST_RULES = frozenset({"TRT712"})
+
 APPLY, REMAINS, INFO = "apply", "remains", "info"
 
 #: rule -> the rule whose applied fix it goes with where nothing is located at its own lines: TRT361's rewrite of
@@ -513,6 +517,13 @@ def matches(problem: Problem, finding: Any) -> bool:
         # the stack, not the line, says which construct made it (kornia's SOSNet: `self.desc_norm =
         # nn.Sequential(nn.LocalResponseNorm(...))`, called as `self.desc_norm(descr + eps)`).
         return True
+    if problem.kind == "export_failure" and problem.path is not None and problem.line is not None \
+            and _span(finding).path == norm(problem.path) and finding.rule in SIZE_TEST_RULES:
+        # A validation that raised only while tracing (owndet's `isinstance(value, int)` of a traced size): the
+        # failure is at the `raise`, the test a fix changes at the `if` above it.
+        guard = raise_guard(problem.path, problem.line)
+        if guard is not None and guard[0] <= finding.line <= guard[1]:
+            return True
     if problem.kind == "export_failure" and finding.rule in _shape_loss_rules(problem.message):
         # An operator stopped on an input whose static shape was lost upstream: the line that
         # fails only shows the loss, and the construct that erased it ran elsewhere.

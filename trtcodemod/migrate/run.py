@@ -28,7 +28,8 @@ from trtcodemod.evidence.proofs import NO_DETACH
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
                      INPUT_FREE_NOTE, INSERTED_HELPER, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, WRONG_VALUES,
                      Problem,
-                     hidden_data_reads, locate, split_source, traced_lines, unfaithful_graphs, untraced_after)
+                     hidden_data_reads, locate, raise_guard, split_source, traced_lines, unfaithful_graphs,
+                     untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
 from .observe import OBSERVE_TASK, STRETCHED_STAGE
@@ -558,9 +559,17 @@ _TRACED_NUMBER_FAILURES = ("doesn't define __round__",)
 def _traced_at(problems: list[Problem]) -> list[tuple[str, int, str]]:
     """The export's TracerWarnings at the user's lines, and its failures where a built-in met a traced size (no
     warning comes first there: the trace stops), as ``Facts.note_traced`` takes them."""
-    return [(p.path, p.line, p.message) for p in problems if p.path and p.line and (
+    found = [(p.path, p.line, p.message) for p in problems if p.path and p.line and (
         p.kind == "baked" and p.op == "(traced constant)"
         or p.op == "(export)" and any(text in p.message for text in _TRACED_NUMBER_FAILURES))]
+    # A validation that raised only while tracing (no TracerWarning: `isinstance(value, int)` of a traced size is
+    # False, owndet's `_normalize_image_size`): its test read what the trace made of the values, so its lines are
+    # noted as the failure's, where a rule takes a size's test on that evidence.
+    for p in problems:
+        guard = raise_guard(p.path, p.line) if p.op == "(export)" and p.path and p.line else None
+        if guard is not None:
+            found += [(p.path, line, p.message) for line in range(guard[0], guard[1] + 1)]
+    return found
 
 
 def _find_divergence(original: VerifyReport, problems: list[Problem], session: Verification) -> bool:
