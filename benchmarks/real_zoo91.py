@@ -527,7 +527,9 @@ MODELS91 = [
          calibrate="self.m.net(xb)"),
     Spec("neurovisionx_both", "neurovisionx NeuroVisionNet multi-task: detect() per image and class logits",
          _NEUROVISIONX, 'Detections(mode="both", threshold=0.5, max_dets=50)', "return self.m(x)", "2, 3, 128, 128",
-         _BHW + '\nunordered = ["output"]', calibrate="self.m.net(xb)"),
+         # the rows are the first of two outputs (`output.0`): the zoo as committed named `output`, and this model's
+         # first-contact run stopped at that configuration error (exit 2)
+         _BHW + '\nunordered = ["output.0"]', calibrate="self.m.net(xb)"),
     # deepsuite: CenterNet's triplet decoder (Python loops over corner pairs) and batched NMS.
     Spec("deepsuite_centernet", "deepsuite CenterNet (MobileNetV2, FPN) with CenterNetDecoder and apply_nms",
          _DEEPSUITE, "CenterNet()", "return self.m(x)", "2, 3, 256, 256", _BHW + '\nunordered = ["output"]',
