@@ -27,8 +27,7 @@ from trtcodemod.evidence.facts import Facts, norm
 from trtcodemod.evidence.proofs import NO_DETACH
 from .locate import (CHECK_CALL_NOTE, CONFIGURATION_NOTE, CONSTANT_DATA_NOTE, CONSTANT_NOTE, GUARD_NOTE,
                      INPUT_FREE_NOTE, INSERTED_HELPER, STEADY, UNTRACED_AFTER_NOTE, UNTRACED_NOTE, WRONG_VALUES,
-                     Problem,
-                     hidden_data_reads, locate, raise_guard, split_source, traced_lines, unfaithful_graphs,
+                     Problem, hidden_data_reads, locate, raise_guard, split_source, traced_lines, unfaithful_graphs,
                      untraced_after)
 from .manual_steps import add_manual_steps
 from .module_calls import with_builds
