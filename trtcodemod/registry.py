@@ -97,6 +97,7 @@ RULE_MODULES: tuple[str, ...] = (
     "appended_size_loop",
     "per_image_nms",
     "greedy_nms_loop",
+    "per_class_nms",
     "scripted_function_op",
     "legacy_resize",
     "range_comprehension",

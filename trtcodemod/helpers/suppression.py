@@ -6,6 +6,11 @@ example and unrolls it: the graph keeps the example's number of boxes. Given the
 its own order, the kept indices are those of NMS run with the candidates' ranks as scores (the first
 candidate the best): ``torchvision.ops.nms``, which the TorchScript exporter writes as ONNX
 ``NonMaxSuppression`` and TensorRT's parser takes as its NMS layer.
+
+A loop over the classes (TRT738), ``for c in labels.unique():`` running NMS on each class's boxes and
+gathering the kept indices class by class, is one NMS call on boxes moved apart by class, so that boxes
+of two classes never overlap (:func:`_trt_classes_apart`), its kept indices put back in the loop's order,
+class by class (:func:`_trt_by_class`).
 """
 
 import torch
@@ -50,3 +55,29 @@ def _trt_greedy_nms_into(buffer: torch.Tensor, boxes: torch.Tensor, order: torch
     kept = _trt_greedy_nms(boxes, order, threshold, offset, last)
     count = kept.shape[0]
     return torch.cat([kept.to(buffer.dtype), buffer[count:]]), count
+
+
+@torch.jit.unused
+def _trt_classes_apart(boxes: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``boxes`` with the corners in their first four columns moved by ``labels`` times a span wider than all of
+    them: two boxes of different (whole-numbered) labels then never overlap, two of one label keep their IoU.
+
+    The span counts 0 among the corners, so it is defined (and wide enough) where there is no box at all."""
+    corners = boxes[:, :4]
+    bounds = torch.cat([corners.reshape(-1), corners.new_zeros(1)])
+    span = bounds.max() - bounds.min() + 1
+    moved = corners + labels.to(corners.dtype)[:, None] * span
+    return torch.cat([moved, boxes[:, 4:]], 1)
+
+
+@torch.jit.unused
+def _trt_by_class(kept: torch.Tensor, labels: torch.Tensor) -> torch.Tensor:
+    """``kept`` (indices of rows with ``labels``) grouped by label, smallest first, each label's indices in the
+    order they had: what a loop over ``labels.unique()`` gathers class by class.
+
+    A stable sort the ONNX exporters write: the key is the label times the count plus the position (distinct,
+    so no tie is left to the sort), in float32, exact while it stays under 2**24."""
+    count = kept.shape[0]
+    position = torch.arange(count, device=kept.device).float()
+    key = labels[kept].float() * count + position
+    return kept[torch.argsort(key)]

@@ -40,6 +40,7 @@ BAKED_RULES = frozenset({
     # not divide the size, so the graph differs at other sizes until the division floors too.
     "TRT339",
     "TRT397",  # a greedy NMS loop: the trace reads its emptiness test into Python at the `while`
+    "TRT738",  # NMS class by class: the loop over `unique` unrolls at its `for` with the example's classes
     "TRT736",  # a comprehension over a range made a tensor: the trace warns at the constructor (a constant)
     "TRT737",  # each image's rows picked by an image column, sorted and capped: the loop unrolls at its `for`
 })
@@ -59,7 +60,7 @@ LAST_RESORT = "tried last, only where the other fixes leave the graph unfaithful
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
 #: Cast (TRT701's) that the TorchScript exporter makes for a traced size in arithmetic with a float literal,
 #: which TRT350 keeps in float32 (easydetect's `scores + (point_coords.shape[1] - 2.5) * reweight`).
-ALSO_REMOVED_BY = {"TRT701": ("TRT350",), "TRT706": ("TRT382",)}
+ALSO_REMOVED_BY = {"TRT701": ("TRT350",), "TRT706": ("TRT382",), "TRT302": ("TRT738",)}
 
 #: The rule an export failure names -> other rules whose fix at the failing line takes the failing call: the
 #: adaptive pooling (TRT601's) that `F.interpolate(mode="area")` pools with stops the TorchScript export on an
@@ -93,7 +94,8 @@ SUPERSEDES = {"TRT726": ("TRT703",), "TRT729": ("TRT713",), "TRT717": ("TRT713",
               "TRT736": ("TRT702", "TRT712", "TRT716", "TRT713"),
               "TRT348": ("TRT702", "TRT713", "TRT101", "TRT104", "TRT202", "TRT203"),
               "TRT364": ("TRT702", "TRT712", "TRT713", "TRT716", "TRT104"),
-              "TRT369": ("TRT203",), "TRT394": ("TRT702",), "TRT396": ("TRT406",)}
+              "TRT369": ("TRT203",), "TRT394": ("TRT702",), "TRT396": ("TRT406",),
+              "TRT738": ("TRT104", "TRT702", "TRT713", "TRT101", "TRT302")}
 #: rule -> the rules whose findings at the first line of its applied fix (the `if` it rewrote) stop being
 #: problems: the `self.cache is not None` TRT721 reports at the test of a cache TRT726 makes miss while
 #: tracing is not even evaluated then (`not _trt_tracing() and ...` short-circuits; DeAOT's local attention).
@@ -113,6 +115,8 @@ SUPERSEDED_BECAUSE = {"TRT726": "a cache refreshed while tracing",
                       "TRT369": "the cost volume whose planes it writes whole, at full width",
                       "TRT389": "the size test it decides while tracing: the whole computation",
                       "TRT396": "the chunks it maps at once while tracing, kept for eager code only",
+                      "TRT738": "the loop over the classes it runs as one NMS call while tracing, kept for eager code "
+                                "only",
                       "TRT390": "the size test it decides while tracing: the `if` branch",
                       "TRT391": "the size test it decides while tracing: the other branch"}
 
