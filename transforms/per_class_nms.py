@@ -38,10 +38,12 @@ _ASSUMPTION = ("the function the loop calls is greedy NMS of corner boxes `(x1, 
 
 @dataclass(frozen=True)
 class Recipe:
-    """A per-class NMS loop as the rule reads it: the kept list, the labels, the call of NMS (its function, the boxes,
-    the scores, and its other arguments as written)."""
+    """A per-class NMS loop as the rule reads it: the kept list (or, where ``marked``, the boolean mask the kept
+    positions are set in), the labels, the call of NMS (its function, the boxes, the scores, and its other arguments
+    as written)."""
 
     kept: str
+    marked: bool
     labels: cst.BaseExpression
     call: cst.Call
     boxes: cst.BaseExpression
@@ -64,10 +66,13 @@ torch.nonzero(labels == c).squeeze(1)`, `(labels == c).nonzero(as_tuple=True)[0]
 `(idx,) = torch.where(m)`), runs a function whose name says NMS on the picked rows of a boxes tensor and a
 scores tensor (`keep = nms(boxes[idx], scores[idx], iou_threshold)`, torchvision's or the project's own), and
 appends the kept positions mapped back to the whole set (`kept.append(idx[keep])`, `torch.nonzero(m).squeeze(1)
-[keep]`) to a list the block made empty before the loop. It may skip a class with `if ...: continue`. After the
-loop the list may only be concatenated (`torch.cat(kept)`) or tested for truth. Seen in class-aware NMS helpers of
-detection packages and training scripts (owndet's `class_aware_nms`, test-time-augmentation merges, page-layout
-detectors), written without `torchvision.ops.batched_nms`.
+[keep]`) to a list the block made empty before the loop, or sets them in a boolean mask (`keep_mask[idx[keep]] =
+True`, torchvision's own `_batched_nms_vanilla`). It may skip a class with `if ...: continue`. After the loop the
+list may only be concatenated (`torch.cat(kept)`, `torch.cat(kept) if kept else ...`) or tested for truth (`if
+len(kept):`) until it is bound again. Seen in class-aware NMS helpers of detection packages and training scripts
+(owndet's `class_aware_nms`, test-time-augmentation merges, page-layout detectors), written without
+`torchvision.ops.batched_nms`, and in torchvision's own per-class path (which `batched_nms` takes on CPU for more than
+4000 box coordinates, and which the code that copies it keeps).
 
 Why it hurts: the loop's trip count is the number of distinct labels in the example, so a traced export (the
 TorchScript exporter) unrolls it that many times, each trip comparing with the example's label as a constant:
@@ -75,11 +80,13 @@ the graph keeps the example's classes, whatever the input (`torch.unique` itself
 TensorRT never parses). The dynamo exporter stops at the data-dependent loop.
 
 The rewrite: `for c in labels.unique(): <body>` → `if not torch.jit.is_scripting() and _trt_tracing(): kept =
-[_trt_by_class(nms(_trt_classes_apart(boxes, labels), scores, iou_threshold), labels)] else: for ...: <body>`.
+[_trt_by_class(nms(_trt_classes_apart(boxes, labels), scores, iou_threshold), labels)] else: for ...: <body>`
+(for a mask: `keep_mask[nms(_trt_classes_apart(boxes, labels), scores, iou_threshold)] = True`).
 While a tracer records the model, the loop's own NMS runs once on every candidate, the corners of each moved by
 its label times a span wider than all boxes (torchvision's `batched_nms` trick), so that no two classes overlap
 and each class's boxes suppress only each other; `_trt_by_class` then orders the kept positions class by class,
-smallest label first, each class's in the order NMS kept them, as the loop gathers them. Eager code, scripting,
+smallest label first, each class's in the order NMS kept them, as the loop gathers them (a mask has no order).
+Eager code, scripting,
 fx and `torch.compile` run the loop as written. Where the NMS is itself a loop (TRT397's recipe), migrate applies
 both and the graph holds one NMS node.
 
@@ -140,16 +147,23 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
             if labels is None:
                 continue
             recipe = _recipe(loop, labels, loop.target.value)
-            if recipe is None or not _empty_list_before(before, recipe.kept) \
-                    or not self._read_as_whole(recipe.kept, loop):
+            if recipe is None:
+                continue
+            if recipe.marked:
+                # torchvision's `_batched_nms_vanilla`: the positions set in a mask made before the loop, in no order
+                tracing = f"{recipe.kept}[{_tracing_call(recipe, by_class=False)}] = True\n"
+            elif _empty_list_before(before, recipe.kept) and self._read_as_whole(recipe.kept, loop):
+                tracing = f"{recipe.kept} = [{_tracing_call(recipe, by_class=True)}]\n"
+            else:
                 continue
             torch = self.context.torch_name()
             rewritten = cst.If(
                 test=cst.parse_expression(f"not {torch}.jit.is_scripting() and {TRACING_HELPER}()"),
-                body=cst.IndentedBlock(body=[cst.parse_statement(f"{recipe.kept} = [{_tracing_call(recipe)}]\n")]),
+                body=cst.IndentedBlock(body=[cst.parse_statement(tracing)]),
                 orelse=cst.Else(body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=())])),
                 leading_lines=loop.leading_lines)
-            fix = Fix({loop: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, APART, BY_CLASS))
+            helpers = (TRACING_HELPER, APART) + (() if recipe.marked else (BY_CLASS,))
+            fix = Fix({loop: rewritten}, safety=Safety.UNSAFE, helpers=helpers)
             self.found(loop, lambda recipe=recipe: self._message(recipe), fix)
 
     def _unique_labels(self, iterated: cst.BaseExpression, before: list[cst.BaseStatement]
@@ -227,10 +241,12 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
             or type(parent) is cst.UnaryOperation and type(parent.operator) is cst.Not
 
     def _message(self, recipe: Recipe) -> str:
-        return (f"NMS run class by class over `{code_of(recipe.labels).strip()}.unique()`, kept positions gathered "
-                f"in `{recipe.kept}`: a traced export unrolls the loop with the example's classes (each a constant); "
-                f"while tracing, {code_of(recipe.call.func).strip()} runs once on the boxes moved apart by class "
-                f"({APART}) and {BY_CLASS} orders the kept positions class by class (the loop otherwise)")
+        gathered = f"set in the mask `{recipe.kept}`" if recipe.marked else f"gathered in `{recipe.kept}`"
+        ordered = "" if recipe.marked else f" and {BY_CLASS} orders the kept positions class by class"
+        return (f"NMS run class by class over `{code_of(recipe.labels).strip()}.unique()`, kept positions {gathered}: "
+                f"a traced export unrolls the loop with the example's classes (each a constant); while tracing, "
+                f"{code_of(recipe.call.func).strip()} runs once on the boxes moved apart by class ({APART}){ordered} "
+                "(the loop otherwise)")
 
 
 # --- reading the loop ---------------------------------------------------------------------
@@ -242,6 +258,7 @@ def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str) -> Recipe | N
     kept_local: dict[str, cst.Call] = {}  # name -> the NMS call that bound it
     global_kept: set[str] = set()  # names bound to the kept positions mapped back (`idx[keep]`)
     kept: str | None = None
+    marked = False
     call: cst.Call | None = None
     for line in lines:
         if type(line) is cst.If and _skips(line):
@@ -263,6 +280,14 @@ def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str) -> Recipe | N
             if type(small) is not cst.Assign or len(small.targets) != 1:
                 return None
             target, value = small.targets[0].target, strip_parens(small.value)
+            written = _marked(target, value)
+            if written is not None:
+                name, index = written
+                if kept is not None or not _mapped_back(index, kept_local, masks, positions, labels, label) \
+                        and not (type(index) is cst.Name and index.value in global_kept):
+                    return None
+                kept, marked = name, True  # `keep_mask[curr_indices[curr_keep_indices]] = True`
+                continue
             if type(target) is cst.Tuple and len(target.elements) == 1 and type(target.elements[0].value) is cst.Name \
                     and _where_tuple(value, masks, labels, label):
                 positions.add(target.elements[0].value.value)  # `(idx,) = torch.where(labels == c)`
@@ -291,7 +316,15 @@ def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str) -> Recipe | N
     boxes, scores = _picked_call(call, masks | positions, labels, label)  # type: ignore[misc]
     if kept in masks | positions | set(kept_local) | global_kept or kept == label:
         return None
-    return Recipe(kept, labels, call, boxes, scores)
+    return Recipe(kept, marked, labels, call, boxes, scores)
+
+
+def _marked(target: cst.BaseExpression, value: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
+    """``(mask, index)`` for ``mask[index] = True``."""
+    if type(target) is not cst.Subscript or type(target.value) is not cst.Name or len(target.slice) != 1 \
+            or type(target.slice[0].slice) is not cst.Index or type(value) is not cst.Name or value.value != "True":
+        return None
+    return target.value.value, strip_parens(target.slice[0].slice.value)
 
 
 def _skips(statement: cst.If) -> bool:
@@ -466,12 +499,14 @@ def _last_binding(before: list[cst.BaseStatement], name: str) -> cst.BaseExpress
     return None
 
 
-def _tracing_call(recipe: Recipe) -> str:
-    """``_trt_by_class(<nms>(_trt_classes_apart(boxes, labels), scores, <the rest>), labels)``."""
+def _tracing_call(recipe: Recipe, by_class: bool) -> str:
+    """``<nms>(_trt_classes_apart(boxes, labels), scores, <the rest>)``, in ``_trt_by_class(..., labels)`` where
+    ``by_class``."""
     labels = code_of(recipe.labels).strip()
     arguments = [f"{APART}({code_of(recipe.boxes).strip()}, {labels})", code_of(recipe.scores).strip()]
     arguments += [code_of(a).strip().rstrip(",").strip() for a in recipe.call.args[2:]]
-    return f"{BY_CLASS}({code_of(recipe.call.func).strip()}({', '.join(arguments)}), {labels})"
+    call = f"{code_of(recipe.call.func).strip()}({', '.join(arguments)})"
+    return f"{BY_CLASS}({call}, {labels})" if by_class else call
 
 
 RULES = (PerClassNms,)

@@ -5,7 +5,8 @@ sorted=True)``, ``torch.nonzero(..., as_tuple=False).squeeze(1)``), a class-awar
 (``labels.unique()``, the chunks concatenated and sorted by score), a test-time-augmentation merge
 (``(labels == c).nonzero(as_tuple=True)[0]``, the list concatenated only where it holds anything), a page-layout
 detector's evaluation (a mask per class, ``if m.sum() == 0: continue``, the kept positions mapped back through
-``torch.nonzero(m)``) and a per-class helper that binds the unique labels first and unpacks ``torch.where``. For each:
+``torch.nonzero(m)``), a per-class helper that binds the unique labels first and unpacks ``torch.where``, and
+torchvision's own ``_batched_nms_vanilla`` (the kept positions set in a mask). For each:
 the rewrite's text; eager mode unchanged; the original's TorchScript export keeps the example's classes and differs
 on another set, the rewritten one's equals eager mode on boxes with other classes, one class, no box, negative
 corners, tied scores and float labels. Not taken: a per-class cap, soft-NMS, the list read as a list, `unique` asked
@@ -102,6 +103,18 @@ def suppress(boxes, scores, labels, iou_threshold=0.5):
     return torch.cat(keep)
 ''', "keep = [_trt_by_class(torchvision.ops.nms(_trt_classes_apart(boxes, labels), scores, "
      "iou_threshold=iou_threshold), labels)]"),
+    # pytorch/vision @ 2f3a43fbca2070ca6f0a863e7e92fcd750eb0c1a torchvision/ops/boxes.py `_batched_nms_vanilla`: the
+    # kept positions set in a mask, read back in ascending order and sorted by score
+    "torchvision's mask": ('''
+def suppress(boxes, scores, idxs, iou_threshold=0.5):
+    keep_mask = torch.zeros_like(scores, dtype=torch.bool)
+    for class_id in torch.unique(idxs):
+        curr_indices = torch.where(idxs == class_id)[0]
+        curr_keep_indices = nms(boxes[curr_indices], scores[curr_indices], iou_threshold)
+        keep_mask[curr_indices[curr_keep_indices]] = True
+    keep_indices = torch.where(keep_mask)[0]
+    return keep_indices[scores[keep_indices].sort(descending=True)[1]]
+''', "keep_mask[nms(_trt_classes_apart(boxes, idxs), scores, iou_threshold)] = True"),
 }
 
 _MODEL = '''
