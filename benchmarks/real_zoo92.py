@@ -96,27 +96,27 @@ C2PSA attention, an FPN-PAN neck, the decoupled ``Detect`` head with depthwise c
 on the first call ``_init_strides`` (a ``torch.tensor`` of the levels' Python heights, ``max / sizes * 8`` copied into
 the ``stride`` buffer, ``_strides_initialized`` set, the cache reset), then anchors cached under a key of the feature
 shapes (``make_anchors``: ``arange``, ``meshgrid``, ``expand`` of the strides), pre-transposed copies kept on the
-module, the DFL (softmax expectation through a fixed 1x1 convolution), ``dist2bbox`` and an in-place ``sigmoid_``
+module, the DFL (a softmax over 16 bins times an ``arange`` buffer, summed), ``dist2bbox`` and an in-place ``sigmoid_``
 of the class map. "yolo26n" (end-to-end: the one-to-one heads, then ``_postprocess_end2end``: ``max`` over classes,
 ``topk`` of ``max_det`` 100, ``gather`` of boxes and classes; 2.51 M; rows (B, 100, 6) of x1, y1, x2, y2, score,
 class, compared as sets along axis 1, ``unordered = ["output:1"]``) and "yolo11s" (reg_max 16, the decoded
 (B, 24, anchors) map of xywh and 20 class scores that the library's NumPy NMS reads; 9.44 M). 256x256; batch, height
 and width dynamic.
 
-skelenet (animal pose; RGB in [0, 1), as its transforms' normalisation is outside the model; BatchNorm in the
-segmentation head, calibrated): ``AnimalPoseModel`` with a ViT-S/16 backbone (``pretrained`` off; 12 blocks tapped
+skelenet (animal pose; RGB in [0, 1), as its transforms' normalisation is outside the model; BatchNorm in the heatmap
+and segmentation heads, calibrated): ``AnimalPoseModel`` with a ViT-S/16 backbone (``pretrained`` off; 12 blocks tapped
 at 3, 6, 9 and 12, projected to 256, 512, 1024 and 384 channels and resized to a four-level pyramid), a deconvolution
-heatmap head (64x64), the anatomical graph transformer (keypoint queries, hop-distance biases from the skeleton),
+heatmap head (64x64), the anatomical graph transformer (keypoint queries, hop-distance embeddings from the skeleton),
 regression, graph-refinement and uncertainty heads, the FCOS-style ``DenseBoxHead`` and a segmentation head; an
-11-keypoint bird skeleton written here (the published ones come with checkpoints); 27.77 M. Its forward decodes in
-tensors: ``heatmap_to_coordinates`` (a temperature-10 softmax, soft-argmax over ``arange`` grids, peak over uniform
-as a sigmoid confidence) and ``DenseBoxHead._decode`` (DFL expectation, cell centres from ``meshgrid``, ``argmax`` of
-the centredness, ``gather`` of the four distances and the centre, clamping). "pose" runs it once; "pose_roi" converts
-the decoded box with ``DetectionHead.bbox_cxcywh_to_xyxy`` and runs again with it as ``center_region``
-(``_apply_soft_roi``: sigmoid windows from ``linspace`` grids multiplied into every level), as the library's
-two-stage locator feeds its crop back. Outputs the keypoints (B, 11, 2) in [0, 1], their confidences (B, 11), the box
-(B, 4, cxcywh) and its confidence (B, 1), the mask probabilities (B, 1, 256, 256). The position table is fixed to
-256x256 (no interpolation), so only the batch is dynamic.
+11-keypoint bird skeleton written here (the published ones come with checkpoints); 28.03 M. Its forward decodes in
+tensors: ``heatmap_to_coordinates`` (a temperature-10 softmax, soft-argmax over ``arange`` grids, peak over uniform as a
+sigmoid confidence) and ``DenseBoxHead._decode`` (DFL expectation, cell centres from ``meshgrid``, ``argmax`` of the
+centredness, ``gather`` of the four distances and the centre, clamping). "pose" runs it once; "pose_roi" converts the
+decoded box with ``DetectionHead.bbox_cxcywh_to_xyxy`` and runs again with it as ``center_region`` (``_apply_soft_roi``:
+sigmoid windows from ``linspace`` grids multiplied into every level), as the library's two-stage locator feeds its crop
+back. Outputs the keypoints (B, 11, 2) in [0, 1], their confidences (B, 11), the box (B, 4, cxcywh) and its confidence
+(B, 1), the mask probabilities (B, 1, 256, 256). The position table is fixed to 256x256 (no interpolation), so only the
+batch is dynamic.
 
 thulium-htr (handwritten line recognition; grayscale lines (B, 1, 64, W) in [0, 1); BatchNorm, calibrated through
 the backbone): the library's ``ResNetBackbone`` ("resnet_small", one input channel), the height averaged away as its
@@ -126,7 +126,8 @@ transformer decoder layers, 100 tokens, start 1, end 2, pad 0; 5.87 M), decoded 
 a ``finished`` mask and ``break`` on ``finished.all()``, then ``tolist()`` per line cut at the end token) and "beam"
 (``decode_beam_search``, width 3: per line, ``log_softmax``, ``topk`` of 6 over the flattened beam-by-vocabulary
 scores, ``//`` and ``%``, a Python loop with three ``.item()`` reads per candidate, finished beams kept in lists,
-survivors padded with ``torch.full`` and stacked, the best by length-normalised score). The decoder is the library's;
+survivors padded with ``torch.full`` and stacked; the best finished beam by length-normalised score, else
+the first live one). The decoder is the library's;
 thulium's pipeline drives it from its CTC recogniser, so the encoder-decoder assembly is written here from its parts.
 Outputs the ids (B, 24) padded with -1 and the encoder memory (B, W / 8, 256). Batch and width dynamic.
 
@@ -150,16 +151,17 @@ The wrappers were checked only for building and running eagerly (deterministic o
 outputs differing across the batch) before any migrate run, with a source tree unpacked by ``fetch_sources`` from
 ``PINS92`` and ``make_zoo``, each model in its own process with one thread, two processes at a time on a two-core
 machine: at the spec's size, one more in the batch and, where the height or width is dynamic, twice them. Changes made
-before any migrate run: yolo9's import workaround (above), its confidences (0.25 kept nothing) and the tensor passed
-to its NMS (the model's tuple gave rows of the first image's channels). Imports 1.5 to 3.1 s, builds 0.1 to 4.9 s with
-calibration. Forwards at the spec's size (two runs), one more in the batch, the larger size: yolo9 gelan_t 0.10 to
-0.11 s (11 rows: 8 and 3; 0.15 s, 54; 0.25 s at 512x512, 200), gelan_c_seg 0.22 to 0.24 s (19 rows and masks: 15 and
-4; 0.33 s, 48; 1.06 s at 512x512, 118), yowo yolo26n 0.05 to 0.06 s (0.09 s; 0.25 s at 512x512), yolo11s 0.15 to
-0.17 s (0.23 s; 0.51 s at 512x512), skelenet pose 0.58 to 0.63 s (0.88 s), pose_roi 1.15 to 1.19 s (1.49 s), thulium
-greedy 0.12 to 0.16 s (0.13 s; 0.13 s at width 512), beam 0.16 to 0.18 s (0.26 s; 0.24 s at width 512), bangla-ocr
-ocr 0.56 to 0.59 s (0.97 s; 0.72 s at width 512), ocr_lines 0.46 to 0.49 s (0.66 s; 0.67 s at 192x768). Peak memory
-0.37 to 1.06 GB a process. With random weights bangla-ocr decodes the same tokens for every line (its memories differ:
-the path is dominated by the embeddings), and thulium's lines decode differently.
+before any migrate run: yolo9's import workaround (above), its confidences (the library's 0.25 keeps nothing: random
+scores stay under 0.03) and the tensor passed to its NMS (the model's tuple gave rows of the first image's channels).
+Imports 1.5 to 3.1 s, builds 0.1 to 6.4 s with calibration. Forwards at the spec's size (two runs), one more in the
+batch, the larger size: yolo9 gelan_t 0.10 to 0.11 s (11 rows: 8 and 3; 0.15 s, 54; 0.25 s at 512x512, 200), gelan_c_seg
+0.22 to 0.24 s (19 rows and masks: 15 and 4; 0.33 s, 48; 1.06 s at 512x512, 118), yowo yolo26n 0.05 to 0.06 s (0.09 s;
+0.25 s at 512x512), yolo11s 0.15 to 0.17 s (0.23 s; 0.51 s at 512x512), skelenet pose 0.52 to 0.54 s (1.57 s beside
+another process), pose_roi 1.03 to 1.44 s (1.55 s), thulium greedy 0.12 to 0.16 s (0.13 s; 0.13 s at width 512), beam
+0.16 to 0.18 s (0.26 s; 0.24 s at width 512), bangla-ocr ocr 0.56 to 0.59 s (0.97 s; 0.72 s at width 512), ocr_lines
+0.46 to 0.49 s (0.66 s; 0.67 s at 192x768). Peak memory 0.37 to 1.06 GB a process. With random weights bangla-ocr
+decodes the same tokens for every line (its memories differ: the path is dominated by the embeddings), and thulium's
+lines decode differently.
 
 Odd, left as the libraries have them: yolo9's NMS stops on wall-clock time and reads a tuple's ``[0][0]``; its heads
 cache anchors on the module by input shape; yowo's strides come from the first call's feature sizes and stay (a
@@ -299,7 +301,7 @@ CHICK = {"keypoints": ["beak", "head", "neck", "left_wing", "right_wing", "body"
 def config(size=256):
     return {"model": {
         "backbone": {"size": "small", "pretrained": False, "img_size": size, "patch_size": 16},
-        "head": {"num_deconv_layers": 2, "num_deconv_filters": [128, 128], "heatmap_size": [size // 4, size // 4]},
+        "head": {"num_deconv_layers": 3, "num_deconv_filters": [128, 128, 128], "heatmap_size": [size // 4, size // 4]},
         "graph_transformer": {"num_layers": 2, "num_heads": 4, "dropout": 0.0},
         "detection": {"enabled": True, "hidden_dim": 128},
         "segmentation": {"enabled": True, "hidden_dim": 64},
@@ -349,7 +351,7 @@ class Lines(torch.nn.Module):
     ``tolist()`` cut at the end token) or ``decode_beam_search`` (per line: ``topk`` of 2 x beam over the flattened
     beam-by-vocabulary scores, integer division and modulo, a Python loop of ``.item()`` reads, finished beams in
     lists, beams padded with ``torch.full`` and stacked). Outputs the token ids (B, max_len) padded with -1 and the
-    encoder memory (B, W / 32, 256)."""
+    encoder memory (B, W / 8, 256)."""
 
     def __init__(self, beam_width=0, max_len=24, vocab=100):
         super().__init__()
@@ -439,10 +441,11 @@ class Lines(torch.nn.Module):
 MODELS92 = [
     # yolo9: GELAN detection and segmentation with the repository's NMS and mask assembly.
     Spec("yolo9_gelan_t", "yolo9 GELAN-t (gelan-t.yaml, nc=3) with non_max_suppression", _YOLO9,
-         'Detections("detect/gelan-t.yaml", confidence=0.004)', "return self.m(x)", "2, 3, 256, 256", _BHW + '\nunordered = ["output"]',
-         calibrate="self.m.model(xb)"),
+         'Detections("detect/gelan-t.yaml", confidence=0.004)', "return self.m(x)", "2, 3, 256, 256",
+         _BHW + '\nunordered = ["output"]', calibrate="self.m.model(xb)"),
     Spec("yolo9_gelan_c_seg", "yolo9 GELAN-c-seg (width 0.25) with non_max_suppression and process_mask", _YOLO9,
-         'Detections("segment/gelan-c-seg.yaml", confidence=0.005, width=0.25, depth=0.33)', "return self.m(x)", "2, 3, 256, 256",
+         'Detections("segment/gelan-c-seg.yaml", confidence=0.005, width=0.25, depth=0.33)', "return self.m(x)",
+         "2, 3, 256, 256",
          _BHW + '\nunordered = ["output.0", "output.1:0"]', calibrate="self.m.model(xb)"),
     # yowo: its own YOLO26 (NMS-free top-k) and YOLO11 (decoded anchors) heads.
     Spec("yowo_yolo26n", "yowo YOLO26n (end-to-end top-k, 20 classes, max_det 100)", _YOWO,
