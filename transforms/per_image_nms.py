@@ -1133,10 +1133,19 @@ class Flattener:
                 or any(self._dynamic(a.value) for a in node.args if a.keyword is not None):
             raise Decline
         size = strip_parens(shape.elements[0].value)
+        summed = _mask_summed(size)
         numel = type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "numel" \
             and not size.args
-        counted = size.func.value if numel else self._counted(size)
-        rows, kind = self.expression(counted)
+        if summed is not None:
+            # `torch.full((int(keep.sum()), 1), float(i))` (a DETR wrapper): one row for each row the bool mask keeps
+            mask, kind = self.expression(summed)
+            if kind.name != "rows" or not kind.mask:
+                raise Decline  # a sum of values, not a count of kept rows
+            counted, rows = summed, f"{_atom(mask, summed)}[{_atom(mask, summed)}]"
+            kind = Kind("rows", f"{_atom(kind.image, summed)}[{mask}]")
+        else:
+            counted = size.func.value if numel else self._counted(size)
+            rows, kind = self.expression(counted)
         if kind.name not in ("rows", "index") or (numel and kind.name != "index"):
             raise Decline  # `numel()` counts positions (one axis), not rows of several values
         owner = ""
@@ -1535,6 +1544,24 @@ class Flattener:
                 f".flatten(0, 1)"), Kind("rows", _IMAGE)
 
 
+def _mask_summed(size: cst.BaseExpression) -> cst.BaseExpression | None:
+    """``m`` of a count of a mask's True entries as a size: ``int(m.sum())``, ``m.sum()``, ``m.sum().item()``,
+    ``int(m.sum().item())``, ``torch.sum(m)`` (else None; whether ``m`` is a bool mask is the caller's to check)."""
+    size = strip_parens(size)
+    if type(size) is cst.Call and type(size.func) is cst.Name and size.func.value == "int" and len(size.args) == 1:
+        size = strip_parens(size.args[0].value)
+    if type(size) is cst.Call and type(size.func) is cst.Attribute and size.func.attr.value == "item" \
+            and not size.args:
+        size = strip_parens(size.func.value)
+    if type(size) is not cst.Call or any(a.keyword is not None or a.star for a in size.args):
+        return None
+    if type(size.func) is cst.Attribute and size.func.attr.value == "sum" and not size.args:
+        return size.func.value
+    if code_of(size.func).strip() == "torch.sum" and len(size.args) == 1:
+        return size.args[0].value
+    return None
+
+
 def _yielded(statement: cst.CSTNode) -> cst.BaseExpression | None:
     """The value of ``yield <value>`` (not ``yield from``) standing as a statement; else None."""
     if type(statement) is not cst.Expr or type(statement.value) is not cst.Yield \
@@ -1908,7 +1935,7 @@ def calls_nms(context: FileContext, node: cst.CSTNode) -> bool:
 
 
 class PerImageNms(RuntimeScopeRule):
-    needs_text = spelled("nms", "range")  # a loop without NMS is over `range(...)`
+    needs_text = spelled("nms", "range", "zip")  # a loop without NMS is over `range(...)`; a split list `zip`s
     info = RuleInfo(
         id="TRT360",
         name="per-image-nms",
@@ -2205,14 +2232,27 @@ tracing branch leaves them bound).""",
                 return code_of(func).strip()
         return None
 
+    def visit_If(self, node: cst.If) -> None:
+        # the comprehension a guarded tracing branch keeps for eager code (:meth:`_split_list`): taken already
+        if type(node.orelse) is cst.Else and type(node.orelse.body) is cst.IndentedBlock \
+                and code_of(node.test).strip().startswith(f"not torch.jit.is_scripting() and {TRACING_HELPER}() and "):
+            self._split_kept.add(id(node.orelse.body))
+
+    @property
+    def _split_kept(self) -> set[int]:
+        if not hasattr(self, "_split_kept_blocks"):
+            self._split_kept_blocks: set[int] = set()
+        return self._split_kept_blocks
+
     def visit_IndentedBlock(self, node: cst.IndentedBlock) -> None:
-        if not self.active():
+        if not self.active() or id(node) in self._split_kept:
             return
         for position, statement in enumerate(node.body):
             if type(statement) is cst.For:
                 self._loop(node.body, position, statement)
             elif type(statement) is cst.SimpleStatementLine:
                 self._mapped_function(node.body, position, statement)
+                self._split_list(node.body, position, statement)
 
     def _mapped_function(self, block, position: int, line: cst.SimpleStatementLine) -> None:
         """``return [process(p[..., :4], p[..., 4]) for p in preds]`` (or ``x = [...]``) where ``process`` is a
@@ -2260,6 +2300,62 @@ tracing branch leaves them bound).""",
                          f"flattened batch (NMS per image as `{NMS_HELPER}`), the comprehension otherwise; assumes "
                          f"{_ASSUMPTION}",
                    Fix({line: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
+
+    def _split_list(self, block, position: int, line: cst.SimpleStatementLine) -> None:
+        """``results = [{'scores': s, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]`` (DETR's
+        ``PostProcess``; or ``return [...]``, a tuple or one tensor an entry): each image's rows of batch tensors of
+        the same candidates, one entry an image, nothing picked. While tracing the list is made from the rows
+        flattened, so that a caller that flattens it again (TRT361: a threshold per image, the image's index as a
+        column) takes them at once. The tensors must share their first two sizes (images, candidates: the
+        assumption, proved by migrate's equivalence check); the tracing branch checks only that each has both axes
+        (else the comprehension runs)."""
+        if len(line.body) != 1:
+            return
+        statement = line.body[0]
+        if type(statement) is cst.Return and statement.value is not None:
+            value, bound = strip_parens(statement.value), None
+        elif type(statement) is cst.Assign and len(statement.targets) == 1 \
+                and type(statement.targets[0].target) is cst.Name:
+            value, bound = strip_parens(statement.value), statement.targets[0].target.value
+        else:
+            return
+        if type(value) is not cst.ListComp or value.for_in.inner_for_in is not None or value.for_in.ifs:
+            return
+        header = self._comprehension_header(value.for_in)
+        if header is None or header[0] is not None or len(header[1]) < 2:
+            return  # `zip` of two tensors or more, no index: `for s, l, b in zip(scores, labels, boxes)`
+        items = header[1]
+        element = strip_parens(value.elt)
+        parts = [e.value for e in element.elements] if type(element) is cst.Dict and all(
+            type(e) is cst.DictElement and type(e.key) is cst.SimpleString for e in element.elements) \
+            else [e.value for e in element.elements] if type(element) is cst.Tuple and all(
+                type(e) is cst.Element for e in element.elements) else []
+        if not parts or any(type(strip_parens(p)) is not cst.Name or strip_parens(p).value not in items
+                            for p in parts):
+            return  # only the slices themselves: anything computed is a loop's (TRT360's other forms)
+        target = bound or _ENTRIES
+        loop = cst.For(target=value.for_in.target, iter=value.for_in.iter, body=cst.IndentedBlock(body=[
+            cst.SimpleStatementLine(body=[cst.Expr(cst.Call(
+                func=cst.Attribute(value=cst.Name(target), attr=cst.Name("append")), args=[cst.Arg(value.elt)]))])]))
+        synthetic = [cst.SimpleStatementLine(body=[cst.Assign(targets=[cst.AssignTarget(cst.Name(target))],
+                                                              value=cst.List(elements=[]))]), loop]
+        flattened = self._flattened(synthetic, 1, loop, None, items, nms=False, split=True)
+        if isinstance(flattened, str):
+            return
+        lines, helpers, guards = flattened
+        tensors = [code_of(t).strip() for t in items.values()]
+        # Their sizes are not compared: with dynamic axes a trace reads them as tensors, and a comparison would be a
+        # value the graph bakes (with a TracerWarning); the rows of entries a caller combines have one count anyway.
+        guards = [*guards, " and ".join(f"{t}.dim() >= 2" for t in tensors)]
+        after = [line.with_changes(body=[cst.Return(value=cst.Name(_ENTRIES))], leading_lines=())] if bound is None \
+            else []
+        loop_text = f"`for {code_of(value.for_in.target).strip()} in {code_of(value.for_in.iter).strip()}`"
+        self.found(line, f"a comprehension {loop_text} splits batch tensors into one entry an image: a traced export "
+                         f"unrolls it with the example's batch; while tracing, `{TRACING_HELPER}()` makes the list "
+                         f"from the rows flattened (`{LIST_HELPER}`), which a caller flattening it again takes at "
+                         f"once, the comprehension otherwise; assumes {_ASSUMPTION}",
+                   Fix({line: self._tracing_branch(lines, helpers, guards, [line], after)}, safety=Safety.UNSAFE,
+                       helpers=(TRACING_HELPER, *sorted(helpers))))
 
     def _mapped_comprehension(self, block, position: int, line: cst.SimpleStatementLine
                               ) -> tuple[cst.ListComp, cst.FunctionDef, str | None] | None:
@@ -2394,9 +2490,11 @@ tracing branch leaves them bound).""",
                    Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
 
     def _flattened(self, block, position: int, node: cst.For, index: str | None,
-                   items: dict[str, cst.BaseExpression], nms: bool = True) -> tuple[list[str], set[str], list[str]] | str:
+                   items: dict[str, cst.BaseExpression], nms: bool = True, split: bool = False
+                   ) -> tuple[list[str], set[str], list[str]] | str:
         """The tracing branch's lines and helpers, or why the loop is left as it is. A loop without NMS (``nms``
-        False) must pick rows of its images by a mask or positions (a threshold, a top-k cap)."""
+        False) must pick rows of its images by a mask or positions (a threshold, a top-k cap), unless it only
+        ``split``s batch tensors into a list of one entry an image (:meth:`_split_list`)."""
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else
                  s if type(s) in (cst.If, cst.Try) else None for s in body]
@@ -2482,7 +2580,7 @@ tracing branch leaves them bound).""",
                     "by image")
         if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
             return "code after it reads a name the loop binds"
-        if not nms and not flattener.picked:
+        if not nms and not flattener.picked and not (split and per_image):
             return "it picks no rows by a mask or positions: each image keeps its number of rows"
         return lines, flattener.helpers, flattener.guards
 

@@ -1,0 +1,162 @@
+"""TRT360 on a list that only splits batch tensors into one entry an image, and the image column counted by a mask.
+
+DETR's ``PostProcess`` ends in ``[{'scores': s, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]``
+(facebookresearch/detr, and the DETR family that copies it); its callers keep each image's detections over a
+threshold as rows with the image's index, the column's count read as ``int(keep.sum())``. While tracing, TRT360 makes
+the list from the rows flattened (so that TRT361 takes the caller's loop at once), and the column counted by a bool
+mask is the mask's image per kept row; written inline (``for index in range(scores.shape[0])``), TRT360 runs the loop
+once on the flattened batch. For each: the rewrite's text, eager mode unchanged, and the TorchScript export (batch and
+queries dynamic) equal to eager mode at other batches, with no query kept, with every query kept and on NaN logits.
+Not taken: a comprehension that computes, a `zip` of one tensor, an `if` in it, a column counted by a sum of values.
+The reduced DETR variant (tests/recipe_variants/trt360/detr_postprocess_split.py) migrates to exit 0.
+"""
+
+from __future__ import annotations
+
+import io
+import shutil
+import warnings
+from pathlib import Path
+
+import onnxruntime as ort
+import pytest
+import torch
+from safety import import_source
+from support import migrate_json, rewrite, rules_found
+from variant_models import axes_json, built_variant
+
+RULES = ("TRT360", "TRT361")
+VARIANT = Path(__file__).resolve().parents[1] / "recipe_variants" / "trt360" / "detr_postprocess_split.py"
+
+_SPLIT = '''import torch
+
+
+class PostProcess(torch.nn.Module):
+    def forward(self, logits, boxes):
+        prob = logits.softmax(-1)
+        scores, labels = prob[..., :-1].max(-1)
+        results = [{'scores': s, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]
+        return results
+
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.post = PostProcess()
+
+    def forward(self, logits, boxes):
+        rows = [torch.zeros(0, 7)]
+        for index, result in enumerate(self.post(logits, boxes)):
+            keep = result["scores"] > 0.5
+            image = torch.full((int(keep.sum()), 1), float(index))
+            rows.append(torch.cat([result["boxes"][keep], result["scores"][keep, None],
+                                   result["labels"][keep, None].float(), image], 1))
+        return torch.cat(rows)
+'''
+
+_INLINE = '''import torch
+
+
+class Model(torch.nn.Module):
+    def forward(self, logits, boxes):
+        prob = logits.softmax(-1)
+        scores, labels = prob[..., :-1].max(-1)
+        rows = [torch.zeros(0, 7)]
+        for index in range(scores.shape[0]):
+            keep = scores[index] > 0.5
+            image = torch.full((int(keep.sum()), 1), float(index))
+            rows.append(torch.cat([boxes[index][keep], scores[index][keep, None],
+                                   labels[index][keep, None].float(), image], 1))
+        return torch.cat(rows)
+'''
+
+#: program -> the lines its rewrite holds
+PROGRAMS = {
+    "split, then the caller's loop": (_SPLIT, (
+        "results = _trt_per_image_list({'scores': scores.flatten(0, 1), 'labels': labels.flatten(0, 1), "
+        "'boxes': boxes.flatten(0, 1)}, _trt_image, _trt_count)",
+        "and scores.dim() >= 2 and labels.dim() >= 2 and boxes.dim() >= 2:",
+        "results = [{'scores': s, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]",
+        "image = _trt_image_fill(torch.full((keep[keep].shape[0], 1), 0.0), _trt_flat_image[keep])")),
+    "inline": (_INLINE, (
+        "keep = scores.flatten(0, 1) > 0.5",
+        "image = _trt_image_fill(torch.full((keep[keep].shape[0], 1), 0.0), _trt_image[keep])")),
+}
+
+
+def _inputs(batch: int, queries: int, seed: int, scale: float = 2.0) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    return torch.randn(batch, queries, 5, generator=generator) * scale, torch.rand(batch, queries, 4, generator=generator)
+
+
+def _sets() -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
+    nan = _inputs(2, 6, 9)
+    nan[0][0, 1] = float("nan")  # a query whose every probability is NaN: never over the threshold
+    return {"one image": _inputs(1, 10, 1), "three images, 7 queries": _inputs(3, 7, 2),
+            "five images": _inputs(5, 12, 3), "none kept": (torch.zeros(3, 8, 5), torch.rand(3, 8, 4)),
+            "all kept": (torch.cat([torch.full((2, 9, 1), 9.0), torch.zeros(2, 9, 4)], 2), torch.rand(2, 9, 4)),
+            "NaN logits": nan, "negative boxes": (_inputs(2, 10, 4)[0], -torch.rand(2, 10, 4))}
+
+
+def _export(model: torch.nn.Module, path: Path) -> ort.InferenceSession:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(model, _inputs(2, 10, 0), buffer, dynamo=False, opset_version=17,
+                          input_names=["logits", "boxes"], output_names=["rows"],
+                          dynamic_axes={"logits": {0: "b", 1: "q"}, "boxes": {0: "b", 1: "q"}})
+    path.write_bytes(buffer.getvalue())
+    return ort.InferenceSession(str(path), providers=["CPUExecutionProvider"])
+
+
+def _rows(session: ort.InferenceSession, inputs: tuple[torch.Tensor, torch.Tensor]) -> torch.Tensor:
+    return torch.from_numpy(session.run(None, {"logits": inputs[0].numpy(), "boxes": inputs[1].numpy()})[0])
+
+
+@pytest.mark.parametrize("name", sorted(PROGRAMS))
+def test_each_image_rows_at_once_while_tracing(name, tmp_path):
+    source, fragments = PROGRAMS[name]
+    fixed = rewrite(source, unsafe=True, select=RULES)
+    for fragment in fragments:
+        assert fragment in fixed, fixed
+    assert rewrite(fixed, unsafe=True, select=RULES) == fixed  # the kept comprehension is not taken again
+    original = import_source(source, tmp_path)["Model"]()
+    rewritten = import_source(fixed, tmp_path)["Model"]()
+    sets = _sets()
+    for label, inputs in sets.items():
+        assert torch.equal(original(*inputs), rewritten(*inputs)), label
+    before = _export(original, tmp_path / "before.onnx")
+    with pytest.raises((AssertionError, Exception)):  # noqa: B017 - two images, unrolled: other rows or a refusal
+        assert _rows(before, sets["five images"]).shape == original(*sets["five images"]).shape
+    after = _export(rewritten, tmp_path / "after.onnx")
+    for label, inputs in sets.items():
+        expected, got = original(*inputs), _rows(after, inputs)
+        assert got.shape == expected.shape and torch.allclose(got, expected, atol=1e-6, equal_nan=True), label
+
+
+@pytest.mark.parametrize("comprehension", [
+    "[{'scores': s * 2, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]",
+    "[{'scores': s} for s in scores]",
+    "[{'scores': s, 'labels': l} for s, l in zip(scores, labels) if s.numel()]",
+])
+def test_comprehensions_that_do_more_than_split_are_left_alone(comprehension):
+    source = _SPLIT.replace("[{'scores': s, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]",
+                            comprehension)
+    assert "TRT360" not in rules_found(source, select=("TRT360",))
+
+
+def test_a_column_counted_by_a_sum_of_values_is_left_alone():
+    source = _INLINE.replace("int(keep.sum())", "int(scores[index].sum())")
+    assert rules_found(source, select=("TRT360",)) == []
+
+
+def test_the_detr_variant_migrates(tmp_path):
+    path = tmp_path / VARIANT.name
+    shutil.copy(VARIANT, path)
+    module, _ = built_variant(VARIANT, "detr_postprocess_split_variant")
+    [line] = [i for i, text in enumerate(VARIANT.read_text().splitlines(), 1) if text.strip() == module.CALL]
+    report = migrate_json(path, axes_json(module))
+    applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
+    assert ("TRT360", line) in applied and any(rule == "TRT361" for rule, _ in applied), report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
