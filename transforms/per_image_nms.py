@@ -2781,9 +2781,16 @@ tracing branch leaves them bound).""",
                 assign = statement.body[0]
                 # `rows = []` or `rows: list[Tensor] = []`
                 target = assign.target if type(assign) is cst.AnnAssign else assign.targets[0].target
+                value = assign.value
+                if type(target) is cst.Tuple and type(value) is cst.Tuple \
+                        and len(target.elements) == len(value.elements):
+                    # `rows, masks = [torch.zeros(0, 7)], [torch.zeros(0, h, w)]`: the element bound to `name`
+                    for bound, made in zip(target.elements, value.elements):
+                        if type(bound.value) is cst.Name and bound.value.value == name:
+                            target, value = bound.value, made.value
                 if type(target) is cst.Name and target.value == name:
-                    return type(assign.value) is cst.List and (not assign.value.elements or empties and all(
-                        type(e) is cst.Element and _empty_tensor(self.context, e.value) for e in assign.value.elements))
+                    return type(value) is cst.List and (not value.elements or empties and all(
+                        type(e) is cst.Element and _empty_tensor(self.context, e.value) for e in value.elements))
             if any(type(n) is cst.Name and n.value == name for n in walk(statement)):
                 return False
         return False

@@ -243,13 +243,20 @@ graph is faithful and equivalent on its inputs.""",
         # `if det is None: continue` (a wrapper over YOLOX's `postprocess`, whose list holds None for an image
         # without rows): TRT360's list holds a tensor an image, so while tracing the skip never runs
         body = [s for s in body if not _none_skip(s, entry)]
+        # `if self.segm is not None: masks.append(...)` (a wrapper over DETR's post-processors): a second list
+        # filled under a setting, the same for every image, after the rows
+        settled = []
+        while body and self._settled_appends(body[-1], index, entry) is not None:
+            settled.insert(0, body.pop())
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
         if not small or any(s is None for s in small):
             return
         rule = PerImageNms  # its list helpers, on this rule's context
         target = rule._appended(self, small[-1])
-        if target is None or not rule._list_made_before(self, block, position, target, empties=True) \
-                or not rule._only_concatenated_after(self, block, position, target):
+        filled = [target] + [name for statement in settled for name, _ in self._settled_appends(statement, index, entry)]
+        if target is None or len(set(filled)) != len(filled) or not all(
+                rule._list_made_before(self, block, position, name, empties=True)
+                and rule._only_concatenated_after(self, block, position, name) for name in filled):
             return
         flattener = self._flattener(index, entry, self._keyed(node.body, entry))
         lines: list[str] = []
@@ -257,6 +264,10 @@ graph is faithful and equivalent on its inputs.""",
             for statement in small[:-1]:
                 lines.append(flattener.assignment(statement))
             lines.append(f"{target}.append({flattener.per_image(small[-1].value.args[0].value)})")
+            for statement in settled:
+                appends = "".join(f"\n    {name}.append({flattener.per_image(value)})"
+                                  for name, value in self._settled_appends(statement, index, entry))
+                lines.append(f"if {code_of(statement.test).strip()}:{appends}")
         except (Decline, KeyError):
             return
         if FILL_HELPER not in flattener.helpers:
@@ -274,6 +285,25 @@ graph is faithful and equivalent on its inputs.""",
         self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip(), parts=parts),
                      flattener.helpers)
         return None
+
+    def _settled_appends(self, statement: cst.BaseStatement, index: str, entry: str | tuple[str, ...]
+                         ) -> list[tuple[str, cst.BaseExpression]] | None:
+        """``(list, value)`` of each append of ``if <setting>: a.append(...)`` (no ``else``, only appends), the test
+        reading neither the image's index nor its entry (a setting: the same branch for every image); else None."""
+        if type(statement) is not cst.If or statement.orelse is not None \
+                or type(statement.body) is not cst.IndentedBlock:
+            return None
+        if {n.value for n in walk(statement.test) if type(n) is cst.Name} & {index, *self._names(entry)}:
+            return None
+        appends = []
+        for line in statement.body.body:
+            if type(line) is not cst.SimpleStatementLine or len(line.body) != 1:
+                return None
+            name = PerImageNms._appended(self, line.body[0])
+            if name is None:
+                return None
+            appends.append((name, line.body[0].value.args[0].value))
+        return appends or None
 
     def _entries_concatenated(self, statement: cst.BaseStatement, results: str) -> None:
         """Next to a loop this rule takes over the same list, the list's entries concatenated along the first axis

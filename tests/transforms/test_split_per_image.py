@@ -70,6 +70,18 @@ class Model(torch.nn.Module):
         return torch.cat(rows)
 '''
 
+#: zoo 90's wrapper over DETR's post-processors: a second list filled under a setting, both made in one statement
+_TWO_LISTS = _SPLIT.replace(
+    "        self.post = PostProcess()\n",
+    "        self.post = PostProcess()\n        self.corners = True\n").replace(
+    "        rows = [torch.zeros(0, 7)]\n",
+    "        rows, corners = [torch.zeros(0, 7)], [torch.zeros(0, 2)]\n").replace(
+    "                                   result[\"labels\"][keep, None].float(), image], 1))\n",
+    "                                   result[\"labels\"][keep, None].float(), image], 1))\n"
+    "            if self.corners is not None:\n"
+    "                corners.append(result[\"boxes\"][keep, :2] * 2)\n").replace(
+    "        return torch.cat(rows)\n", "        return torch.cat([torch.cat(rows)[:, :2] - torch.cat(corners), torch.cat(rows)], 1)\n")
+
 #: program -> the lines its rewrite holds
 PROGRAMS = {
     "split, then the caller's loop": (_SPLIT, (
@@ -78,6 +90,8 @@ PROGRAMS = {
         "and scores.dim() >= 2 and labels.dim() >= 2 and boxes.dim() >= 2:",
         "results = [{'scores': s, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]",
         "image = _trt_image_fill(torch.full((keep[keep].shape[0], 1), 0.0), _trt_flat_image[keep])")),
+    "two lists, one under a setting": (_TWO_LISTS, (
+        "if self.corners is not None:\n                corners.append(_trt_flat[\"boxes\"][keep, :2] * 2)",)),
     "inline": (_INLINE, (
         "keep = scores.flatten(0, 1) > 0.5",
         "image = _trt_image_fill(torch.full((keep[keep].shape[0], 1), 0.0), _trt_image[keep])")),
