@@ -2027,7 +2027,15 @@ axis (`torch.cat(rows)`), whose body is assignments that
 - build the appended rows from rows read at the index (`torch.cat([bx[keep], s[keep, None]], 1)`),
   the image's number as a column (`torch.full_like(s[keep, None], i)`, `torch.full((len(keep), 1), i)`,
   `t.new_full((keep.shape[0], 1), i)`, `torch.full((keep.numel(), 1), float(i))` of positions: a float fill, so
-  the default float dtype).
+  the default float dtype; `torch.full((int(keep.sum()), 1), float(i))` counted by a bool mask: one row for
+  each row the mask keeps).
+
+A comprehension that only splits batch tensors into one entry an image, `results = [{{'scores': s, 'labels': l,
+'boxes': b}} for s, l, b in zip(scores, labels, boxes)]` (DETR's `PostProcess` and the DETR family's copies; a tuple
+or one tensor an entry too), is taken as such a loop whose list holds one entry an image: while tracing the list is
+made from the rows flattened, so that a caller that flattens it again (TRT361) takes every image at once. The
+tensors must share their images and candidates (their first two sizes); the tracing branch checks only that each
+has both axes.
 
 Why it hurts: a traced export runs the loop with the example's batch and records each image's
 statements: at another batch size the graph still returns the rows of the example's number of

@@ -78,7 +78,10 @@ or `device` by keyword that do not depend on the image; `x.new_full((x.size(0), 
 `torch.full((x.shape[0], 1), float(i))`). A name the loop binds may be bound again after it before it is read
 (mmdet's `bbox2roi`: `rois` in the loop, then `rois = torch.cat(rois_list, 0)`). The list of rows may start
 with empty tensors (`rows = [torch.zeros(0, 8)]`), and the body may skip an entry that is `None`, `if det is
-None: continue` (a wrapper over YOLOX's `postprocess`, whose list holds `None` for an image without rows):
+None: continue` (a wrapper over YOLOX's `postprocess`, whose list holds `None` for an image without rows), and
+end by filling further lists under a setting the same for every image (`if self.segm is not None:
+masks.append(det["masks"][keep, 0])`, lists made in one statement, `rows, masks = [...], [...]`: zoo 90's wrapper
+over DETR's post-processors):
 TRT360's list holds a tensor an image, so the flattened rows take no such skip. Where the image column
 is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
 `concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
