@@ -16,7 +16,7 @@ import libcst as cst
 from trtcodemod.astutil import children, code_of, int_value, strip_parens, variable_names, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
-from trtcodemod.transforms.greedy_nms_loop import _empty_list_before
+from trtcodemod.transforms.greedy_nms_loop import _appended, _empty_list_before
 
 APART, BY_CLASS = "_trt_classes_apart", "_trt_by_class"
 #: TRT302's sort-based ``torch.unique`` (where migrate took its fix first): the same sorted values.
@@ -336,14 +336,6 @@ def _skips(statement: cst.If) -> bool:
         [s for line in body.body if type(line) is cst.SimpleStatementLine for s in line.body] \
         if all(type(line) is cst.SimpleStatementLine for line in body.body) else []
     return len(small) == 1 and type(small[0]) is cst.Continue
-
-
-def _appended(value: cst.BaseExpression) -> tuple[str, cst.BaseExpression] | None:
-    """``(list, value)`` for ``list.append(value)``."""
-    if type(value) is not cst.Call or type(value.func) is not cst.Attribute or value.func.attr.value != "append" \
-            or type(value.func.value) is not cst.Name or len(value.args) != 1 or value.args[0].keyword is not None:
-        return None
-    return value.func.value.value, value.args[0].value
 
 
 def _same(node: cst.BaseExpression, other: cst.BaseExpression) -> bool:

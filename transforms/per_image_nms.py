@@ -1544,6 +1544,19 @@ class Flattener:
                 f".flatten(0, 1)"), Kind("rows", _IMAGE)
 
 
+def _returned_or_bound(line: cst.SimpleStatementLine) -> tuple[cst.BaseExpression, str | None] | None:
+    """(the value, the name it is bound to or ``None`` for ``return``) of a line that is only ``return <value>`` or
+    ``name = <value>``; else None."""
+    if len(line.body) != 1:
+        return None
+    statement = line.body[0]
+    if type(statement) is cst.Return and statement.value is not None:
+        return strip_parens(statement.value), None
+    if type(statement) is cst.Assign and len(statement.targets) == 1 and type(statement.targets[0].target) is cst.Name:
+        return strip_parens(statement.value), statement.targets[0].target.value
+    return None
+
+
 def _mask_summed(size: cst.BaseExpression) -> cst.BaseExpression | None:
     """``m`` of a count of a mask's True entries as a size: ``int(m.sum())``, ``m.sum()``, ``m.sum().item()``,
     ``int(m.sum().item())``, ``torch.sum(m)`` (else None; whether ``m`` is a bool mask is the caller's to check)."""
@@ -2317,16 +2330,10 @@ tracing branch leaves them bound).""",
         column) takes them at once. The tensors must share their first two sizes (images, candidates: the
         assumption, proved by migrate's equivalence check); the tracing branch checks only that each has both axes
         (else the comprehension runs)."""
-        if len(line.body) != 1:
+        returned = _returned_or_bound(line)
+        if returned is None:
             return
-        statement = line.body[0]
-        if type(statement) is cst.Return and statement.value is not None:
-            value, bound = strip_parens(statement.value), None
-        elif type(statement) is cst.Assign and len(statement.targets) == 1 \
-                and type(statement.targets[0].target) is cst.Name:
-            value, bound = strip_parens(statement.value), statement.targets[0].target.value
-        else:
-            return
+        value, bound = returned
         if type(value) is not cst.ListComp or value.for_in.inner_for_in is not None or value.for_in.ifs:
             return
         header = self._comprehension_header(value.for_in)
@@ -2370,16 +2377,10 @@ tracing branch leaves them bound).""",
         """(the comprehension, the function of this block it calls on each element, the name it is assigned to or
         ``None`` for ``return``) of a line that is only ``return [f(...) for ...]`` or ``name = [f(...) for ...]``,
         where ``f`` is defined earlier in the block, is not bound again between, and runs NMS."""
-        if len(line.body) != 1:
+        returned = _returned_or_bound(line)
+        if returned is None:
             return None
-        statement = line.body[0]
-        if type(statement) is cst.Return and statement.value is not None:
-            value, bound = strip_parens(statement.value), None
-        elif type(statement) is cst.Assign and len(statement.targets) == 1 \
-                and type(statement.targets[0].target) is cst.Name:
-            value, bound = strip_parens(statement.value), statement.targets[0].target.value
-        else:
-            return None
+        value, bound = returned
         if type(value) is not cst.ListComp or type(value.elt) is not cst.Call \
                 or type(value.elt.func) is not cst.Name:
             return None
