@@ -545,7 +545,8 @@ the fix then goes inside that operand, so the other guards still decide while tr
 `.shape`, an index or an attribute, or through a local name bound to it just before the `if`
 in the same block (`grid = self.grids[k]` then `if grid.shape[2:4] != out.shape[2:4]:`, YOLOX). Not reported: a body that does not write the key back,
 an `if` with an `elif`/`else`, a test that binds a name (`:=`), a key forward also writes
-outside such an `if` (per-frame state, TRT703's and TRT721's; a write inside another such
+outside such an `if` other than to `None` (per-frame state, TRT703's and TRT721's; a reset to `None`, as yowo's
+`_init_strides` invalidates its anchor cache, only makes the test miss; a write inside another such
 `if` on the same key, as in YOLOv7's `forward` and `fuseforward`, is that cache's own fill), and `if self.x is None:`
 alone: a first-call initialisation whose value depends on that call's input, not on a key
 (recomputing it while tracing would change what the model computes).
@@ -744,18 +745,25 @@ equivalent on every input set. Applies to every TensorRT version and both export
         #: (method name, first attribute, ids of the cache `if`s open around it).
         self._candidates: list[list[_Candidate]] = []
         self._writes: list[list[tuple[str, str, frozenset[int]]]] = []
+        #: Of those writes, the ones that set the attribute to ``None``.
+        self._resets: list[set[tuple[str, str, frozenset[int]]]] = []
         self._open: list[int] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
         self._candidates.append([])
         self._writes.append([])
+        self._resets.append(set())
 
     def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
         record = self._classes[-1] if self._classes else None
-        candidates, writes = self._candidates.pop(), self._writes.pop()
+        candidates, every_write, resets = self._candidates.pop(), self._writes.pop(), self._resets.pop()
         if record is not None and candidates:
             forward = record.kept("forward")
             for c in candidates:
+                # A reset to `None` in another method (yowo's `_init_strides`: `self._anchor_cache_key = None` when
+                # the strides change) is an invalidation: it only makes the test miss, as the rewrite makes it miss
+                # while tracing. One in the cache's own method (`self.m = None` after its use) is per-call state.
+                writes = [w for w in every_write if w not in resets or w[0] == c.method.name.value]
                 # A key forward also writes elsewhere is state, not a memo; a write inside another cache
                 # `if` on the same key is that cache's fill (YOLOv7's `forward` and `fuseforward` share a grid).
                 fills = {id(other.node) for other in candidates if other.attr == c.attr}
@@ -767,18 +775,22 @@ equivalent on every input set. Applies to every TensorRT version and both export
                     self.hold(record, c.method, c.node, c.message, c.fix)
         super().leave_ClassDef(original_node)
 
-    def _record(self, target: cst.BaseExpression) -> None:
+    def _record(self, target: cst.BaseExpression, reset: bool = False) -> None:
         where = self.current_method()
         if where is None or not self._writes:
             return
         for element in _target_elements(target):
             if _self_state(element):
-                self._writes[-1].append((where[1].name.value, state_attr(element), frozenset(self._open)))
+                write = (where[1].name.value, state_attr(element), frozenset(self._open))
+                self._writes[-1].append(write)
+                if reset:
+                    self._resets[-1].add(write)
 
     def visit_Assign(self, node: cst.Assign) -> None:
+        reset = type(node.value) is cst.Name and node.value.value == "None"
         for target in node.targets:
             if not _converts_itself(target.target, node.value):
-                self._record(target.target)
+                self._record(target.target, reset)
 
     def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
         if node.value is not None:

@@ -117,6 +117,33 @@ class Net(nn.Module):
 #: flashdet 1.2.1 (``flashdet/models/architectures/flashdet.py:204-212``, zoo 88): ``_get_anchors`` keys its cache by
 #: the feature sizes and on a hit binds the cached tensors to names, returning them only where they are on the input's
 #: device (else it falls through and computes them again). In our words.
+#: yowo 2.2.1's ``Detect._decode`` (zoo 92): anchors cached under a key of the feature shapes, and the key reset to
+#: ``None`` by the method that infers the strides on the first call (an invalidation, not state of its own).
+INVALIDATED = HEAD.split("class Head")[0] + '''class Yowo(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("stride", torch.zeros(2))
+        self._strides_initialized = False
+        self._anchor_cache_key = None
+
+    def _init_strides(self, feats):
+        sizes = torch.tensor([f.shape[2] for f in feats], dtype=torch.float)
+        self.stride.copy_(sizes.max() / sizes)
+        self._strides_initialized = True
+        self._anchor_cache_key = None
+
+    def forward(self, x):
+        feats = [x, torch.nn.functional.avg_pool2d(x, 2, ceil_mode=True)]
+        if not self._strides_initialized:
+            self._init_strides(feats)
+        shape_key = tuple(f.shape[2:] for f in feats)
+        if self._anchor_cache_key != shape_key:
+            self._anchors, self._steps = make_anchors(feats, (1.0, 2.0))
+            self._anchor_cache_key = shape_key
+        boxes = torch.cat([f.flatten(2) for f in feats], 2)
+        return (boxes[:, :2] + self._anchors.transpose(0, 1)) * self._steps.transpose(0, 1)
+'''
+
 FLASH = HEADER + '''
 def make_grid(sizes, strides, device):
     centers = []
@@ -255,6 +282,18 @@ def method(body: str, extra: str = "") -> str:
     return f"{HEADER}class M(nn.Module):\n{extra}    def forward(self, x):\n{lines}"
 
 
+def test_a_cache_whose_key_another_method_resets_to_none_misses_while_tracing() -> None:
+    assert code_lines(fixed(INVALIDATED)) == code_lines(INVALIDATED.replace(
+        "if self._anchor_cache_key != shape_key:", "if _trt_tracing() or self._anchor_cache_key != shape_key:"))
+
+
+def test_a_key_another_method_sets_to_a_value_is_state() -> None:
+    stateful = INVALIDATED.replace("        self._anchor_cache_key = None\n\n    def forward",
+                                   "        self._anchor_cache_key = ((0, 0),)\n\n    def forward")
+    assert stateful != INVALIDATED
+    assert rules_found(stateful, select=("TRT726",)) == []
+
+
 @pytest.mark.parametrize("body,after", [
     ("if not self.key == x.shape:\n    self.val = x.new_ones(x.shape)\n    self.key = x.shape\nreturn x + self.val",
      "if _trt_tracing() or not self.key == x.shape:"),
@@ -332,7 +371,7 @@ def _input(shape: tuple[int, ...], step: int) -> torch.Tensor:
 
 
 @pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net"),
-                                       (FLASH, "Flash")])
+                                       (FLASH, "Flash"), (INVALIDATED, "Yowo")])
 def test_eager_is_bit_for_bit_the_same_over_hits_and_misses(tmp_path: Path, code: str, name: str) -> None:
     before = import_source(code, tmp_path)[name]()
     after = import_source(fixed(code), tmp_path)[name]()
@@ -340,7 +379,7 @@ def test_eager_is_bit_for_bit_the_same_over_hits_and_misses(tmp_path: Path, code
         x = _input(shape, step)
         assert_same_run(run_once(before, [x]), run_once(after, [x]), context=f"call {step} {shape}")
     cached = {"Head": ("shape", "anchors", "strides"), "Net": ("last_shape", "last_anchors"),
-              "Flash": ("_cached_anchors",)}.get(name, ("grid",))
+              "Flash": ("_cached_anchors",), "Yowo": ("_anchor_cache_key", "_anchors", "stride")}.get(name, ("grid",))
     for attr in cached:
         owner = (before.anchors, after.anchors) if name == "Net" else (before, after)
         a, b = getattr(owner[0], attr), getattr(owner[1], attr)
@@ -348,7 +387,7 @@ def test_eager_is_bit_for_bit_the_same_over_hits_and_misses(tmp_path: Path, code
 
 
 @pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net"),
-                                       (LOCAL, "Local"), (FLASH, "Flash")])
+                                       (LOCAL, "Local"), (FLASH, "Flash"), (INVALIDATED, "Yowo")])
 def test_every_toolchain_does_what_it_did(tmp_path: Path, code: str, name: str) -> None:
     x = _input((1, 3, 6, 4), 0)
     old = toolchain_outcomes(import_source(code, tmp_path)[name], [x], tmp_path)
@@ -399,7 +438,7 @@ def _faithful(code: str, name: str, tmp_path: Path, dynamo: bool) -> tuple[bool,
 
 @pytest.mark.parametrize("dynamo", [False, True], ids=["torchscript", "dynamo"])
 @pytest.mark.parametrize("code,name", [(HEAD, "Head"), (GRID, "Detect"), (FUSED, "Model"), (ANCHORS, "Net"),
-                                       (FLASH, "Flash")])
+                                       (FLASH, "Flash"), (INVALIDATED, "Yowo")])
 def test_the_graph_is_faithful_at_another_size_only_after_the_fix(tmp_path: Path, code: str, name: str,
                                                                   dynamo: bool) -> None:
     before, _ = _faithful(code, name, tmp_path, dynamo)
