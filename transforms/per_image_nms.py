@@ -447,7 +447,7 @@ class Flattener:
             for target, kind in zip(targets, mapped[1]):
                 self._bind(target, kind)
             return f"{', '.join(targets)} = {mapped[0]}"
-        unbound = self._unbound(value)
+        unbound = self._unbound(value) or self._split_columns(value)
         if unbound is not None:
             for target in targets:
                 self._bind(target, unbound[1])
@@ -503,6 +503,32 @@ class Flattener:
             else f"{code_of(func).strip()}({text}, {axis_text})"
         return call, Kind("rows", kind.image)
 
+    def _split_columns(self, value: cst.Call) -> tuple[str, Kind] | None:
+        """``box, cls, mask = x.split((4, nc, nm), 1)`` (or ``dim=1``, ``torch.split(x, sizes, 1)``, ``x.chunk(n,
+        1)``; YOLOv9's NMS): rows cut along an axis after the candidates' into parts of sizes the same for every
+        image, each part rows of the same image; None for another call."""
+        func = value.func
+        method = type(func) is cst.Attribute and not self.rule.context.qualified_names(func) \
+            and func.attr.value in ("split", "chunk")
+        function = self.rule.context.refers_to(func, "torch.split", "torch.chunk")
+        if not method and not function:
+            return None
+        args = list(value.args) if method else list(value.args[1:])
+        subject = func.value if method else (value.args[0].value if value.args else None)
+        if subject is None or len(args) != 2 or args[0].keyword is not None \
+                or (args[1].keyword is not None and args[1].keyword.value != "dim") or self._dynamic(args[0].value):
+            raise Decline
+        axis = int_value(args[1].value)
+        if axis is None or axis == 0:
+            raise Decline  # axis 0 would cut the candidates
+        text, kind = self.expression(subject)
+        if kind.name != "rows":
+            raise Decline
+        rest = ", ".join(code_of(a).strip().rstrip(",") for a in args)
+        name = func.attr.value if method else code_of(func).strip()
+        call = f"{_atom(text, subject)}.{name}({rest})" if method else f"{name}({text}, {rest})"
+        return call, Kind("rows", kind.image)
+
     def empty_test(self, test: cst.BaseExpression) -> None:
         """``not x.shape[0]``, ``x.shape[0] == 0``, ``x.numel() == 0``, ``len(x) == 0``, ``not len(x)``, ``not
         x.size(0)``, ``not x.numel()`` on rows or positions, ``m.sum() == 0``, ``not m.any()``, ``not
@@ -536,10 +562,13 @@ class Flattener:
     def pre_cap(self, branch: cst.If) -> None:
         """``elif n > max_nms: x = x[...]`` after ``if not n: continue`` (YOLOv5/v7's cap on what NMS takes, by
         score): left out while tracing, where the assumption is that no image has more candidates than that
-        (else :class:`Decline`)."""
+        (else :class:`Decline`). YOLOv9's ``else: x = x[x[:, 4].argsort(descending=True)]`` after it sorts the
+        candidates NMS takes by score, which NMS does itself (ties aside): left out too."""
         test = strip_parens(branch.test)
         body = branch.body.body if type(branch.body) is cst.IndentedBlock else ()
-        if branch.orelse is not None or type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+        if branch.orelse is not None and not self._score_sort(branch):
+            raise Decline
+        if type(test) is not cst.Comparison or len(test.comparisons) != 1 \
                 or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual) \
                 or self._dynamic(test.comparisons[0].comparator) or len(body) != 1 \
                 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
@@ -549,6 +578,26 @@ class Flattener:
         if not (type(left) is cst.Name and self.env.get(left.value, STATIC).name == "count"):
             if self.expression(self._counted(left))[1].name != "rows":
                 raise Decline
+
+    @staticmethod
+    def _score_sort(branch: cst.If) -> bool:
+        """Is ``branch``'s ``else`` one assignment ``x = x[<...>.argsort(...)]`` to the name its body assigns?"""
+        body, other = branch.body, branch.orelse
+        if type(other) is not cst.Else or type(other.body) is not cst.IndentedBlock or len(other.body.body) != 1 \
+                or type(body) is not cst.IndentedBlock or len(body.body) != 1:
+            return False
+        lines = [body.body[0], other.body.body[0]]
+        if any(type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Assign
+               or len(line.body[0].targets) != 1 or type(line.body[0].targets[0].target) is not cst.Name
+               for line in lines):
+            return False
+        capped, sorted_ = (line.body[0] for line in lines)
+        name = capped.targets[0].target.value
+        value = strip_parens(sorted_.value)
+        return sorted_.targets[0].target.value == name and type(value) is cst.Subscript \
+            and type(strip_parens(value.value)) is cst.Name and strip_parens(value.value).value == name \
+            and len(value.slice) == 1 and type(value.slice[0].slice) is cst.Index \
+            and any(type(n) is cst.Attribute and n.attr.value == "argsort" for n in walk(value.slice[0].slice))
 
     def skip(self, statement: cst.If) -> bool:
         """``if <no rows>: continue`` (:meth:`empty_test`), or with the image's empty entry appended to the loop's list
@@ -2513,6 +2562,9 @@ tracing branch leaves them bound).""",
         stops = []  # YOLOv5/v7's time limit, `if (time.time() - t) > time_limit: break`: not taken while tracing
         while len(small) > 1 and self._breaks(small[-1]):
             stops.append(small.pop())
+        moves = []  # YOLOv9's `if mps: output[xi] = output[xi].to(device)`: a setting, false while exporting
+        while len(small) > 1 and self._device_move(small[-1], index):
+            moves.append(small.pop())
         append = small[-1]
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
@@ -2552,6 +2604,12 @@ tracing branch leaves them bound).""",
             flattener.filled, flattener.entry_made = target, append.value.args[0].value
         flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
                                 and type(n.target) is cst.Name}
+        for move in moves:
+            if flattener._dynamic(move.test) or any(type(n) is cst.Name and n.value in flattener.loop_bound | {index}
+                                                    for n in walk(move.test)):
+                return "it moves an image's entry to a device on a test of the image"
+            # the tracing branch is taken where the entry stays where it is (the move's setting false)
+            flattener.guards.append(f"not ({code_of(move.test).strip()})")
         for assigned in walk(node.body):  # `a, b = ...` binds each
             if type(assigned) is cst.AssignTarget and type(assigned.target) in (cst.Tuple, cst.List):
                 flattener.loop_bound |= {e.value.value for e in assigned.target.elements if type(e.value) is cst.Name}
@@ -2625,6 +2683,46 @@ tracing branch leaves them bound).""",
         return jumps == [last.body[-1]]
 
     @staticmethod
+    def _count_names(before, counts: tuple[str, ...]) -> list[str]:
+        """Names whose last binding among ``before`` is a plain ``name = <one of counts>`` (``bs =
+        prediction.shape[0]``), none of the names the count reads bound again after it."""
+        names: list[str] = []
+        later: set[str] = set()
+        for statement in reversed(before):
+            bound = {n.target.value for n in walk(statement) if type(n) in (cst.AssignTarget, cst.AugAssign,
+                                                                               cst.AnnAssign)
+                     and type(n.target) is cst.Name}
+            if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
+                    and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1 \
+                    and type(statement.body[0].targets[0].target) is cst.Name:
+                name = statement.body[0].targets[0].target.value
+                value = statement.body[0].value
+                if name not in later and code_of(value).strip() in counts \
+                        and not {n.value for n in walk(value) if type(n) is cst.Name} & later:
+                    names.append(name)
+            later |= bound if type(statement) is cst.SimpleStatementLine else \
+                bound | {n.value for n in walk(statement) if type(n) is cst.Name}
+        return names
+
+    @staticmethod
+    def _device_move(statement: cst.BaseSmallStatement | cst.If, index: str | None) -> bool:
+        """``if <test>: output[i] = output[i].to(...)`` (or ``.cpu()``, ``.cuda()``), no ``else``: the entry the
+        body wrote, moved to a device under a setting (YOLOv9's ``if mps:``)."""
+        if index is None or type(statement) is not cst.If or statement.orelse is not None \
+                or type(statement.body) is not cst.IndentedBlock or len(statement.body.body) != 1 \
+                or type(statement.body.body[0]) is not cst.SimpleStatementLine \
+                or len(statement.body.body[0].body) != 1:
+            return False
+        assign = statement.body.body[0].body[0]
+        written = PerImageNms._written(assign, index)
+        if written is None:
+            return False
+        value = strip_parens(assign.value)
+        return type(value) is cst.Call and type(value.func) is cst.Attribute \
+            and value.func.attr.value in ("to", "cpu", "cuda") \
+            and "".join(code_of(value.func.value).split()) == "".join(code_of(assign.targets[0].target).split())
+
+    @staticmethod
     def _written(statement: cst.BaseSmallStatement, index: str | None) -> str | None:
         """``output`` of ``output[i] = value``, ``i`` the image's index."""
         if index is None or type(statement) is not cst.Assign or len(statement.targets) != 1:
@@ -2643,6 +2741,7 @@ tracing branch leaves them bound).""",
         nothing between reads or writes ``name``; else None."""
         batch = code_of(source).strip()
         counts = (f"{batch}.shape[0]", f"len({batch})", f"{batch}.size(0)")
+        counts += tuple(self._count_names(block[:position], counts))  # YOLOv9's `bs = prediction.shape[0]`
         for statement in reversed(block[:position]):
             if type(statement) is cst.SimpleStatementLine and len(statement.body) == 1 \
                     and type(statement.body[0]) is cst.Assign and len(statement.body[0].targets) == 1 \

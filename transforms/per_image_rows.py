@@ -219,13 +219,14 @@ graph is faithful and equivalent on its inputs.""",
             and type(n.slice[0].slice.value) is cst.SimpleString for n in walk(node))
 
     def _replacement(self, results: str, lines: list[str], original: cst.BaseStatement,
-                     hoisted: str | None = None, parts: int = 0) -> cst.FlattenSentinel:
-        """``_trt_flat = None``; while tracing (never in a script), the list's flattened rows; then ``lines`` where
-        there are any, else ``original``. A script drops the branch on ``None`` it knows statically, so the helpers'
-        untyped arguments never reach its compiler."""
+                     hoisted: str | None = None, parts: int = 0, guards: list[str] = ()) -> cst.FlattenSentinel:
+        """``_trt_flat = None``; while tracing (never in a script) and where every one of ``guards`` holds, the list's
+        flattened rows; then ``lines`` where there are any, else ``original``. A script drops the branch on ``None``
+        it knows statically, so the helpers' untyped arguments never reach its compiler."""
+        guarded = "".join(f" and {guard}" for guard in guards)
         statements = [] if hoisted is None else [cst.parse_statement(f"{_RESULTS} = {hoisted}\n")]
         statements += [cst.parse_statement(f"{_FLAT} = None\n"),
-                       cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                       cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}(){guarded}:\n"
                                            f"    {_FLAT} = {ROWS_HELPER}({results}{f', {parts}' if parts else ''})\n"),
                        cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
                               body=cst.IndentedBlock(body=[s for line in [f"{_IMAGES} = {IMAGES_HELPER}({results})",
@@ -248,15 +249,26 @@ graph is faithful and equivalent on its inputs.""",
         body = [s for s in body if not _none_skip(s, entry)]
         # `if self.segm is not None: masks.append(...)` (a wrapper over DETR's post-processors): a second list
         # filled under a setting, the same for every image, after the rows
-        settled = []
-        while body and self._settled_appends(body[-1], index, entry) is not None:
-            settled.insert(0, body.pop())
+        settled, guards = [], []
+        while body:
+            if self._settled_appends(body[-1], index, entry) is not None:
+                settled.insert(0, body.pop())
+                continue
+            setting = self._setting_first(body[-1], index, entry)
+            if setting is None:
+                break
+            # `if self.segment and det.shape[0]: masks.append(...)` (zoo 92's YOLOv9 wrapper): the flattened rows
+            # are taken where the setting is false, the appends never made; the loop otherwise
+            guards.append(f"not ({code_of(setting).strip()})")
+            body.pop()
         small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
         if not small or any(s is None for s in small):
             return
         rule = PerImageNms  # its list helpers, on this rule's context
         target = rule._appended(self, small[-1])
         filled = [target] + [name for statement in settled for name, _ in self._settled_appends(statement, index, entry)]
+        if guards and len(filled) > 1:
+            return  # one list under a setting carried over, another left out: not both at once
         if target is None or len(set(filled)) != len(filled) or not all(
                 rule._list_made_before(self, block, position, name, empties=True)
                 and rule._only_concatenated_after(self, block, position, name) for name in filled):
@@ -279,14 +291,14 @@ graph is faithful and equivalent on its inputs.""",
             return
         parts = self._parts(entry)
         if plain_read(results):
-            self._report(node, self._replacement(code_of(results).strip(), lines, node, parts=parts),
+            self._report(node, self._replacement(code_of(results).strip(), lines, node, parts=parts, guards=guards),
                          flattener.helpers)
             return None if parts else code_of(results).strip()
         # the list is computed once, before the test, as the loop's header computed it
         loop = node.with_changes(iter=node.iter.with_changes(args=[node.iter.args[0].with_changes(
             value=cst.Name(_RESULTS))]))
-        self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip(), parts=parts),
-                     flattener.helpers)
+        self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip(), parts=parts,
+                                             guards=guards), flattener.helpers)
         return None
 
     def _settled_appends(self, statement: cst.BaseStatement, index: str, entry: str | tuple[str, ...]
@@ -307,6 +319,27 @@ graph is faithful and equivalent on its inputs.""",
                 return None
             appends.append((name, line.body[0].value.args[0].value))
         return appends or None
+
+    def _setting_first(self, statement: cst.BaseStatement, index: str, entry: str | tuple[str, ...]
+                       ) -> cst.BaseExpression | None:
+        """``A`` of ``if A and B: <appends>`` (no ``else``), ``A`` reading neither the image's index nor its entry (a
+        setting: false, the body never runs); else None."""
+        if type(statement) is not cst.If or statement.orelse is not None \
+                or type(statement.body) is not cst.IndentedBlock:
+            return None
+        test = strip_parens(statement.test)
+        if type(test) is not cst.BooleanOperation or type(test.operator) is not cst.And:
+            return None
+        first = test.left
+        while type(strip_parens(first)) is cst.BooleanOperation and type(strip_parens(first).operator) is cst.And:
+            first = strip_parens(first).left
+        if {n.value for n in walk(first) if type(n) is cst.Name} & {index, *self._names(entry)} \
+                or any(type(n) in (cst.Call, cst.Subscript) for n in walk(first)):
+            return None  # a call or a subscript may read the image: only names and attributes are settings
+        if any(type(line) is not cst.SimpleStatementLine or len(line.body) != 1
+               or PerImageNms._appended(self, line.body[0]) is None for line in statement.body.body):
+            return None
+        return first
 
     def _entries_concatenated(self, statement: cst.BaseStatement, results: str) -> None:
         """Next to a loop this rule takes over the same list, the list's entries concatenated along the first axis
