@@ -8,7 +8,8 @@ beforehand and written by the image's index, a time limit, flattened by its call
 file returning boxes and scores, called on the flattened rows; ``inds, labels = torch.where(scores > t)`` of a mask of
 rows with classes and ``scores[inds, labels]``; its caller's ``labels.to(boxes.dtype)``), and Lightning-Bolts' YOLO
 ``process_detections`` (zoo 77: a function of one image defined in the method and called by a list comprehension
-over the batch; its body is the loop's).
+over the batch; its body is the loop's), and YOLOv9's ``non_max_suppression`` (zoo 92: the batch count bound to a
+name, the columns split, a sort after the cap, an ``mps`` move of each entry; its caller's masks under a setting).
 
 The TorchScript export unrolls the loops with the example's batch. Rewritten from the code alone, each graph equals
 eager mode (the same rows in the same order) at batches of 1, 3 and 5, with an image that keeps no row, on zeros,
@@ -56,11 +57,21 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...], int]] = {
                                       "keep = _trt_cap_by_image(keep, _trt_image[inds], self.detections_per_img, "
                                       "_trt_count)", ("for idx in range(batch_size):", "for index, det in enumerate("),
                                       4),
+    # YOLOv9's: the batch count bound first, columns split, the cap's else sort, `if mps:` moving the entry; the
+    # caller's masks appended only `if self.segment and det.shape[0]` (zoo 92)
+    "yolov9_nms_split_mps": ("if i.shape[0] > max_det:", "i = _trt_cap_by_image(i, _trt_image_4, max_det, _trt_count)",
+                             ("for xi, x in enumerate(prediction):", "for index, det in enumerate(found):"), 20),
     # Lightning-Bolts' function of one image defined in the method, called by a list comprehension over the batch
     "pl_bolts_process_detections": ("keep = keep[: self.detections_per_image]",
                                     "keep = _trt_cap_by_image(keep, _trt_image[idxs], self.detections_per_image, "
                                     "_trt_count)", ("return [process(", "for index, found in enumerate("), 4),
 }
+
+
+#: Variants whose export from the code alone stops elsewhere: YOLOv9's `multi_label &= nc > 1` of a traced size is a
+#: bitwise `and` of a tensor and a bool, which the TorchScript exporter's alias analysis refuses; TRT732 takes it where
+#: migrate's facts place the failure, so the migrate test below covers that variant end to end.
+MIGRATE_ONLY = ("yolov9_nms_split_mps",)
 
 
 @pytest.fixture(autouse=True)
@@ -88,7 +99,7 @@ def _counts(rows: torch.Tensor, batch: int) -> list[int]:
 
 #: A value that, filling an image, leaves it no candidate over the thresholds (RTMDet's NMS runs on every candidate:
 #: its score mask is made and left unused, as there, so every image keeps some).
-EMPTY_FILL = {"pl_bolts_process_detections": 40.0, "yolov5_nms_max_det": 40.0, "yolov7_nms_output_by_index": 40.0, "rtmdet_batched_nms_slice": -40.0,
+EMPTY_FILL = {"yolov9_nms_split_mps": 40.0, "pl_bolts_process_detections": 40.0, "yolov5_nms_max_det": 40.0, "yolov7_nms_output_by_index": 40.0, "rtmdet_batched_nms_slice": -40.0,
               "torchvision_fcos_detections_per_img": -40.0, "yolort_postprocess_multilabel": 40.0}
 
 
@@ -105,7 +116,7 @@ def _sets(name: str, seed: int) -> dict[str, tuple[torch.Tensor]]:
             "negatives": (-images(3),), "ties": (ties,)}
 
 
-@pytest.mark.parametrize("name", list(TAKEN))
+@pytest.mark.parametrize("name", [name for name in TAKEN if name not in MIGRATE_ONLY])
 def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, tmp_path: Path) -> None:
     path = HERE / f"{name}.py"
     new_path = tmp_path / f"{name}_rewritten.py"
