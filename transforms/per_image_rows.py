@@ -250,11 +250,14 @@ graph is faithful and equivalent on its inputs.""",
         # `if self.segm is not None: masks.append(...)` (a wrapper over DETR's post-processors): a second list
         # filled under a setting, the same for every image, after the rows
         settled, guards = [], []
+        # a setting reads neither the image's index, nor its entry, nor a name the body binds (`keep`)
+        image_names = {index, *self._names(entry), *(n.target.value for n in walk(node.body)
+                                                    if type(n) is cst.AssignTarget and type(n.target) is cst.Name)}
         while body:
-            if self._settled_appends(body[-1], index, entry) is not None:
+            if self._settled_appends(body[-1], image_names) is not None:
                 settled.insert(0, body.pop())
                 continue
-            setting = self._setting_first(body[-1], index, entry)
+            setting = self._setting_first(body[-1], image_names)
             if setting is None:
                 break
             # `if self.segment and det.shape[0]: masks.append(...)` (zoo 92's YOLOv9 wrapper): the flattened rows
@@ -266,7 +269,7 @@ graph is faithful and equivalent on its inputs.""",
             return
         rule = PerImageNms  # its list helpers, on this rule's context
         target = rule._appended(self, small[-1])
-        filled = [target] + [name for statement in settled for name, _ in self._settled_appends(statement, index, entry)]
+        filled = [target] + [name for statement in settled for name, _ in self._settled_appends(statement, image_names)]
         if guards and len(filled) > 1:
             return  # one list under a setting carried over, another left out: not both at once
         if target is None or len(set(filled)) != len(filled) or not all(
@@ -281,7 +284,7 @@ graph is faithful and equivalent on its inputs.""",
             lines.append(f"{target}.append({flattener.per_image(small[-1].value.args[0].value)})")
             for statement in settled:
                 appends = "".join(f"\n    {name}.append({flattener.per_image(value)})"
-                                  for name, value in self._settled_appends(statement, index, entry))
+                                  for name, value in self._settled_appends(statement, image_names))
                 lines.append(f"if {code_of(statement.test).strip()}:{appends}")
         except (Decline, KeyError):
             return
@@ -301,14 +304,14 @@ graph is faithful and equivalent on its inputs.""",
                                              guards=guards), flattener.helpers)
         return None
 
-    def _settled_appends(self, statement: cst.BaseStatement, index: str, entry: str | tuple[str, ...]
+    def _settled_appends(self, statement: cst.BaseStatement, image_names: set[str]
                          ) -> list[tuple[str, cst.BaseExpression]] | None:
         """``(list, value)`` of each append of ``if <setting>: a.append(...)`` (no ``else``, only appends), the test
-        reading neither the image's index nor its entry (a setting: the same branch for every image); else None."""
+        reading none of ``image_names`` (a setting: the same branch for every image); else None."""
         if type(statement) is not cst.If or statement.orelse is not None \
                 or type(statement.body) is not cst.IndentedBlock:
             return None
-        if {n.value for n in walk(statement.test) if type(n) is cst.Name} & {index, *self._names(entry)}:
+        if {n.value for n in walk(statement.test) if type(n) is cst.Name} & image_names:
             return None
         appends = []
         for line in statement.body.body:
@@ -320,10 +323,9 @@ graph is faithful and equivalent on its inputs.""",
             appends.append((name, line.body[0].value.args[0].value))
         return appends or None
 
-    def _setting_first(self, statement: cst.BaseStatement, index: str, entry: str | tuple[str, ...]
-                       ) -> cst.BaseExpression | None:
-        """``A`` of ``if A and B: <appends>`` (no ``else``), ``A`` reading neither the image's index nor its entry (a
-        setting: false, the body never runs); else None."""
+    def _setting_first(self, statement: cst.BaseStatement, image_names: set[str]) -> cst.BaseExpression | None:
+        """``A`` of ``if A and B: <appends>`` (no ``else``), ``A`` reading none of ``image_names`` (a setting: false,
+        the body never runs); else None."""
         if type(statement) is not cst.If or statement.orelse is not None \
                 or type(statement.body) is not cst.IndentedBlock:
             return None
@@ -333,7 +335,7 @@ graph is faithful and equivalent on its inputs.""",
         first = test.left
         while type(strip_parens(first)) is cst.BooleanOperation and type(strip_parens(first).operator) is cst.And:
             first = strip_parens(first).left
-        if {n.value for n in walk(first) if type(n) is cst.Name} & {index, *self._names(entry)} \
+        if {n.value for n in walk(first) if type(n) is cst.Name} & image_names \
                 or any(type(n) in (cst.Call, cst.Subscript) for n in walk(first)):
             return None  # a call or a subscript may read the image: only names and attributes are settings
         if any(type(line) is not cst.SimpleStatementLine or len(line.body) != 1

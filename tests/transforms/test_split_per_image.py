@@ -159,6 +159,22 @@ def test_comprehensions_that_do_more_than_split_are_left_alone(comprehension):
     assert "TRT360" not in rules_found(source, select=("TRT360",))
 
 
+@pytest.mark.parametrize("test", ["keep.any()", "index > 0", "result['scores'].numel() and self.corners"])
+def test_a_list_filled_under_a_test_of_the_image_is_left_alone(test):
+    source = _TWO_LISTS.replace("if self.corners is not None:", f"if {test}:")
+    assert source != _TWO_LISTS
+    assert rules_found(source, select=("TRT361",)) == []
+
+
+def test_a_list_filled_under_a_setting_and_a_test_of_the_image_is_left_out_where_the_setting_is_false():
+    """zoo 92's YOLOv9 wrapper: `if self.segment and det.shape[0]: masks.append(...)`: the flattened rows are taken
+    where the setting is false (the appends never made), the loop otherwise."""
+    source = _TWO_LISTS.replace("if self.corners is not None:", "if self.corners and keep.any():")
+    fixed = rewrite(source, unsafe=True, select=RULES)
+    assert "if not torch.jit.is_scripting() and _trt_tracing() and not (self.corners):" in fixed, fixed
+    assert "corners.append(_trt_flat" not in fixed
+
+
 def test_a_column_counted_by_a_sum_of_values_is_left_alone():
     source = _INLINE.replace("int(keep.sum())", "int(scores[index].sum())")
     assert rules_found(source, select=("TRT360",)) == []
