@@ -8,7 +8,7 @@ mask is the mask's image per kept row; written inline (``for index in range(scor
 once on the flattened batch. For each: the rewrite's text, eager mode unchanged, and the TorchScript export (batch and
 queries dynamic) equal to eager mode at other batches, with no query kept, with every query kept and on NaN logits.
 Not taken: a comprehension that computes, a `zip` of one tensor, an `if` in it, a column counted by a sum of values.
-The reduced DETR variant (tests/recipe_variants/trt360/detr_postprocess_split.py) migrates to exit 0.
+The reduced DETR and Deformable DETR variants (tests/recipe_variants/trt360/) migrate to exit 0.
 """
 
 from __future__ import annotations
@@ -180,11 +180,13 @@ def test_a_column_counted_by_a_sum_of_values_is_left_alone():
     assert rules_found(source, select=("TRT360",)) == []
 
 
-def test_the_detr_variant_migrates(tmp_path):
-    path = tmp_path / VARIANT.name
-    shutil.copy(VARIANT, path)
-    module, _ = built_variant(VARIANT, "detr_postprocess_split_variant")
-    [line] = [i for i, text in enumerate(VARIANT.read_text().splitlines(), 1) if text.strip() == module.CALL]
+@pytest.mark.parametrize("variant", [VARIANT, VARIANT.with_name("deformable_detr_postprocess_topk.py")],
+                         ids=["detr", "deformable-detr"])
+def test_the_detr_variants_migrate(variant, tmp_path):
+    path = tmp_path / variant.name
+    shutil.copy(variant, path)
+    module, _ = built_variant(variant, f"{variant.stem}_variant")
+    [line] = [i for i, text in enumerate(variant.read_text().splitlines(), 1) if text.strip() == module.CALL]
     report = migrate_json(path, axes_json(module))
     applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
     assert ("TRT360", line) in applied and any(rule == "TRT361" for rule, _ in applied), report["applied"]
