@@ -2097,7 +2097,7 @@ A comprehension that only splits batch tensors into one entry an image, `results
 or one tensor an entry too), is taken as such a loop whose list holds one entry an image: while tracing the list is
 made from the rows flattened, so that a caller that flattens it again (TRT361) takes every image at once. The
 tensors must share their images and candidates (their first two sizes); the tracing branch checks only that each
-has both axes.
+is a tensor with both axes.
 
 Why it hurts: a traced export runs the loop with the example's batch and records each image's
 statements: at another batch size the graph still returns the rows of the example's number of
@@ -2377,8 +2377,8 @@ tracing branch leaves them bound).""",
         the same candidates, one entry an image, nothing picked. While tracing the list is made from the rows
         flattened, so that a caller that flattens it again (TRT361: a threshold per image, the image's index as a
         column) takes them at once. The tensors must share their first two sizes (images, candidates: the
-        assumption, proved by migrate's equivalence check); the tracing branch checks only that each has both axes
-        (else the comprehension runs)."""
+        assumption, proved by migrate's equivalence check); the tracing branch checks only that each is a tensor with
+        both axes (else the comprehension runs: a list zipped with them, for one)."""
         returned = _returned_or_bound(line)
         if returned is None:
             return
@@ -2410,7 +2410,7 @@ tracing branch leaves them bound).""",
         tensors = [code_of(t).strip() for t in items.values()]
         # Their sizes are not compared: with dynamic axes a trace reads them as tensors, and a comparison would be a
         # value the graph bakes (with a TracerWarning); the rows of entries a caller combines have one count anyway.
-        guards = [*guards, " and ".join(f"{t}.dim() >= 2" for t in tensors)]
+        guards = [*guards, " and ".join(f"isinstance({t}, torch.Tensor) and {t}.dim() >= 2" for t in tensors)]
         after = [line.with_changes(body=[cst.Return(value=cst.Name(_ENTRIES))], leading_lines=())] if bound is None \
             else []
         loop_text = f"`for {code_of(value.for_in.target).strip()} in {code_of(value.for_in.iter).strip()}`"

@@ -87,7 +87,8 @@ PROGRAMS = {
     "split, then the caller's loop": (_SPLIT, (
         "results = _trt_per_image_list({'scores': scores.flatten(0, 1), 'labels': labels.flatten(0, 1), "
         "'boxes': boxes.flatten(0, 1)}, _trt_image, _trt_count)",
-        "and scores.dim() >= 2 and labels.dim() >= 2 and boxes.dim() >= 2:",
+        "and isinstance(scores, torch.Tensor) and scores.dim() >= 2 and isinstance(labels, torch.Tensor) and "
+        "labels.dim() >= 2 and isinstance(boxes, torch.Tensor) and boxes.dim() >= 2:",
         "results = [{'scores': s, 'labels': l, 'boxes': b} for s, l, b in zip(scores, labels, boxes)]",
         "image = _trt_image_fill(torch.full((keep[keep].shape[0], 1), 0.0), _trt_flat_image[keep])")),
     "two lists, one under a setting": (_TWO_LISTS, (
