@@ -482,43 +482,31 @@ class Flattener:
     def _unbound(self, value: cst.Call) -> tuple[str, Kind] | None:
         """``cx, cy, w, h = boxes.unbind(1)`` (or ``torch.unbind(boxes, dim=1)``): each column of rows along an axis
         after the candidates' (a negative one by the assumption), one value a row; None for another call."""
-        func = value.func
-        method = type(func) is cst.Attribute and not self.rule.context.qualified_names(func) \
-            and func.attr.value == "unbind"
-        function = self.rule.context.refers_to(func, "torch.unbind")
-        if not method and not function:
-            return None
-        args = list(value.args) if method else list(value.args[1:])
-        subject = func.value if method else (value.args[0].value if value.args else None)
-        if subject is None or len(args) != 1 or (args[0].keyword is not None and args[0].keyword.value != "dim"):
-            raise Decline
-        axis = int_value(args[0].value)
-        if axis is None or axis == 0:
-            raise Decline  # axis 0 would split the candidates
-        text, kind = self.expression(subject)
-        if kind.name != "rows":
-            raise Decline
-        axis_text = code_of(args[0]).strip().rstrip(",")
-        call = f"{_atom(text, subject)}.unbind({axis_text})" if method \
-            else f"{code_of(func).strip()}({text}, {axis_text})"
-        return call, Kind("rows", kind.image)
+        return self._cut_along_columns(value, ("unbind",), 0)
 
     def _split_columns(self, value: cst.Call) -> tuple[str, Kind] | None:
         """``box, cls, mask = x.split((4, nc, nm), 1)`` (or ``dim=1``, ``torch.split(x, sizes, 1)``, ``x.chunk(n,
         1)``; YOLOv9's NMS): rows cut along an axis after the candidates' into parts of sizes the same for every
         image, each part rows of the same image; None for another call."""
+        return self._cut_along_columns(value, ("split", "chunk"), 1)
+
+    def _cut_along_columns(self, value: cst.Call, names: tuple[str, ...], settings: int) -> tuple[str, Kind] | None:
+        """A call of ``names`` (as a method or ``torch.<name>``) on rows: ``settings`` positional arguments the same
+        for every image, then the axis, never the candidates' (else :class:`Decline`); the parts rows of the same
+        image. None for another call."""
         func = value.func
         method = type(func) is cst.Attribute and not self.rule.context.qualified_names(func) \
-            and func.attr.value in ("split", "chunk")
-        function = self.rule.context.refers_to(func, "torch.split", "torch.chunk")
+            and func.attr.value in names
+        function = self.rule.context.refers_to(func, *(f"torch.{name}" for name in names))
         if not method and not function:
             return None
         args = list(value.args) if method else list(value.args[1:])
         subject = func.value if method else (value.args[0].value if value.args else None)
-        if subject is None or len(args) != 2 or args[0].keyword is not None \
-                or (args[1].keyword is not None and args[1].keyword.value != "dim") or self._dynamic(args[0].value):
+        if subject is None or len(args) != settings + 1 or any(a.keyword is not None for a in args[:settings]) \
+                or (args[-1].keyword is not None and args[-1].keyword.value != "dim") \
+                or any(self._dynamic(a.value) for a in args[:settings]):
             raise Decline
-        axis = int_value(args[1].value)
+        axis = int_value(args[-1].value)
         if axis is None or axis == 0:
             raise Decline  # axis 0 would cut the candidates
         text, kind = self.expression(subject)
