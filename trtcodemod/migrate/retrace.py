@@ -81,15 +81,6 @@ class Rewritten:
             self._maps[key] = {b + 1 + k: a + 1 + k for a, b, size in blocks for k in range(size)}
         return self._maps[key].get(line)
 
-    def replaced_span(self, path: str, line: int) -> tuple[int, int]:
-        """For a rewritten ``line`` the rewrite wrote, the original's lines around what it replaced: the last copied
-        line before it and the first after it (0 and a line past the end where there is none)."""
-        self.origin(path, line)  # builds the map
-        copies = self._maps.get(norm(path), {})
-        before = max((old for new, old in copies.items() if new < line), default=0)
-        after = min((old for new, old in copies.items() if new > line), default=1 << 30)
-        return before, after
-
     def copy(self, path: str, line: int) -> int | None:
         """The rewritten line that is an unchanged copy of the original's ``line``; None where the
         rewrite changed that line."""

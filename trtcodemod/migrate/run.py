@@ -1309,11 +1309,12 @@ def _replaced(decision: Any, plan: Plan, final: VerifyReport | None, sources: di
         if not rewritten.changed(path):
             continue
         origin = rewritten.origin(path, line)
-        # a line the rewrite wrote stands in for the original's lines between the copies around it: another fix's
-        # code (zoo 90's DETR: TRT704's asserts on traced sizes, in another file) is not this one's
-        low, high = (origin, origin) if origin is not None else rewritten.replaced_span(path, line)
-        if any(norm(f.finding.path) == norm(path) and low <= (f.finding.end_line or f.finding.line)
-               and high >= f.finding.line for f in fixes):
+        # A read at a line the rewrite wrote in a file none of these fixes changed is another fix's code (zoo 90's
+        # DETR: TRT704's asserts on traced sizes in `models/detr.py`, the loop TRT361 rewrote in the wrapper); in a
+        # file they changed, such a line may be theirs.
+        if origin is None and any(norm(f.finding.path) == norm(path) for f in fixes) or origin is not None and any(
+                norm(f.finding.path) == norm(path) and f.finding.line <= origin <= (f.finding.end_line or f.finding.line)
+                for f in fixes):
             return ""  # the rewritten code still reads a value while tracing there
     spans = ", ".join(sorted({f"{f.finding.rule} at lines {f.finding.line}-{f.finding.end_line or f.finding.line}"
                               for f in fixes}))

@@ -26,7 +26,7 @@ from support import migrate_json, rewrite, rules_found
 from variant_models import axes_json, built_variant
 
 RULES = ("TRT360", "TRT361")
-VARIANT = Path(__file__).resolve().parents[1] / "recipe_variants" / "trt360" / "detr_postprocess_split.py"
+VARIANT = Path(__file__).resolve().parents[2] / "recipe_variants" / "trt360" / "detr_postprocess_split.py"
 
 _SPLIT = '''import torch
 
@@ -193,3 +193,26 @@ def test_the_detr_variants_migrate(variant, tmp_path):
     assert ("TRT360", line) in applied and any(rule == "TRT361" for rule, _ in applied), report["applied"]
     assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+
+
+def test_the_detr_variant_with_its_post_processing_in_a_file_of_its_own_migrates(tmp_path):
+    """DETR's layout: `PostProcess` (with its asserts on the sizes, which TRT704 rewrites and which read traced sizes
+    while tracing) in the library's file, the wrapper's loop in the model's. A read at a line another fix wrote in
+    another file does not keep the wrapper's bake (`int(keep.sum())`, in the loop TRT361 rewrote whole) an error."""
+    text = VARIANT.read_text()
+    start, end = text.index("def box_cxcywh_to_xyxy"), text.index("class Detector")
+    library = "import torch\nimport torch.nn.functional as F\nfrom torch import nn\n\n\n" + text[start:end]
+    library = library.replace(
+        '        out_logits, out_bbox = outputs["pred_logits"], outputs["pred_boxes"]\n',
+        '        out_logits, out_bbox = outputs["pred_logits"], outputs["pred_boxes"]\n\n'
+        "        assert len(out_logits) == len(target_sizes)\n        assert target_sizes.shape[1] == 2\n")
+    assert "assert len(out_logits)" in library
+    (tmp_path / "detr_post.py").write_text(library)
+    model = tmp_path / "detr_model.py"
+    model.write_text(text[:start] + "from detr_post import PostProcess\n\n\n" + text[end:])
+    module, _ = built_variant(VARIANT, "detr_postprocess_split_two_files")
+    report = migrate_json(model, axes_json(module))
+    applied = {fix["rule"] for fix in report["applied"]}
+    assert {"TRT360", "TRT361", "TRT704"} <= applied, report["applied"]
+    assert report["exit_code"] == 0 and report["equivalent"] is True, report["remaining"]
+
