@@ -745,8 +745,8 @@ equivalent on every input set. Applies to every TensorRT version and both export
         #: (method name, first attribute, ids of the cache `if`s open around it).
         self._candidates: list[list[_Candidate]] = []
         self._writes: list[list[tuple[str, str, frozenset[int]]]] = []
-        #: Of those writes, the ones that set the attribute to ``None``.
-        self._resets: list[set[tuple[str, str, frozenset[int]]]] = []
+        #: Of those writes, the positions (in that list) of the ones that set the attribute to ``None``.
+        self._resets: list[set[int]] = []
         self._open: list[int] = []
 
     def visit_ClassDef(self, node: cst.ClassDef) -> None:
@@ -763,7 +763,7 @@ equivalent on every input set. Applies to every TensorRT version and both export
                 # A reset to `None` in another method (yowo's `_init_strides`: `self._anchor_cache_key = None` when
                 # the strides change) is an invalidation: it only makes the test miss, as the rewrite makes it miss
                 # while tracing. One in the cache's own method (`self.m = None` after its use) is per-call state.
-                writes = [w for w in every_write if w not in resets or w[0] == c.method.name.value]
+                writes = [w for at, w in enumerate(every_write) if at not in resets or w[0] == c.method.name.value]
                 # A key forward also writes elsewhere is state, not a memo; a write inside another cache
                 # `if` on the same key is that cache's fill (YOLOv7's `forward` and `fuseforward` share a grid).
                 fills = {id(other.node) for other in candidates if other.attr == c.attr}
@@ -782,9 +782,9 @@ equivalent on every input set. Applies to every TensorRT version and both export
         for element in _target_elements(target):
             if _self_state(element):
                 write = (where[1].name.value, state_attr(element), frozenset(self._open))
-                self._writes[-1].append(write)
                 if reset:
-                    self._resets[-1].add(write)
+                    self._resets[-1].add(len(self._writes[-1]))
+                self._writes[-1].append(write)
 
     def visit_Assign(self, node: cst.Assign) -> None:
         reset = type(node.value) is cst.Name and node.value.value == "None"

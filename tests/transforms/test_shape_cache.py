@@ -287,9 +287,10 @@ def test_a_cache_whose_key_another_method_resets_to_none_misses_while_tracing() 
         "if self._anchor_cache_key != shape_key:", "if _trt_tracing() or self._anchor_cache_key != shape_key:"))
 
 
-def test_a_key_another_method_sets_to_a_value_is_state() -> None:
+@pytest.mark.parametrize("written", ["((0, 0),)", "None\n        self._anchor_cache_key = ((0, 0),)"])
+def test_a_key_another_method_sets_to_a_value_is_state(written: str) -> None:
     stateful = INVALIDATED.replace("        self._anchor_cache_key = None\n\n    def forward",
-                                   "        self._anchor_cache_key = ((0, 0),)\n\n    def forward")
+                                   f"        self._anchor_cache_key = {written}\n\n    def forward")
     assert stateful != INVALIDATED
     assert rules_found(stateful, select=("TRT726",)) == []
 
