@@ -67,7 +67,8 @@ torch.nonzero(labels == c).squeeze(1)`, `(labels == c).nonzero(as_tuple=True)[0]
 scores tensor (`keep = nms(boxes[idx], scores[idx], iou_threshold)`, torchvision's or the project's own), and
 appends the kept positions mapped back to the whole set (`kept.append(idx[keep])`, `torch.nonzero(m).squeeze(1)
 [keep]`) to a list the block made empty before the loop, or sets them in a boolean mask (`keep_mask[idx[keep]] =
-True`, torchvision's own `_batched_nms_vanilla`). It may skip a class with `if ...: continue`. After the loop the
+True`, torchvision's own `_batched_nms_vanilla`). It may skip a class that has no candidate (`if m.sum() == 0: continue`, a test of the class's mask or positions
+only; a skip by the label, `if c == 0: continue`, is another recipe). After the loop the
 list may only be concatenated (`torch.cat(kept)`, `torch.cat(kept) if kept else ...`) or tested for truth (`if
 len(kept):`) until it is bound again. Seen in class-aware NMS helpers of detection packages and training scripts
 (owndet's `class_aware_nms`, test-time-augmentation merges, page-layout detectors), written without
@@ -262,6 +263,9 @@ def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str) -> Recipe | N
     call: cst.Call | None = None
     for line in lines:
         if type(line) is cst.If and _skips(line):
+            tested = variable_names(line.test)
+            if not tested & (masks | positions) or tested - masks - positions - {"len", "torch"}:
+                return None  # a skip of a class by its label (`if c == 0: continue`, the background): not every class
             continue
         if type(line) is not cst.SimpleStatementLine:
             return None

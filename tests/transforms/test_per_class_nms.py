@@ -251,6 +251,8 @@ NOT_TAKEN = {
         "        kept_per_class.append(class_indices[local_keep])",
         "        kept_per_class.append(class_indices[local_keep])\n        scores = scores * 0.5"),
     "another label than the loop's": SPELLINGS["owndet"][0].replace("labels == label", "labels == 1"),
+    "the background class skipped": SPELLINGS["mask, skip, mapped inline"][0].replace(
+        "if m.sum() == 0: continue", "if c == 0: continue"),
 }
 
 
