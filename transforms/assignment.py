@@ -25,6 +25,7 @@ from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, annotated_tensor_parameter
 from trtcodemod.transforms.ellipsis_index import reported_index
 from trtcodemod.transforms.indexing import NONE, STRONG, _is_plain_scalar, _MaskRule
+from trtcodemod.transforms.per_image_nms import _binds_at_module_level
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
 _REFERENCES = (
@@ -280,8 +281,9 @@ class SliceAssign(RuntimeScopeRule):
 What it finds: assignments into part of a tensor in run-time code: `x[:, a:b] = y`,
 `x[..., 0] = v`, `img_mask[:, h, w, :] = cnt`, `x[idx] = y`, and their augmented forms
 (`x[:, 0] += 1`). Only where the code shows that `x` is a tensor: every assignment of the
-name in the function is a torch call (`torch.zeros(...)`, `torch.cat(...)`) or a tensor
-method (`.clone()`, `.new_zeros(...)`, `.view(...)`), the parameter is annotated
+name in the function is a torch call (`torch.zeros(...)`, `torch.cat(...)`), a tensor
+method (`.clone()`, `.new_zeros(...)`, `.view(...)`) or a call of a function of the file whose
+straight-line body returns a new tensor (DaD's `get_grid`), the parameter is annotated
 `torch.Tensor`, or `self.x` is registered as a buffer (or assigned from torch) in the
 class. Dict and list stores (`out["boxes"] = b`, `xs[i] = v`) never match. A boolean-mask
 index is TRT202's (a tensor value) or TRT204's (a number); a list of positions right
@@ -470,6 +472,8 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             return self._is_tensor_value(value.left, False) or self._is_tensor_value(value.right, False)
         if type(value) is not cst.Call:
             return False
+        if fresh_only and type(value.func) is cst.Name and self._returns_fresh(value.func.value):
+            return True  # DaD's `get_grid(B, n, n)`: a function of this file whose one return is a new tensor
         names = self.context.qualified_names(value.func)
         if names:
             if fresh_only:
@@ -500,6 +504,41 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
                 return method in _FRESH_METHODS and not any(
                     a.keyword is not None and a.keyword.value == "requires_grad" for a in value.args)
             return method in _TENSOR_METHODS
+        return False
+
+    def _returns_fresh(self, name: str) -> bool:
+        """Is ``name`` an undecorated function of this file, bound nowhere else at module level, whose body runs
+        straight through (simple statements, a docstring) to ``return <value>``, the value a new tensor: fresh
+        itself, or a local name whose last assignment before the return is fresh and which no statement between
+        them reads (nothing else keeps it)? Its calls then hand the caller a tensor nothing else holds (DaD's
+        ``get_grid``: ``x1_n = torch.stack(...).reshape(...)``, ``return x1_n``). The callee's calls are not
+        followed."""
+        module = self.context.module
+        found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
+        if len(found) != 1 or found[0].decorators or found[0].asynchronous is not None \
+                or type(found[0].body) is not cst.IndentedBlock \
+                or any(type(s) is not cst.FunctionDef and _binds_at_module_level(s, name) for s in module.body):
+            return False
+        body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                                                       and type(s.body[0]) is cst.Expr
+                                                       and type(s.body[0].value) is cst.SimpleString)]
+        if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
+            return False
+        *steps, last = [s.body[0] for s in body]
+        if type(last) is not cst.Return or last.value is None:
+            return False
+        returned = strip_parens(last.value)
+        if type(returned) is not cst.Name:
+            return self._is_tensor_value(returned, True)
+        for position in range(len(steps) - 1, -1, -1):
+            step = steps[position]
+            if type(step) is cst.Assign and len(step.targets) == 1 and type(step.targets[0].target) is cst.Name \
+                    and step.targets[0].target.value == returned.value:
+                later = steps[position + 1:]
+                return not any(mentions_name(s, returned.value) for s in later) \
+                    and self._is_tensor_value(step.value, True)
+            if mentions_name(step, returned.value):
+                return False  # bound or read some other way before the return
         return False
 
     def _name_is_tensor(self, name: str) -> bool:

@@ -149,6 +149,54 @@ def test_slice_fix_withheld(body: str) -> None:
     assert "torch.cat" not in after and after.endswith("\n".join(expected))
 
 
+#: DaD's sub-pixel offsets (dad_detector 0.2.2, `dad/utils.py`): a grid made by a function of the file, whose one
+#: return is a new tensor (`x1_n = torch.stack(...).reshape(...)`), its columns then written in place.
+_FRESH_CALL = ("def grid(b, n):\n"
+               "    \"\"\"The cell offsets.\"\"\"\n"
+               "    g = torch.meshgrid(*[torch.linspace(-1 + 1 / k, 1 - 1 / k, k) for k in (b, n, n)], indexing='ij')\n"
+               "    g = torch.stack((g[2], g[1]), dim=-1).reshape(b, n * n, 2)\n"
+               "    return g\n\n"
+               "def f(x, n: int = 3):\n"
+               "    b, h, w = x.shape\n"
+               "    offsets = grid(b, n).reshape(b, n * n, 2)\n"
+               "    offsets[..., 0] = offsets[..., 0] * n / w\n"
+               "    offsets[..., 1] = offsets[..., 1] * n / h\n"
+               "    return offsets\n")
+
+
+def test_a_tensor_a_function_of_the_file_returns_new_is_rebound(tmp_path) -> None:
+    after = fixed(_FRESH_CALL)
+    assert after.count("offsets = torch.cat([") == 2 and "offsets[..., 0] =" not in after, after
+    before_f = import_source(HEADER + _FRESH_CALL, tmp_path)["f"]
+    after_f = import_source(after, tmp_path)["f"]
+    # values, dtype, gradients, and the empty batch's ZeroDivisionError (the grid's `1 / k` of b = 0) in both
+    for x in (torch.randn(2, 5, 7), torch.zeros(1, 1, 1), -torch.rand(3, 4, 2), torch.zeros(0, 4, 6)):
+        for n in (1, 3):
+            before, after_run = run_once(before_f, [x, n]), run_once(after_f, [x, n])
+            assert_same_run(before, after_run, context=f"{tuple(x.shape)}, n={n}")
+    assert run_once(before_f, [torch.zeros(0, 4, 6), 3]).error is ZeroDivisionError
+
+
+#: Bound from a function of the file that may not return a new tensor: a view of its parameter, a tensor it also
+#: keeps, one under a decorator, a name the module binds again, a body that is not straight-line code.
+_NOT_FRESH_CALLS = [
+    "def grid(x):\n    return x.view(4, 6)\n\ndef f(x, y):\n    out = grid(x)\n    out[:, 1:3] = y\n    return out\n",
+    "def grid(keep):\n    g = torch.zeros(4, 6)\n    keep.append(g)\n    return g\n\n"
+    "def f(keep, y):\n    out = grid(keep)\n    out[:, 1:3] = y\n    return out\n",
+    "@torch.no_grad()\ndef grid():\n    return torch.zeros(4, 6)\n\n"
+    "def f(y):\n    out = grid()\n    out[:, 1:3] = y\n    return out\n",
+    "def grid():\n    return torch.zeros(4, 6)\n\ngrid = lambda: CACHE\n\n"
+    "def f(y):\n    out = grid()\n    out[:, 1:3] = y\n    return out\n",
+    "def grid(x):\n    if x is None:\n        return torch.zeros(4, 6)\n    return x\n\n"
+    "def f(x, y):\n    out = grid(x)\n    out[:, 1:3] = y\n    return out\n",
+]
+
+
+@pytest.mark.parametrize("body", _NOT_FRESH_CALLS)
+def test_a_call_that_may_not_return_a_new_tensor_is_left(body: str) -> None:
+    assert fixed(body) == HEADER + body
+
+
 def test_slice_fix_needs_unsafe() -> None:
     body = "def f(y):\n    out = torch.zeros(4, 6)\n    out[:, 1:3] = y\n    return out\n"
     assert fixed(body, unsafe=False) == HEADER + body

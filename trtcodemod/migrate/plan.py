@@ -59,8 +59,11 @@ LAST_RESORT = "tried last, only where the other fixes leave the graph unfaithful
 
 #: The graph check's rule for a hostile node -> other rules whose fix at the node's line removes it: a float64
 #: Cast (TRT701's) that the TorchScript exporter makes for a traced size in arithmetic with a float literal,
-#: which TRT350 keeps in float32 (easydetect's `scores + (point_coords.shape[1] - 2.5) * reweight`).
-ALSO_REMOVED_BY = {"TRT701": ("TRT350",), "TRT706": ("TRT382",), "TRT302": ("TRT738",)}
+#: which TRT350 keeps in float32 (easydetect's `scores + (point_coords.shape[1] - 2.5) * reweight`); or one made
+#: at a write into part of a tensor, whose type the exporter loses over the in-place write, so that a Python number
+#: in the written value comes out float64 (DaD's `offsets[..., 0] = offsets[..., 0] * nms_size / W` before an
+#: `einsum`): TRT203 builds the tensor anew instead, typed float32.
+ALSO_REMOVED_BY = {"TRT701": ("TRT350", "TRT203"), "TRT706": ("TRT382",), "TRT302": ("TRT738",)}
 
 #: The rule an export failure names -> other rules whose fix at the failing line takes the failing call: the
 #: adaptive pooling (TRT601's) that `F.interpolate(mode="area")` pools with stops the TorchScript export on an

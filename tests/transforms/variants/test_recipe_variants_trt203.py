@@ -23,6 +23,7 @@ import torch
 from safety import assert_same_run, run_once
 from variant_models import (
     assert_graph_equals_eager,
+    axes_json,
     export_variant,
     export_variant_dynamo,
     input_names,
@@ -33,7 +34,7 @@ from variant_models import (
 
 from trtcodemod.engine import Options, check_source, fix_source
 from trtcodemod.verify.export import export_model
-from support import TESTS
+from support import TESTS, migrate_json
 
 HERE = TESTS / "recipe_variants" / "trt203"
 RULES = ("TRT203", "TRT722")
@@ -70,6 +71,15 @@ VARIANTS: dict[str, tuple[tuple[str, ...], list[list[tuple[int, ...]]]]] = {
                                    "dtype=shifted_input_ids.dtype, device=shifted_input_ids.device).expand_as("
                                    "shifted_input_ids[:, 0]).unsqueeze(1), shifted_input_ids[:, 1:]], dim=1)"),
                                   [[(1, 9)], [(5, 2)]]),
+    # A grid from a function of the file whose one return is a new tensor, its columns scaled in place by the map's
+    # sizes before an `einsum` (DaD's sub-pixel offsets).
+    "dad_subpixel_offsets": (("offsets = torch.cat([torch.as_tensor(offsets[..., 0] * nms_size / W, dtype=offsets."
+                              "dtype, device=offsets.device).expand_as(offsets[..., 0]).unsqueeze(-1), "
+                              "offsets[..., 1:]], dim=-1)",
+                              "offsets = torch.cat([offsets[..., :1], torch.as_tensor(offsets[..., 1] * nms_size / H, "
+                              "dtype=offsets.dtype, device=offsets.device).expand_as(offsets[..., 1]).unsqueeze(-1), "
+                              "offsets[..., 2:]], dim=-1)"),
+                             [[(1, 9, 14)], [(3, 16, 8)]]),
 }
 
 #: Variants whose original autograd refuses when the input requires grad, and at which stage:
@@ -79,7 +89,9 @@ AUTOGRAD_REFUSES = {"sam_apply_coords": "forward", "kornia_sold2_candidates": "b
 
 #: Input sets run in eager mode only: the exported reshape of an empty batch (ONNX Reshape
 #: without allowzero cannot; README's guidance table puts that graph repair out of scope).
-EAGER_ONLY = {"kornia_bbox_restore": {"no-batch"}}
+EAGER_ONLY = {"kornia_bbox_restore": {"no-batch"},
+              # DaD's grid divides by the batch size as a Python number: eager mode raises ZeroDivisionError
+              "dad_subpixel_offsets": {"no-batch"}}
 
 #: Variants TRT203 leaves as they are (the tensor written into is the caller's).
 LEFT = ("ultralytics_clip_boxes",)
@@ -117,6 +129,12 @@ def _edge_sets(name: str, module) -> dict[str, tuple]:
         # NaN in torch, not in the exported min (the original's graph too: not the write's problem)
         return {"zeros": (first, torch.zeros_like(boxes)), "negatives": (first, -boxes),
                 "large": (first, boxes * 1e6), "no-boxes": (first, boxes[:, :0]), "no-batch": (first[:0], boxes[:0])}
+    if name == "dad_subpixel_offsets":
+        # no zeros, no inf/NaN, no scale that underflows the softmax: a tie in the top-k picks by the backend's own order
+        peaked = first.clone()
+        peaked[:, 3, 4] = 50.0
+        # (a map of one row is left out: the graph's one-step linspace is NaN there, TRT368's problem, not the write's)
+        return {"negatives": (-first.abs(),), "scaled": (first * 5,), "peaked": (peaked,), "no-batch": (first[:0],)}
     assert name == "transformers_shift_tokens"
     return {"all-ignored": (torch.full_like(first, -100),), "one-token": (first[:, :1],),
             "no-batch": (first[:0],), "negatives": (-first,)}
@@ -164,7 +182,12 @@ def test_variant_rewrite_and_export(name: str, rewritten: dict, tmp_path: Path) 
             assert_graph_equals_eager(session, original, inputs, label)
 
 
-@pytest.mark.parametrize("name", list(VARIANTS))
+#: Variants that torch.export refuses as written and as rewritten alike (DaD's grid: `1 / n` of a traced size made a
+#: Python float for `torch.linspace` specializes every size): the dynamo exporter stops before the writes matter.
+DYNAMO_REFUSES = ("dad_subpixel_offsets",)
+
+
+@pytest.mark.parametrize("name", [n for n in VARIANTS if n not in DYNAMO_REFUSES])
 def test_variant_dynamo_export(name: str, rewritten: dict, tmp_path: Path) -> None:
     module = load_variant(HERE / f"{name}.py", f"trt203_dynamo_{name}")
     _, rewritten_module = rewritten[name]
@@ -215,3 +238,42 @@ def test_callers_tensor_left_as_is(name: str, tmp_path: Path) -> None:
     # the problem stays where the author must decide: the export holds the scatters
     module = load_variant(path, f"trt203_left_{name}")
     assert _original_scatters(_built(module), variant_inputs(module, None, 0), module.DYNAMIC, tmp_path / "b.onnx")
+
+
+def _float64_casts(path: Path) -> int:
+    return sum(node.op_type == "Cast" and any(a.name == "to" and a.i == onnx.TensorProto.DOUBLE for a in node.attribute)
+               for node in onnx.load(path).graph.node)
+
+
+def test_dads_offsets_stay_float32_once_built_anew(rewritten: dict, tmp_path: Path) -> None:
+    # The original's TorchScript graph computes the written columns in float64 (the exporter lost the tensor's type
+    # over the in-place write); rebuilt by TRT203 they stay float32 and ONNX Runtime loads the graph's Einsum.
+    module = load_variant(HERE / "dad_subpixel_offsets.py", "trt203_dad_casts")
+    example = variant_inputs(module, None, 0)
+    _original_scatters(_built(module), example, module.DYNAMIC, tmp_path / "before.onnx")
+    assert _float64_casts(tmp_path / "before.onnx") == 2
+    export_variant(_built(rewritten["dad_subpixel_offsets"][1]), example, module.DYNAMIC, tmp_path / "after.onnx", HERE)
+    assert _float64_casts(tmp_path / "after.onnx") == 0
+
+
+def test_dads_offsets_migrate_to_exit_0(tmp_path: Path) -> None:
+    # migrate matches the float64 Cast at the write to TRT203 (a fix that builds the tensor anew), proves it and keeps it
+    path = tmp_path / "dad_subpixel_offsets.py"
+    path.write_bytes((HERE / "dad_subpixel_offsets.py").read_bytes())
+    report = migrate_json(path, axes_json(load_variant(path, "trt203_dad_migrate")))
+    assert report["exit_code"] == 0, report["remaining"]
+    assert [d["rule"] for d in report["applied"]].count("TRT203") == 2, report["applied"]
+
+
+@pytest.mark.parametrize("name", DYNAMO_REFUSES)
+def test_variant_dynamo_refuses_the_original_as_well(name: str, rewritten: dict) -> None:
+    module = load_variant(HERE / f"{name}.py", f"trt203_dynamo_refused_{name}")
+    example = variant_inputs(module, None, 0)
+    shapes = [{axis: torch.export.Dim.DYNAMIC for axis in axes} for axes in module.DYNAMIC.values()]
+    refusals = []
+    for model in (_built(module), _built(rewritten[name][1])):
+        with pytest.raises(Exception) as refused:
+            torch.export.export(model, example, dynamic_shapes=shapes)
+        refusals.append((type(refused.value).__name__, str(refused.value).splitlines()[0]))
+    # the same refusal, before any write: the grid specializes every size (`1 / n` made a Python float)
+    assert refusals[0] == refusals[1], refusals
