@@ -273,6 +273,8 @@ def _index_text(dim: int, item: str) -> str:
 class SliceAssign(RuntimeScopeRule):
     # Read through `_MaskProbe` (the mask evidence of `indexing`), on this rule's behalf.
     requires = (TensorEvidence,)
+    #: While a called function's return is judged (:meth:`_returns_fresh`): its own calls are not followed.
+    _in_callee = False
     info = RuleInfo(
         id="TRT203",
         name="slice-assign",
@@ -472,7 +474,8 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             return self._is_tensor_value(value.left, False) or self._is_tensor_value(value.right, False)
         if type(value) is not cst.Call:
             return False
-        if fresh_only and type(value.func) is cst.Name and self._returns_fresh(value.func.value):
+        if fresh_only and type(value.func) is cst.Name and not self._in_callee \
+                and not self._bound_here(value.func.value) and self._returns_fresh(value.func.value):
             return True  # DaD's `get_grid(B, n, n)`: a function of this file whose one return is a new tensor
         names = self.context.qualified_names(value.func)
         if names:
@@ -506,6 +509,12 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             return method in _TENSOR_METHODS
         return False
 
+    def _bound_here(self, name: str) -> bool:
+        """Does the function being read bind ``name`` itself (a parameter, an assignment, an import), so that a call
+        of it may not be the module's function of that name?"""
+        bindings = self._function_bindings()
+        return bindings is None or bool(bindings.sites.get(name))
+
     def _returns_fresh(self, name: str) -> bool:
         """Is ``name`` an undecorated function of this file, bound nowhere else at module level, whose body runs
         straight through (simple statements, a docstring) to ``return <value>``, the value a new tensor: fresh
@@ -527,7 +536,14 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         *steps, last = [s.body[0] for s in body]
         if type(last) is not cst.Return or last.value is None:
             return False
-        returned = strip_parens(last.value)
+        self._in_callee = True  # the callee's own calls are not followed (nor recursion)
+        try:
+            return self._returns_new(steps, strip_parens(last.value))
+        finally:
+            self._in_callee = False
+
+    def _returns_new(self, steps: list[cst.BaseSmallStatement], returned: cst.BaseExpression) -> bool:
+        """Is ``returned``, after the straight-line ``steps``, a new tensor nothing else holds?"""
         if type(returned) is not cst.Name:
             return self._is_tensor_value(returned, True)
         for position in range(len(steps) - 1, -1, -1):

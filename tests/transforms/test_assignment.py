@@ -178,7 +178,8 @@ def test_a_tensor_a_function_of_the_file_returns_new_is_rebound(tmp_path) -> Non
 
 
 #: Bound from a function of the file that may not return a new tensor: a view of its parameter, a tensor it also
-#: keeps, one under a decorator, a name the module binds again, a body that is not straight-line code.
+#: keeps, one under a decorator, a name the module binds again, a body that is not straight-line code, a name the
+#: caller binds itself.
 _NOT_FRESH_CALLS = [
     "def grid(x):\n    return x.view(4, 6)\n\ndef f(x, y):\n    out = grid(x)\n    out[:, 1:3] = y\n    return out\n",
     "def grid(keep):\n    g = torch.zeros(4, 6)\n    keep.append(g)\n    return g\n\n"
@@ -189,6 +190,10 @@ _NOT_FRESH_CALLS = [
     "def f(y):\n    out = grid()\n    out[:, 1:3] = y\n    return out\n",
     "def grid(x):\n    if x is None:\n        return torch.zeros(4, 6)\n    return x\n\n"
     "def f(x, y):\n    out = grid(x)\n    out[:, 1:3] = y\n    return out\n",
+    # the caller's own `grid` (a parameter) shadows the module's function
+    "def grid():\n    return torch.zeros(4, 6)\n\ndef f(grid, y):\n    out = grid()\n    out[:, 1:3] = y\n    return out\n",
+    # a function returning another's result: not followed (two that call each other end nowhere)
+    "def a():\n    return b()\n\ndef b():\n    return a()\n\ndef f(y):\n    out = a()\n    out[:, 1:3] = y\n    return out\n",
 ]
 
 
