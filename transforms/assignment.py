@@ -21,11 +21,11 @@ from trtcodemod.astutil import (children, int_value, mentions_name, plain_read, 
                                 visit_readonly, walk)
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import PARAM, Bindings
+from trtcodemod.transforms._module_functions import body_statements, file_function
 from trtcodemod.transforms._runtime_scope import RuntimeScopeRule
 from trtcodemod.transforms._tensor_evidence import TensorEvidence, annotated_tensor_parameter
 from trtcodemod.transforms.ellipsis_index import reported_index
 from trtcodemod.transforms.indexing import NONE, STRONG, _is_plain_scalar, _MaskRule
-from trtcodemod.transforms.per_image_nms import _binds_at_module_level
 
 _OPERATORS = "https://github.com/onnx/onnx-tensorrt/blob/main/docs/operators.md"
 _REFERENCES = (
@@ -522,15 +522,10 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
         them reads (nothing else keeps it)? Its calls then hand the caller a tensor nothing else holds (DaD's
         ``get_grid``: ``x1_n = torch.stack(...).reshape(...)``, ``return x1_n``). The callee's calls are not
         followed."""
-        module = self.context.module
-        found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
-        if len(found) != 1 or found[0].decorators or found[0].asynchronous is not None \
-                or type(found[0].body) is not cst.IndentedBlock \
-                or any(type(s) is not cst.FunctionDef and _binds_at_module_level(s, name) for s in module.body):
+        function = file_function(self.context.module, name)
+        if function is None or function.asynchronous is not None:
             return False
-        body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
-                                                       and type(s.body[0]) is cst.Expr
-                                                       and type(s.body[0].value) is cst.SimpleString)]
+        body = body_statements(function)
         if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
             return False
         *steps, last = [s.body[0] for s in body]

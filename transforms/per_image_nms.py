@@ -20,6 +20,7 @@ from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, var
 from trtcodemod.context import FileContext
 from trtcodemod.module_files import imported_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
+from trtcodemod.transforms._module_functions import body_statements, file_function
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
 NMS_HELPER = "_trt_nms_by_image"
@@ -909,18 +910,15 @@ class Flattener:
         if type(func) is not cst.Name or not node.args or any(a.keyword is not None or a.star for a in node.args):
             return None
         module = self.rule.context.module
-        found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == func.value]
-        if len(found) != 1 or found[0].decorators or type(found[0].body) is not cst.IndentedBlock \
-                or any(type(s) is not cst.FunctionDef and _binds_at_module_level(s, func.value) for s in module.body):
+        function = file_function(module, func.value)
+        if function is None:
             return None
-        params = found[0].params
+        params = function.params
         if len(params.params) != len(node.args) or params.posonly_params \
                 or params.kwonly_params or params.star_kwarg is not None \
                 or params.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
             return None
-        body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
-                                                       and type(s.body[0]) is cst.Expr
-                                                       and type(s.body[0].value) is cst.SimpleString)]
+        body = body_statements(function)
         if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
             return None
         *steps, last = [s.body[0] for s in body]
@@ -1833,40 +1831,18 @@ def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
     return False
 
 
-def _binds_at_module_level(statement: cst.BaseStatement, name: str) -> bool:
-    """Does a module-level statement (not a function's definition) bind ``name`` in the module: an assignment, a
-    ``for`` or ``with`` target, an import, a class of that name? A class's body binds its own attributes, and a read
-    (``box = corners(p)`` in a method) binds nothing."""
-    if type(statement) is cst.ClassDef:
-        return statement.name.value == name
-    for node in walk(statement):
-        if type(node) in (cst.FunctionDef, cst.ClassDef) and node.name.value == name:
-            return True  # under an `if` or `try` (or a class's own body, which binds nothing: conservative)
-        if type(node) in (cst.AssignTarget, cst.AnnAssign, cst.AugAssign, cst.For, cst.AsName, cst.NamedExpr):
-            target = node.name if type(node) is cst.AsName else node.target
-            if any(type(n) is cst.Name and n.value == name for n in walk(target)):
-                return True
-        if type(node) is cst.ImportAlias and node.asname is None \
-                and code_of(node.name).strip().split(".")[0] == name:
-            return True
-    return False
-
-
 def _elementwise_helper(module: cst.Module, name: str) -> bool:
     """Is ``name`` a function of the module, of one parameter, that only returns it through methods that work
     element by element, given no argument (PyTorch-YOLOv3's ``to_cpu``: ``return tensor.detach().cpu()``)? Then
     its result on the flattened rows is every image's result, in order."""
-    found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
-    bound = [s for s in module.body if type(s) is not cst.FunctionDef and _binds_at_module_level(s, name)]
-    if len(found) != 1 or bound or found[0].decorators or type(found[0].body) is not cst.IndentedBlock:
+    function = file_function(module, name)
+    if function is None:
         return False
-    params = found[0].params
+    params = function.params
     if len(params.params) != 1 or params.star_arg not in (cst.MaybeSentinel.DEFAULT, None) or params.kwonly_params \
             or params.star_kwarg or params.posonly_params or params.params[0].default:
         return False
-    body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
-                                                   and type(s.body[0]) is cst.Expr
-                                                   and type(s.body[0].value) is cst.SimpleString)]
+    body = body_statements(function)
     if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
             or type(body[0].body[0]) is not cst.Return or body[0].body[0].value is None:
         return False
@@ -1904,18 +1880,15 @@ def _row_wise(module: cst.Module, name: str) -> bool:
     else np.copy(x)``, ``y[:, 0] = x[:, 0] - x[:, 2] / 2``, ..., ``return y``; PyTorch-YOLOv3's makes ``y =
     x.new(x.shape)`` and sets ``y[..., 0]``: the last axis, each row's)? Then each row's result is its row's alone,
     on the flattened rows as on an image's (a column it leaves unset is as undefined in one as in the other)."""
-    found = [s for s in module.body if type(s) is cst.FunctionDef and s.name.value == name]
-    bound = [s for s in module.body if type(s) is not cst.FunctionDef and _binds_at_module_level(s, name)]
-    if len(found) != 1 or bound or found[0].decorators or type(found[0].body) is not cst.IndentedBlock:
+    function = file_function(module, name)
+    if function is None:
         return False
-    params = found[0].params
+    params = function.params
     if len(params.params) != 1 or params.star_arg is not cst.MaybeSentinel.DEFAULT and params.star_arg is not None \
             or params.kwonly_params or params.star_kwarg or params.posonly_params or params.params[0].default:
         return False
     source = params.params[0].name.value
-    body = [s for s in found[0].body.body if not (type(s) is cst.SimpleStatementLine and len(s.body) == 1
-                                                   and type(s.body[0]) is cst.Expr
-                                                   and type(s.body[0].value) is cst.SimpleString)]
+    body = body_statements(function)
     if len(body) < 2 or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
         return False  # (one statement, `return tensor.detach().cpu()`, makes no copy whose columns it sets)
     first, *columns, last = [s.body[0] for s in body]
