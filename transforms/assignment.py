@@ -43,8 +43,9 @@ _FRESH_FUNCTIONS = tuple(
         "arange", "linspace", "eye", "tensor", "cat", "concat", "stack", "rand", "randn", "randint",
     )
 )
-#: Tensor methods whose result is a new tensor.
-_FRESH_METHODS = frozenset({"clone", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor"})
+#: Tensor methods whose result is a new tensor (``repeat`` copies its receiver's data, unlike ``expand``: RAFT's
+#: ``coords_grid`` returns ``coords[None].repeat(batch, 1, 1, 1)``).
+_FRESH_METHODS = frozenset({"clone", "new_zeros", "new_ones", "new_full", "new_empty", "new_tensor", "repeat"})
 #: Further evidence that a value is a tensor (it may be a view of another one).
 _TENSOR_FUNCTION_PREFIXES = ("torch.", )
 _NOT_TENSOR_FUNCTIONS = frozenset({
@@ -474,9 +475,11 @@ TensorRT (no TensorRT on our machines): the finding is about the construct, and
             return self._is_tensor_value(value.left, False) or self._is_tensor_value(value.right, False)
         if type(value) is not cst.Call:
             return False
-        if fresh_only and type(value.func) is cst.Name and not self._in_callee \
+        if type(value.func) is cst.Name and not self._in_callee \
                 and not self._bound_here(value.func.value) and self._returns_fresh(value.func.value):
-            return True  # DaD's `get_grid(B, n, n)`: a function of this file whose one return is a new tensor
+            # DaD's `get_grid(B, n, n)`, RAFT's `coords_grid(b, h, w)`: a function of this file whose one return is
+            # a new tensor (bound directly, or through a view of it)
+            return True
         names = self.context.qualified_names(value.func)
         if names:
             if fresh_only:

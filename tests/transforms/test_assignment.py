@@ -177,6 +177,33 @@ def test_a_tensor_a_function_of_the_file_returns_new_is_rebound(tmp_path) -> Non
     assert run_once(before_f, [torch.zeros(0, 4, 6), 3]).error is ZeroDivisionError
 
 
+#: RAFT's ``coords_grid`` (princeton-vl/RAFT, core/utils/utils.py): a grid made once and ``repeat``-ed over the
+#: batch, which copies it (``expand`` would not); the caller then scales its columns in place.
+_REPEATED_GRID = ("def coords_grid(batch, ht, wd):\n"
+                  "    coords = torch.meshgrid(torch.arange(ht), torch.arange(wd), indexing='ij')\n"
+                  "    coords = torch.stack(coords[::-1], dim=0).float()\n"
+                  "    return coords[None].repeat(batch, 1, 1, 1)\n\n"
+                  "def f(x):\n"
+                  "    b, _, h, w = x.shape\n"
+                  "    grid = coords_grid(b, h, w)\n"
+                  "    grid[:, 0] = grid[:, 0] / max(w - 1, 1)\n"
+                  "    grid[:, 1] = grid[:, 1] / max(h - 1, 1)\n"
+                  "    return grid * x[:, :1]\n")
+
+
+def test_a_repeated_grid_is_new(tmp_path) -> None:
+    after = fixed(_REPEATED_GRID)
+    assert after.count("grid = torch.cat([") == 2 and "grid[:, 0] =" not in after, after
+    before_f = import_source(HEADER + _REPEATED_GRID, tmp_path)["f"]
+    after_f = import_source(after, tmp_path)["f"]
+    for x in (torch.randn(2, 3, 5, 7), torch.zeros(1, 1, 1, 1), -torch.rand(3, 2, 4, 2), torch.zeros(0, 1, 4, 6),
+              torch.full((1, 1, 2, 2), float("nan"))):
+        assert_same_run(run_once(before_f, [x]), run_once(after_f, [x]), context=str(tuple(x.shape)))
+    # ``expand`` shares the grid's one copy across the batch: its writes land in every image, so it stays
+    shared = _REPEATED_GRID.replace(".repeat(batch, 1, 1, 1)", ".expand(batch, -1, -1, -1)")
+    assert fixed(shared) == HEADER + shared
+
+
 #: Bound from a function of the file that may not return a new tensor: a view of its parameter, a tensor it also
 #: keeps, one under a decorator, a name the module binds again, a body that is not straight-line code, a name the
 #: caller binds itself.

@@ -532,3 +532,47 @@ def test_integer_differences_that_are_no_rounding_flips_still_fail(change: str) 
         expected, exact, actual = expected > 128, exact > 128, (expected > 128).copy()
         actual[:3] = ~actual[:3]
     assert not compare_array("image", expected, actual, 1e-4, 1e-4, exact).passed
+
+
+# --- binary masks thresholded from floats (YOLO-seg's `gt_(0.5)`) ----------------------------------------------------
+
+def _masks(dtype=np.float32, size: int = 40000, seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(eager float32's mask, the float64 run's, the pre-threshold float64 values): a sigmoid of mask coefficients
+    thresholded at 0.5 as YOLO's ``process_mask`` does, eager's float32 sums crossing 0.5 where the value sits on it."""
+    rng = np.random.default_rng(seed)
+    coefficients, prototypes = rng.normal(size=(size, 32)), rng.normal(size=32)
+    logits = coefficients @ prototypes
+    logits[:8] = rng.normal(scale=1e-9, size=8)  # on the threshold: the order of the sum decides the side
+    exact = 1 / (1 + np.exp(-logits)) > 0.5
+    eager = 1 / (1 + np.exp(-(coefficients.astype(np.float32) @ prototypes.astype(np.float32)))) > 0.5
+    eager[:3] = ~exact[:3]  # eager float32 on the other side at three of them
+    return eager.astype(dtype), exact.astype(np.float64 if dtype != np.bool_ else np.bool_), logits
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.bool_])
+def test_a_mask_flipped_at_a_few_threshold_crossings_passes(dtype) -> None:
+    expected, exact, logits = _masks(dtype)
+    assert 0 < np.count_nonzero(expected != exact) <= 8  # eager float32 itself crosses 0.5 against the float64 run
+    actual = exact.astype(expected.dtype).copy()
+    actual[5:8] = 1 - actual[5:8] if dtype != np.bool_ else ~actual[5:8]  # the graph: other sides, as many more
+    result = compare_array("masks", expected, actual, 1e-4, 1e-4, exact)
+    assert result.passed and result.exact_admitted == int(np.count_nonzero(expected != actual)), result
+    assert not compare_array("masks", expected, actual, 1e-4, 1e-4, None).passed  # no float64 run: nothing widened
+
+
+@pytest.mark.parametrize("change, dtype", [(c, d) for c in ("box", "exact_agrees", "shifted") for d in (np.float32, np.bool_)]
+                         + [("not_binary", np.float32)])
+def test_mask_differences_that_are_no_threshold_flips_still_fail(change: str, dtype) -> None:
+    expected, exact, _ = _masks(dtype)
+    flip = (lambda v: 1 - v) if dtype != np.bool_ else (lambda v: ~v)
+    actual = expected.copy()
+    if change == "box":
+        actual[100:140] = flip(actual[100:140])  # a box's worth of pixels: far past eager's three crossings
+    elif change == "exact_agrees":
+        exact = expected.astype(exact.dtype)  # eager float32 crosses nowhere: exact comparisons, nothing to admit
+        actual[5] = flip(actual[5])
+    elif change == "not_binary":
+        actual[5] = 0.5  # a value that is no mask's
+    else:
+        actual = np.roll(expected, 1)  # a mask moved by a pixel
+    assert not compare_array("masks", expected, actual, 1e-4, 1e-4, exact).passed

@@ -360,6 +360,29 @@ def _rounding_flips(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray 
     return int(np.count_nonzero(a != x)) <= eager_flips + max(1, int(FLIP_SHARE * e.size))
 
 
+def _binary(values: np.ndarray) -> bool:
+    """Does ``values`` hold nothing but 0 and 1 (a bool array, or a float mask such as YOLO's ``gt_(0.5)``)?"""
+    values = np.asarray(values)
+    return values.dtype == np.bool_ or bool(np.isin(values, (0, 1)).all())
+
+
+def _threshold_flips(expected: np.ndarray, actual: np.ndarray, exact: np.ndarray | None) -> bool:
+    """Are the graph's misses of a binary output (bool, or floats of 0 and 1) a threshold's rounding flips? Eager
+    float32, the graph and the float64 run all hold only 0 and 1, eager float32 itself lands on the other side of the
+    threshold than the float64 run somewhere (a mask thresholded from floats: a comparison of exact integers admits
+    nothing), and the graph misses the float64 run at no more elements than eager float32 does plus as many again,
+    at most :data:`FLIP_SHARE` of the output. YOLOv7-seg's masks (zoo 93, random weights): 20 of 4980736 elements
+    differ from eager mode's, where eager float32 itself differs from the float64 run at 23: a mask coefficient summed
+    in another order crosses 0.5. A wrong box's mask or a shifted one moves far more elements than eager's own flips."""
+    if exact is None or np.shape(exact) != np.shape(expected) or np.asarray(expected).size == 0 \
+            or not (_binary(expected) and _binary(actual) and _binary(exact)):
+        return False
+    e, a, x = (np.asarray(v).astype(np.int8) for v in (expected, actual, exact))
+    eager_flips = int(np.count_nonzero(e != x))
+    return eager_flips > 0 and int(np.count_nonzero(a != x)) <= eager_flips + max(
+        1, min(eager_flips, int(FLIP_SHARE * e.size)))
+
+
 def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float,
                   exact: np.ndarray | None = None) -> OutputComparison:
     """Compare one output; ``exact``: the float64 run's, for the elements outside the tolerance."""
@@ -381,6 +404,11 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         return OutputComparison(**base, max_abs_err=0.0, max_rel_err=0.0, passed=True)
     if expected.dtype == np.bool_ or not np.issubdtype(expected.dtype, np.number):
         wrong = int(np.count_nonzero(expected != actual))
+        if wrong and expected.dtype == np.bool_ and _threshold_flips(expected, actual, exact):
+            # a mask thresholded from floats: the graph's rounding crosses the threshold where eager float32's does
+            # against the float64 run, and at few more elements
+            return OutputComparison(**base, max_abs_err=1.0, max_rel_err=1.0, passed=True, exact_admitted=wrong,
+                                    eager_misses=int(np.count_nonzero(np.asarray(exact) != expected)))
         return OutputComparison(**base, max_abs_err=float(wrong > 0), max_rel_err=float(wrong > 0),
                                 passed=wrong == 0, problem=f"{wrong} element(s) differ" if wrong else "")
 
@@ -421,6 +449,11 @@ def compare_array(name: str, expected: np.ndarray, actual: np.ndarray, atol: flo
         # float rounding flips an element at a rounding boundary to the next integer, as eager float32's own
         # rounding does against the float64 run, and by no more elements.
         admitted = int(np.count_nonzero(outside))
+        own_misses = int(np.count_nonzero(np.asarray(exact) != expected))
+        outside[:] = False
+    if outside.any() and referenced and _threshold_flips(expected, actual, exact):
+        # A float mask thresholded at 0.5 (YOLO's `gt_(0.5)`): the same flips as a bool mask's
+        admitted += int(np.count_nonzero(outside))
         own_misses = int(np.count_nonzero(np.asarray(exact) != expected))
         outside[:] = False
     judged = False
