@@ -21,6 +21,7 @@ from trtcodemod.context import FileContext
 from trtcodemod.module_files import imported_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._module_functions import body_statements, file_function
+from trtcodemod.transforms._prototype_masks import BLOCKS_HELPER, CHANNELS_HELPER, is_prototype_masks
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
 NMS_HELPER = "_trt_nms_by_image"
@@ -1300,6 +1301,30 @@ class Flattener:
         text, kind = self._nonzero_text(found)
         return f"{code_of(func).strip()}({', '.join([text, *args[1:]])})", Kind("index", kind.image)
 
+    def _prototype_masks(self, node: cst.Call) -> tuple[str, Kind] | None:
+        """YOLO-seg's ``process_mask(proto[i], det[:, 6:], det[:, :4], shape, upsample=True)``, a function that reads
+        an image's prototypes only through ``masks_in @ protos.view(c, -1)`` (:func:`is_prototype_masks`), its
+        other arguments rows of one image or the same for every image: called once on every image's rows, with
+        every image's channels one after another and each row's coefficients at its image's block."""
+        func = node.func
+        if type(func) is not cst.Name or len(node.args) < 2 or any(a.keyword for a in node.args[:2]):
+            return None
+        batch = self._image_of(node.args[0].value)
+        if batch is None or batch == self.transposed or not is_prototype_masks(self.rule.context, func.value):
+            return None
+        coefficients, kind = self.expression(node.args[1].value)
+        if kind.name != "rows":
+            raise Decline
+        rest = []
+        for argument in node.args[2:]:
+            text, found = self.expression(argument.value)
+            if found != STATIC and (found.name != "rows" or found.image != kind.image):
+                raise Decline
+            rest.append(f"{argument.keyword.value}={text}" if argument.keyword else text)
+        self.helpers.update((CHANNELS_HELPER, BLOCKS_HELPER))
+        blocks = f"{BLOCKS_HELPER}({coefficients}, {kind.image}, {batch}.shape[0])"
+        return f"{func.value}({', '.join([f'{CHANNELS_HELPER}({batch})', blocks, *rest])})", Kind("rows", kind.image)
+
     def _call(self, node: cst.Call) -> tuple[str, Kind]:
         if any(a.star for a in node.args):
             raise Decline
@@ -1346,6 +1371,9 @@ class Flattener:
             return self._softmax(node, method=softmax)
         if type(func) is cst.Attribute and not context.qualified_names(func) and func.attr.value in _ROW_REDUCTIONS:
             return self._row_reduction(node)
+        masks = self._prototype_masks(node)
+        if masks is not None:
+            return masks
         if type(func) is cst.Name and len(node.args) == 1 and not keywords \
                 and _row_function(context, func.value):
             text, kind = self.expression(positional[0])
@@ -1995,6 +2023,11 @@ axis (`torch.cat(rows)`), whose body is assignments that
   `decode_ltrb(centers_k, strides_k, reg_k)`, which returns `torch.stack([x1, y1, x2, y2], dim=-1)`): it is
   called as written on the flattened rows, each row's result its row's alone (no vmap); a table given as it is
   (RetinaFace's `priors`, one row a candidate) is no literal, and such a call is mapped as above;
+- call a function of an image's mask prototypes and its rows' coefficients (YOLOv5/v7/v9-seg's
+  `process_mask(proto[i], det[:, 6:], det[:, :4], shape)`, its body read where it is written, taken only where it
+  reads the prototypes as `c, mh, mw = protos.shape` and in one product `masks_in @ protos.view(c, -1)`): called
+  once with every image's channels one after another and each row's coefficients at its image's block (see
+  TRT361);
 - pick candidates: `remove_small_boxes` or a mask's positions (`torch.where(s > t)[0]`, `m.nonzero()[:, 0]`, or made
   one axis: `m.nonzero().squeeze(1)`, `.squeeze(-1)`, `.view(-1)`, `.reshape(-1)`, `.flatten()`,
   `torch.flatten(torch.nonzero(m))`, zoo 32's wf_pytorch_yolo_v4 wrapper; not `squeeze()`, which makes one

@@ -9,6 +9,8 @@ those rows at once; the loop stays for eager code and for any other list.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
@@ -54,6 +56,17 @@ def _none_skip(statement: cst.BaseStatement, entry: str | tuple[str, ...]) -> bo
         and type(strip_parens(test.left)) is cst.Name and strip_parens(test.left).value == entry
 
 
+def _has_rows(test: cst.BaseExpression, entry: str) -> bool:
+    """Is ``test`` true exactly where the tensor ``entry`` has rows: ``entry.shape[0]``, ``len(entry)`` or
+    ``entry.size(0)`` (not ``numel()``, which rows of no value make 0), alone or compared ``> 0`` / ``!= 0``?"""
+    test = strip_parens(test)
+    if type(test) is cst.Comparison and len(test.comparisons) == 1 \
+            and type(test.comparisons[0].operator) in (cst.GreaterThan, cst.NotEqual) \
+            and int_value(strip_parens(test.comparisons[0].comparator)) == 0:
+        test = strip_parens(test.left)
+    return code_of(test).strip() in (f"{entry}.shape[0]", f"len({entry})", f"{entry}.size(0)")
+
+
 class PerImageRows(RuntimeScopeRule):
     needs_text = spelled("enumerate", "zip")
     info = RuleInfo(
@@ -82,7 +95,18 @@ None: continue` (a wrapper over YOLOX's `postprocess`, whose list holds `None` f
 end by filling further lists under a setting the same for every image (`if self.segm is not None:
 masks.append(det["masks"][keep, 0])`, lists made in one statement, `rows, masks = [...], [...]`: zoo 90's wrapper
 over DETR's post-processors):
-TRT360's list holds a tensor an image, so the flattened rows take no such skip. Where the image column
+TRT360's list holds a tensor an image, so the flattened rows take no such skip. Appends made only where
+the image has rows, `if det.shape[0]:` (or `len(det)`, `det.size(0)`, compared `> 0` or `!= 0`, after a setting
+`if self.segment and det.shape[0]:`, the appends possibly under `if self.retina: ... else: ...`), are made on
+every image's rows at once where any image has rows: an image without rows adds nothing to a list of rows, and
+the test keeps the work on rows from running on none (zoo 93's YOLOv7-seg wrapper, whose empty resize raises).
+Such an append may call a function of an image's mask prototypes, `process_mask(proto[index], det[:, 6:],
+det[:, :4], shape, upsample=True)` (YOLOv5/v7/v9-seg), whose body, read in its own file, touches the prototypes
+only as `c, mh, mw = protos.shape` and through one product `masks_in @ protos.float().view(c, -1)`, and its
+coefficients and `c` only there: it is called once with every image's channels one after another
+(`_trt_image_channels(proto)`, `(batch * c, mh, mw)`) and each row's coefficients at its image's block of columns,
+zeros elsewhere (`_trt_image_blocks(coefficients, image, proto.shape[0])`), so each row sums its own image's
+channels. Where the image column
 is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
 `concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
 concatenated along the first axis in the same block are taken with it.
@@ -100,7 +124,11 @@ same rows in a new tensor. A script compiles none of it: the list is looked at o
 `not torch.jit.is_scripting() and {TRACING_HELPER}()`, and the branch on `{_FLAT} is not None`
 holds for `None` a script knows statically.
 
-Fix safety: unsafe: {_ASSUMPTION}. `migrate` applies it with TRT360's rewrite of the loop that
+Fix safety: unsafe: {_ASSUMPTION}. A prototype function's call also assumes that the function treats each
+row on its own (its mask, cropped, resized, thresholded: each row's alone) and that the prototypes are finite
+(a row's zeros meet the other images' channels: zero times infinity is NaN); its product adds those zeros in
+another order, so a mask thresholded at 0.5 may flip where the value lies on the threshold, as eager float32
+does against float64. `migrate` applies it with TRT360's rewrite of the loop that
 makes the list (the unrolled loops at both lines) and keeps it only where the rewritten model's
 graph is faithful and equivalent on its inputs.""",
         fix=Safety.UNSAFE,
@@ -236,8 +264,9 @@ graph is faithful and equivalent on its inputs.""",
         statements[0] = statements[0].with_changes(leading_lines=original.leading_lines)
         return cst.FlattenSentinel(statements)
 
-    def _loop(self, block, position: int, node: cst.For) -> str | None:
-        """Report the loop where it is taken; the list it reads where that is a plain read, else None."""
+    def _loop(self, block, position: int, node: cst.For, nonempty_carried: bool = True) -> str | None:
+        """Report the loop where it is taken; the list it reads where that is a plain read, else None. With
+        ``nonempty_carried`` false, appends under a test that the image has rows are never carried over."""
         header = self._enumerated(node.iter, node.target) if node.orelse is None and node.asynchronous is None \
             else None
         if header is None or self._runs_nms(node):
@@ -249,13 +278,18 @@ graph is faithful and equivalent on its inputs.""",
         body = [s for s in body if not _none_skip(s, entry)]
         # `if self.segm is not None: masks.append(...)` (a wrapper over DETR's post-processors): a second list
         # filled under a setting, the same for every image, after the rows
-        settled, guards = [], []
+        settled, guards, nonempty = [], [], []
         # a setting reads neither the image's index, nor its entry, nor a name the body binds (`keep`)
         image_names = {index, *self._names(entry), *(n.target.value for n in walk(node.body)
                                                     if type(n) is cst.AssignTarget and type(n.target) is cst.Name)}
         while body:
             if self._settled_appends(body[-1], image_names) is not None:
                 settled.insert(0, body.pop())
+                continue
+            if nonempty_carried and not guards and self._nonempty_appends(body[-1], entry, image_names) is not None:
+                # `if det.shape[0]: masks.append(process_mask(proto[index], det[:, 6:], ...))` (zoo 93's YOLOv7-seg
+                # wrapper): each image's masks where it has rows, all images' at once where any image has
+                nonempty.insert(0, body.pop())
                 continue
             setting = self._setting_first(body[-1], image_names)
             if setting is None:
@@ -270,6 +304,7 @@ graph is faithful and equivalent on its inputs.""",
         rule = PerImageNms  # its list helpers, on this rule's context
         target = rule._appended(self, small[-1])
         filled = [target] + [name for statement in settled for name, _ in self._settled_appends(statement, image_names)]
+        filled += [name for statement in nonempty for name in self._nonempty_appends(statement, entry, image_names)[1]]
         if guards and len(filled) > 1:
             return  # one list under a setting carried over, another left out: not both at once
         if target is None or len(set(filled)) != len(filled) or not all(
@@ -286,8 +321,13 @@ graph is faithful and equivalent on its inputs.""",
                 appends = "".join(f"\n    {name}.append({flattener.per_image(value)})"
                                   for name, value in self._settled_appends(statement, image_names))
                 lines.append(f"if {code_of(statement.test).strip()}:{appends}")
+            for statement in nonempty:
+                setting = self._nonempty_appends(statement, entry, image_names)[0]
+                test = f"{code_of(setting).strip()} and {_FLAT}.shape[0]" if setting is not None \
+                    else f"{_FLAT}.shape[0]"
+                lines.append(f"if {test}:{self._appends_text(statement.body.body, flattener, '    ')}")
         except (Decline, KeyError):
-            return
+            return self._loop(block, position, node, False) if nonempty else None
         if FILL_HELPER not in flattener.helpers:
             return  # no image column: not a flattening of per-image results this rule knows
         if rule._read_after(self, block, position, {index, *self._names(entry), *flattener.env}):
@@ -303,6 +343,66 @@ graph is faithful and equivalent on its inputs.""",
         self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip(), parts=parts,
                                              guards=guards), flattener.helpers)
         return None
+
+    def _nonempty_appends(self, statement: cst.BaseStatement, entry: str | tuple[str, ...], image_names: set[str]
+                          ) -> tuple[cst.BaseExpression | None, list[str]] | None:
+        """(the setting or None, the lists appended to) of ``if [<setting> and] <entry has rows>: <appends>``, the
+        appends possibly under ``if <setting>: ... else: ...`` (no ``elif``); else None. The entry has rows:
+        ``det.shape[0]``, ``len(det)``, ``det.size(0)``, also compared ``> 0`` or ``!= 0``. An
+        image without rows adds nothing to a list of rows, so on every image's rows at once the test asks whether
+        any image has rows (the work on rows may refuse none at all: an empty resize raises)."""
+        if isinstance(entry, tuple) or type(statement) is not cst.If or statement.orelse is not None \
+                or type(statement.body) is not cst.IndentedBlock:
+            return None
+        test, setting = strip_parens(statement.test), None
+        if type(test) is cst.BooleanOperation and type(test.operator) is cst.And \
+                and self._is_setting(test.left, image_names):
+            test, setting = strip_parens(test.right), test.left
+        if not _has_rows(test, entry):
+            return None
+        lists = self._appended_lists(statement.body.body, image_names)
+        return None if lists is None else (setting, lists)
+
+    def _is_setting(self, node: cst.BaseExpression, image_names: set[str]) -> bool:
+        """Does ``node`` read only names and attributes, none of ``image_names`` (the same for every image)?"""
+        return not ({n.value for n in walk(node) if type(n) is cst.Name} & image_names) \
+            and not any(type(n) in (cst.Call, cst.Subscript) for n in walk(node))
+
+    def _appended_lists(self, lines: Sequence[cst.BaseStatement], image_names: set[str]) -> list[str] | None:
+        """The lists (each once) that ``lines`` append to: appends, or ``if <setting>: <appends> else: <appends>``;
+        None for anything else."""
+        lists: list[str] = []
+        for line in lines:
+            if type(line) is cst.SimpleStatementLine and len(line.body) == 1:
+                name = PerImageNms._appended(self, line.body[0])
+                found = None if name is None else [name]
+            elif type(line) is cst.If and type(line.body) is cst.IndentedBlock \
+                    and self._is_setting(line.test, image_names) \
+                    and (line.orelse is None or type(line.orelse) is cst.Else):
+                found = self._appended_lists(line.body.body, image_names)
+                if found is not None and line.orelse is not None:
+                    other = self._appended_lists(line.orelse.body.body, image_names)
+                    found = None if other is None else found + [name for name in other if name not in found]
+            else:
+                found = None
+            if found is None:
+                return None
+            lists += [name for name in found if name not in lists]
+        return lists or None
+
+    def _appends_text(self, lines: Sequence[cst.BaseStatement], flattener: Flattener, indent: str) -> str:
+        """``lines`` (checked by :meth:`_appended_lists`) on every image's rows at once, each line after a newline."""
+        text = ""
+        for line in lines:
+            if type(line) is cst.SimpleStatementLine:
+                call = line.body[0].value
+                text += f"\n{indent}{code_of(call.func).strip()}({flattener.per_image(call.args[0].value)})"
+                continue
+            text += f"\n{indent}if {code_of(line.test).strip()}:"
+            text += self._appends_text(line.body.body, flattener, indent + "    ")
+            if line.orelse is not None:
+                text += f"\n{indent}else:" + self._appends_text(line.orelse.body.body, flattener, indent + "    ")
+        return text
 
     def _settled_appends(self, statement: cst.BaseStatement, image_names: set[str]
                          ) -> list[tuple[str, cst.BaseExpression]] | None:

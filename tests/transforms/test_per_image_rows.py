@@ -435,3 +435,123 @@ def test_per_image_lists_it_cannot_carry_over_are_named(body: str) -> None:
             "        found.append({'boxes': boxes[n, keep][kept], 'scores': best[keep][kept]})\n    return found\n")
     assert rewrite(code, select=RULES, unsafe=True) == code
     assert rules_found(code, select=RULES) == ["TRT360"]
+
+
+# --- each image's masks from its prototypes (YOLO-seg's `process_mask`) ---------------------------------------------
+
+#: YOLOv5/v7's ``process_mask`` (ultralytics/yolov5 utils/segment/general.py; WongKinYiu/yolov7 u7's), in our words.
+_PROCESS_MASK = """\
+def process_mask(protos, masks_in, bboxes, shape, upsample=False):
+    c, mh, mw = protos.shape
+    ih, iw = shape
+    masks = (masks_in @ protos.float().view(c, -1)).sigmoid().view(-1, mh, mw)
+    scaled = bboxes.clone()
+    scaled[:, 0::2] *= mw / iw
+    scaled[:, 1::2] *= mh / ih
+    cols = torch.arange(mw, dtype=scaled.dtype)[None, None, :]
+    rows = torch.arange(mh, dtype=scaled.dtype)[None, :, None]
+    x1, y1, x2, y2 = torch.chunk(scaled[:, :, None], 4, 1)
+    masks = masks * ((cols >= x1) * (cols < x2) * (rows >= y1) * (rows < y2))
+    if upsample:
+        masks = torch.nn.functional.interpolate(masks[None], shape, mode='bilinear', align_corners=False)[0]
+    return masks.gt_(0.5)
+"""
+
+#: The caller: each image's rows, and its masks where it has rows (zoo 92's YOLOv9 and zoo 93's YOLOv7-seg wrappers).
+_MASKS_CALLER = """\
+import torch
+
+
+{function}
+
+def f(found, proto, shape):
+    rows, masks = [torch.zeros(0, 7)], [torch.zeros(0, *shape)]
+    for index, det in enumerate(found):
+        rows.append(torch.cat([det[:, :6], torch.full((det.shape[0], 1), float(index))], 1))
+        if {test}:
+            masks.append(process_mask(proto[index], det[:, 6:], det[:, :4], shape, upsample=True))
+    return torch.cat(rows), torch.cat(masks).float()
+"""
+
+
+@pytest.mark.parametrize("test", ["det.shape[0]", "len(det)", "det.size(0) > 0", "det.shape[0] != 0",
+                                  "self_segment and det.shape[0]"])
+def test_masks_from_each_image_s_prototypes_are_carried(test: str) -> None:
+    code = _MASKS_CALLER.format(function=_PROCESS_MASK, test=test).replace("def f(found,", "def f(self_segment, found,"
+                                                                          if "self_" in test else "def f(found,")
+    after = rewrite(code, unsafe=True, select=("TRT361",))
+    flat = after.split("if _trt_flat is not None:\n")[1].split("    else:\n")[0]
+    setting = "self_segment and " if "self_" in test else ""
+    assert f"if {setting}_trt_flat.shape[0]:\n" in flat, flat
+    assert ("masks.append(process_mask(_trt_image_channels(proto), _trt_image_blocks(_trt_flat[:, 6:], "
+            "_trt_flat_image, proto.shape[0]), _trt_flat[:, :4], shape, upsample=True))") in flat, flat
+
+
+#: Functions whose prototypes are read otherwise than through the one product: the per-image call stays.
+_NOT_PROTOTYPE_MASKS = [
+    # the prototypes' mean: every image's channels at once would mix the images
+    _PROCESS_MASK.replace("masks = (masks_in", "masks = protos.mean() + (masks_in"),
+    # `c` reused: made the images' channels together, it would be the batch's
+    _PROCESS_MASK.replace(".view(-1, mh, mw)", ".view(-1, mh, mw) * c"),
+    # the coefficients read twice
+    _PROCESS_MASK.replace(".sigmoid().view", ".sigmoid().view(-1, mh, mw).sum() + masks_in.view"),
+    # the product the other way round: a channel a column
+    _PROCESS_MASK.replace("masks_in @ protos.float().view(c, -1)", "protos.float().view(c, -1).T @ masks_in.T"),
+    # the prototypes rebound before the product
+    _PROCESS_MASK.replace("    ih, iw = shape\n", "    ih, iw = shape\n    protos = protos.flip(0)\n"),
+    # the channels read from another axis
+    _PROCESS_MASK.replace("c, mh, mw = protos.shape", "mh, mw, c = protos.shape"),
+]
+
+
+@pytest.mark.parametrize("function", _NOT_PROTOTYPE_MASKS)
+def test_a_function_that_reads_prototypes_otherwise_keeps_the_loop(function: str) -> None:
+    code = _MASKS_CALLER.format(function=function, test="det.shape[0]")
+    assert rewrite(code, unsafe=True, select=("TRT361",)) == code
+
+
+@pytest.mark.parametrize("test", ["det.numel()", "det.shape[1]", "index > 0", "det.shape[0] > 1"])
+def test_a_test_other_than_the_image_having_rows_keeps_the_loop(test: str) -> None:
+    code = _MASKS_CALLER.format(function=_PROCESS_MASK, test=test)
+    after = rewrite(code, unsafe=True, select=("TRT361",))
+    assert "_trt_image_blocks" not in after
+
+
+def _per_image_masks(function, found, proto, shape):
+    """The loop as written: each image's masks where it has rows."""
+    masks = [torch.zeros(0, *shape)]
+    for index, det in enumerate(found):
+        if det.shape[0]:
+            masks.append(function(proto[index], det[:, 6:], det[:, :4], shape, upsample=True))
+    return torch.cat(masks)
+
+
+def _found(counts, channels, generator, scale=1.0):
+    return [torch.cat([torch.rand(n, 2, generator=generator) * 8, 8 + torch.rand(n, 2, generator=generator) * 8,
+                       torch.rand(n, 2, generator=generator),
+                       torch.randn(n, channels, generator=generator) * scale], 1) for n in counts]
+
+
+@pytest.mark.parametrize("counts", [(3, 0, 2), (0, 0), (4,), (0, 5, 0, 1)])
+def test_the_blocks_give_each_row_its_own_image_s_masks(counts, tmp_path) -> None:
+    from trtcodemod.helpers.per_image import _trt_image_blocks, _trt_image_channels
+
+    process_mask = import_source("import torch\n\n" + _PROCESS_MASK, tmp_path)["process_mask"]
+    generator = torch.Generator().manual_seed(sum(counts))
+    for kind in ("random", "zeros", "negatives", "non-finite coefficients"):
+        found = _found(counts, 4, generator)
+        proto = torch.randn(len(counts), 4, 8, 8, generator=generator) * 3
+        if kind == "zeros":
+            proto = torch.zeros_like(proto)
+        elif kind == "negatives":
+            proto = -proto.abs()
+        elif kind == "non-finite coefficients" and sum(counts):
+            rows = next(d for d in found if d.shape[0])
+            rows[0, 6], rows[-1, 7] = float("nan"), float("inf")  # a row's own: in its own block only
+        flat = torch.cat(found)
+        image = torch.cat([torch.full((n,), i) for i, n in enumerate(counts)])
+        want = _per_image_masks(process_mask, found, proto, (16, 16))
+        got = process_mask(_trt_image_channels(proto), _trt_image_blocks(flat[:, 6:], image, proto.shape[0]),
+                           flat[:, :4], (16, 16), upsample=True) if flat.shape[0] else torch.zeros(0, 16, 16)
+        assert got.shape == want.shape and got.dtype == want.dtype, kind
+        assert torch.equal(got, want), (kind, (got != want).sum())

@@ -130,6 +130,22 @@ def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
     return column.expand(like.shape).contiguous()
 
 
+@torch.jit.unused
+def _trt_image_channels(images: torch.Tensor) -> torch.Tensor:
+    """Every image's channels one after another: ``(batch, c, ...)`` made ``(batch * c, ...)``, the prototypes a
+    mask function reads as one image's (TRT360/TRT361's call of YOLO's ``process_mask`` on every image's rows)."""
+    return images.flatten(0, 1)
+
+
+@torch.jit.unused
+def _trt_image_blocks(rows: torch.Tensor, image: torch.Tensor, count: int) -> torch.Tensor:
+    """Each row's ``c`` values at its image's block of ``count * c`` columns, zeros in the other images' blocks:
+    multiplied by :func:`_trt_image_channels`' ``(count * c, ...)``, a row sums its own image's channels only. The
+    zeros are chosen, not multiplied in, so a row's own non-finite value stays in its own block."""
+    own = image.reshape(-1, 1, 1) == torch.arange(count, device=rows.device).reshape(1, -1, 1)
+    return torch.where(own, rows.unsqueeze(1), torch.zeros((), dtype=rows.dtype, device=rows.device)).flatten(1)
+
+
 class _TrtPerImageList(list):
     """A list of one entry an image (a dict or tuple of rows, or rows) that also carries every image's rows
     flattened, in the list's order, and each row's image: a caller that flattens the list again (TRT361) takes them

@@ -20,7 +20,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from variant_models import assert_follows_the_batch, built_variant, migrate_with_standin, seeded
+from variant_models import assert_follows_the_batch, assert_graph_within, built_variant, export_variant, \
+    migrate_with_standin, seeded
 from variant_models import TORCHVISION_STANDIN as STANDIN, line_of as _line_of, load_variant
 
 from trtcodemod.engine import Options, check_source, fix_source
@@ -45,6 +46,9 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...]]] = {
                                     "for i, b in enumerate(boxes):")),
     # mmdet's bbox2roi: `rois`, bound in the loop, bound again by the concatenation before it is read
     "mmdet_rpn_bbox2roi": ("build", "for (mlvl_proposals, mlvl_scores,", ("for img_id, bboxes in enumerate(bbox_list):",)),
+    # YOLOv7-seg: each image's masks from its prototypes by `process_mask`, where the image has rows
+    "yolov7_seg_process_mask": ("build", "for xi, x in enumerate(prediction):",
+                                ("for index, det in enumerate(found):",)),
 }
 
 
@@ -108,7 +112,9 @@ def _rewritten(name: str, builder: str, tmp_path: Path):
                                           ("coin_detector_output_to_target", "build_comprehension"),
                                           ("torchvision_rpn_roi_format", "build"),
                                           ("torchvision_rpn_roi_format", "build_roi_align"),
-                                          ("mmdet_rpn_bbox2roi", "build")])
+                                          ("mmdet_rpn_bbox2roi", "build"),
+                                          ("yolov7_seg_process_mask", "build"),
+                                          ("yolov7_seg_process_mask", "build_retina")])
 def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, builder: str, tmp_path: Path) -> None:
     module, original, rewritten = _rewritten(name, builder, tmp_path)
     rewritten.load_state_dict(original.state_dict())
@@ -126,3 +132,26 @@ def test_migrate_applies_both_rules(name: str, tmp_path: Path) -> None:
     _, producer, callers = TAKEN[name]
     assert ("TRT360", _line_of(path, producer)) in applied and ("TRT361", _line(path, callers[0])) in applied
     assert report["after"]["faithful"] is True
+
+
+def test_masks_from_every_image_s_prototypes_at_once(tmp_path: Path) -> None:
+    """YOLOv7-seg's ``process_mask(proto[index], det[:, 6:], ...)`` under ``if det.shape[0]:``: while tracing it runs
+    once on every image's rows, with every image's prototypes one after another and each row's coefficients at its
+    image's block; the graph gives each row its own image's mask at other batches, for an image without rows beside
+    others, and where no image has any (the resize then works on no mask at all)."""
+    module, original, rewritten = _rewritten("yolov7_seg_process_mask", "build", tmp_path)
+    text = (tmp_path / "yolov7_seg_process_mask_rewritten.py").read_text()
+    assert "process_mask(_trt_image_channels(proto), _trt_image_blocks(_trt_flat[:, 6:], _trt_flat_image, " \
+           "proto.shape[0]), _trt_flat[:, :4], images.shape[2:], upsample=True)" in text, text
+    assert "if _trt_flat.shape[0]:" in text
+    example = module.inputs(seeded(0))
+    session, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "masks.onnx", tmp_path)
+    none = torch.zeros(2, 3, 32, 32)
+    none[:, 2] = -30.0  # no candidate over the threshold in any image
+    mixed = torch.cat([none[:1], module.inputs(seeded(3))[0][:1], none[:1]])  # rows in the middle image only
+    with torch.no_grad():
+        assert original(none)[0].shape[0] == 0 and original(mixed)[0][:, 6].unique().tolist() == [1.0]
+        assert original(*example)[1].sum() > 0  # masks that are not all empty
+    for label, images in {"none": none, "mixed": mixed, "batch-4": module.inputs(seeded(4))[0].repeat(2, 1, 1, 1),
+                          "negatives": -module.inputs(seeded(5))[0]}.items():
+        assert_graph_within(session, original, (images,), 1e-5, label)
