@@ -164,19 +164,6 @@ _FRESH_CALL = ("def grid(b, n):\n"
                "    return offsets\n")
 
 
-def test_a_tensor_a_function_of_the_file_returns_new_is_rebound(tmp_path) -> None:
-    after = fixed(_FRESH_CALL)
-    assert after.count("offsets = torch.cat([") == 2 and "offsets[..., 0] =" not in after, after
-    before_f = import_source(HEADER + _FRESH_CALL, tmp_path)["f"]
-    after_f = import_source(after, tmp_path)["f"]
-    # values, dtype, gradients, and the empty batch's ZeroDivisionError (the grid's `1 / k` of b = 0) in both
-    for x in (torch.randn(2, 5, 7), torch.zeros(1, 1, 1), -torch.rand(3, 4, 2), torch.zeros(0, 4, 6)):
-        for n in (1, 3):
-            before, after_run = run_once(before_f, [x, n]), run_once(after_f, [x, n])
-            assert_same_run(before, after_run, context=f"{tuple(x.shape)}, n={n}")
-    assert run_once(before_f, [torch.zeros(0, 4, 6), 3]).error is ZeroDivisionError
-
-
 #: RAFT's ``coords_grid`` (princeton-vl/RAFT, core/utils/utils.py): a grid made once and ``repeat``-ed over the
 #: batch, which copies it (``expand`` would not); the caller then scales its columns in place.
 _REPEATED_GRID = ("def coords_grid(batch, ht, wd):\n"
@@ -191,14 +178,33 @@ _REPEATED_GRID = ("def coords_grid(batch, ht, wd):\n"
                   "    return grid * x[:, :1]\n")
 
 
-def test_a_repeated_grid_is_new(tmp_path) -> None:
-    after = fixed(_REPEATED_GRID)
-    assert after.count("grid = torch.cat([") == 2 and "grid[:, 0] =" not in after, after
-    before_f = import_source(HEADER + _REPEATED_GRID, tmp_path)["f"]
+#: (source, the name written, its runs): DaD's with ``n`` as a second argument; the empty batch's ZeroDivisionError
+#: (the grid's ``1 / k`` of b = 0) raised by both; RAFT's on NaN too.
+_FRESH_GRIDS = {
+    "dad": (_FRESH_CALL, "offsets", [[x, n] for x in (torch.randn(2, 5, 7), torch.zeros(1, 1, 1), -torch.rand(3, 4, 2),
+                                                      torch.zeros(0, 4, 6)) for n in (1, 3)]),
+    "raft": (_REPEATED_GRID, "grid", [[x] for x in (torch.randn(2, 3, 5, 7), torch.zeros(1, 1, 1, 1),
+                                                    -torch.rand(3, 2, 4, 2), torch.zeros(0, 1, 4, 6),
+                                                    torch.full((1, 1, 2, 2), float("nan")))]),
+}
+
+
+@pytest.mark.parametrize("name", list(_FRESH_GRIDS))
+def test_a_tensor_a_function_of_the_file_returns_new_is_rebound(name: str, tmp_path) -> None:
+    source, written, runs = _FRESH_GRIDS[name]
+    after = fixed(source)
+    assert after.count(f"{written} = torch.cat([") == 2, after
+    assert not any(line.strip().startswith(f"{written}[") for line in after.splitlines()), after  # no write left
+    before_f = import_source(HEADER + source, tmp_path)["f"]
     after_f = import_source(after, tmp_path)["f"]
-    for x in (torch.randn(2, 3, 5, 7), torch.zeros(1, 1, 1, 1), -torch.rand(3, 2, 4, 2), torch.zeros(0, 1, 4, 6),
-              torch.full((1, 1, 2, 2), float("nan"))):
-        assert_same_run(run_once(before_f, [x]), run_once(after_f, [x]), context=str(tuple(x.shape)))
+    for arguments in runs:  # values, dtype, gradients and errors
+        assert_same_run(run_once(before_f, arguments), run_once(after_f, arguments),
+                        context=str([tuple(a.shape) if hasattr(a, "shape") else a for a in arguments]))
+    if name == "dad":
+        assert run_once(before_f, [torch.zeros(0, 4, 6), 3]).error is ZeroDivisionError
+
+
+def test_a_grid_expand_shares_is_left() -> None:
     # ``expand`` shares the grid's one copy across the batch: its writes land in every image, so it stays
     shared = _REPEATED_GRID.replace(".repeat(batch, 1, 1, 1)", ".expand(batch, -1, -1, -1)")
     assert fixed(shared) == HEADER + shared
