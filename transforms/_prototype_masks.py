@@ -17,24 +17,24 @@ import ast
 from pathlib import Path
 
 from trtcodemod.context import FileContext
-from trtcodemod.module_files import imported_function
+from trtcodemod.module_files import imported_function, module_attribute_function, module_function
 
 #: Helpers (trtcodemod/helpers/per_image.py): the images' channels one after another, each row's coefficients at its
 #: image's block.
 CHANNELS_HELPER, BLOCKS_HELPER = "_trt_image_channels", "_trt_image_blocks"
 
 
-def _function(context: FileContext, name: str) -> ast.FunctionDef | None:
+def _function(context: FileContext, called: str) -> ast.FunctionDef | None:
+    """The function ``called`` names: ``name`` (this module's, or one it imports) or ``module.name`` (a module it
+    imports: ultralytics' ``ops.process_mask``)."""
     source = context.source if context.source is not None else context.module.code.encode()
     path = getattr(context, "path", None)
+    alias, _, name = called.rpartition(".")
+    if path and alias:
+        return module_attribute_function(Path(path), alias, name, source)
     if path:
         return imported_function(Path(path), name, source)
-    try:
-        tree = ast.parse(source)
-    except (SyntaxError, ValueError):
-        return None
-    found = [s for s in tree.body if isinstance(s, ast.FunctionDef) and s.name == name]
-    return found[-1] if found else None
+    return None if alias else module_function(source, name)
 
 
 def _stripped(node: ast.expr, name: str) -> bool:
@@ -57,9 +57,10 @@ def _flattened_channels(node: ast.expr, protos: str, channels: str) -> bool:
 
 def prototype_masks(function: ast.FunctionDef) -> bool:
     """Does ``function`` (``protos, masks_in, ...``) read its prototypes only as ``c, mh, mw = protos.shape`` and in
-    one product ``masks_in[.float()] @ protos[.float()].view(c, -1)``, its coefficients only there, and ``c`` only in
-    that view? Then a row's masks depend on its own image's prototypes through that product alone. No nested
-    function, no rebinding of those names."""
+    one product ``masks_in[.float()] @ protos[.float()].view(c, -1)``, its coefficients only there (and in one early
+    return where there are no rows, ``if masks_in.shape[0] == 0: return ...``; the ``device`` and ``dtype`` of
+    either anywhere), and ``c`` only in that view? Then a row's masks depend on its own image's prototypes through
+    that product alone. No nested function, no rebinding of those names."""
     arguments = function.args
     if arguments.posonlyargs or len(arguments.args) < 2 or arguments.vararg is not None:
         return False
@@ -80,15 +81,36 @@ def prototype_masks(function: ast.FunctionDef) -> bool:
                 and _stripped(n.left, coefficients) and _flattened_channels(n.right, protos, channels)]
     if len(products) != 1:
         return False
-    reads = {name: [n for n in nodes if isinstance(n, ast.Name) and n.id == name]
+    # ultralytics' `if masks_in.shape[0] == 0: return torch.zeros(...)`: no rows, an empty result (on every image's
+    # rows at once, where no image has any; an image without rows adds nothing either way)
+    guards = [s for s in function.body if isinstance(s, ast.If) and not s.orelse and len(s.body) == 1
+              and isinstance(s.body[0], ast.Return) and _no_rows(s.test, coefficients)]
+    # `masks_in.device`, `protos.dtype`: the same of the images' channels and the rows' blocks
+    placed = {id(n.value) for n in nodes if isinstance(n, ast.Attribute) and n.attr in ("device", "dtype")}
+    reads = {name: [n for n in nodes if isinstance(n, ast.Name) and n.id == name and id(n) not in placed]
              for name in (protos, coefficients, channels)}
     if any(isinstance(n.ctx, ast.Store) for named in reads.values() for n in named if n.id != channels) \
             or sum(isinstance(n.ctx, ast.Store) for n in reads[channels]) != 1:
         return False  # rebound somewhere: the product may not read the parameters
-    return len(reads[protos]) == 2 and len(reads[coefficients]) == 1 and len(reads[channels]) == 2
+    return len(reads[protos]) == 2 and len(guards) <= 1 and len(reads[coefficients]) == 1 + len(guards) \
+        and len(reads[channels]) == 2
 
 
-def is_prototype_masks(context: FileContext, name: str) -> bool:
-    """Is ``name`` (this module's function, or one it imports from a file of the checkout) such a function?"""
-    function = _function(context, name)
+def _no_rows(test: ast.expr, coefficients: str) -> bool:
+    """Is ``test`` ``<coefficients>.shape[0] == 0``, ``len(<coefficients>) == 0`` or ``not <coefficients>.shape[0]``
+    (no row at all), the only read of the coefficients it makes?"""
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        count = test.operand
+    elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
+            and isinstance(test.comparators[0], ast.Constant) and test.comparators[0].value == 0:
+        count = test.left
+    else:
+        return False
+    return ast.unparse(count) in (f"{coefficients}.shape[0]", f"len({coefficients})", f"{coefficients}.size(0)")
+
+
+def is_prototype_masks(context: FileContext, called: str) -> bool:
+    """Is ``called`` (``name``: this module's function, or one it imports from a file of the checkout; or
+    ``module.name`` of a module it imports) such a function?"""
+    function = _function(context, called)
     return isinstance(function, ast.FunctionDef) and prototype_masks(function)

@@ -1307,10 +1307,13 @@ class Flattener:
         other arguments rows of one image or the same for every image: called once on every image's rows, with
         every image's channels one after another and each row's coefficients at its image's block."""
         func = node.func
-        if type(func) is not cst.Name or len(node.args) < 2 or any(a.keyword for a in node.args[:2]):
+        called = code_of(func).strip()
+        # `process_mask(...)`, or ultralytics' `ops.process_mask(...)` of a module it imports
+        if not (type(func) is cst.Name or type(func) is cst.Attribute and type(func.value) is cst.Name) \
+                or len(node.args) < 2 or any(a.keyword or a.star for a in node.args[:2]):
             return None
         batch = self._image_of(node.args[0].value)
-        if batch is None or batch == self.transposed or not is_prototype_masks(self.rule.context, func.value):
+        if batch is None or batch == self.transposed or not is_prototype_masks(self.rule.context, called):
             return None
         coefficients, kind = self.expression(node.args[1].value)
         if kind.name != "rows":
@@ -1323,7 +1326,7 @@ class Flattener:
             rest.append(f"{argument.keyword.value}={text}" if argument.keyword else text)
         self.helpers.update((CHANNELS_HELPER, BLOCKS_HELPER))
         blocks = f"{BLOCKS_HELPER}({coefficients}, {kind.image}, {batch}.shape[0])"
-        return f"{func.value}({', '.join([f'{CHANNELS_HELPER}({batch})', blocks, *rest])})", Kind("rows", kind.image)
+        return f"{called}({', '.join([f'{CHANNELS_HELPER}({batch})', blocks, *rest])})", Kind("rows", kind.image)
 
     def _call(self, node: cst.Call) -> tuple[str, Kind]:
         if any(a.star for a in node.args):

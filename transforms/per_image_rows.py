@@ -100,14 +100,15 @@ the image has rows, `if det.shape[0]:` (or `len(det)`, `det.size(0)`, compared `
 `if self.segment and det.shape[0]:`, the appends possibly under `if self.retina: ... else: ...`), are made on
 every image's rows at once where any image has rows: an image without rows adds nothing to a list of rows, and
 the test keeps the work on rows from running on none (zoo 93's YOLOv7-seg wrapper, whose empty resize raises).
+Further lists may be filled for every image after the rows (`masks.append(ops.process_mask(proto[index], ...))`).
 Such an append may call a function of an image's mask prototypes, `process_mask(proto[index], det[:, 6:],
 det[:, :4], shape, upsample=True)` (YOLOv5/v7/v9-seg), whose body, read in its own file, touches the prototypes
 only as `c, mh, mw = protos.shape` and through one product `masks_in @ protos.float().view(c, -1)`, and its
-coefficients and `c` only there: it is called once with every image's channels one after another
-(`_trt_image_channels(proto)`, `(batch * c, mh, mw)`) and each row's coefficients at its image's block of columns,
-zeros elsewhere (`_trt_image_blocks(coefficients, image, proto.shape[0])`), so each row sums its own image's
-channels. Where the image column
-is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
+coefficients and `c` only there (an early return where there are no rows, `if masks_in.shape[0] == 0:`, and their
+`device` or `dtype` aside; ultralytics' `ops.process_mask`, of a module the caller imports): it is called once
+with every image's channels one after another (`_trt_image_channels(proto)`, `(batch * c, mh, mw)`) and each row's
+coefficients at its image's block of columns, zeros elsewhere (`_trt_image_blocks(coefficients, image,
+proto.shape[0])`), so each row sums its own image's channels. Where the image column is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
 `concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
 concatenated along the first axis in the same block are taken with it.
 
@@ -302,8 +303,15 @@ graph is faithful and equivalent on its inputs.""",
         if not small or any(s is None for s in small):
             return
         rule = PerImageNms  # its list helpers, on this rule's context
+        # `rows.append(...)` then `masks.append(ops.process_mask(proto[index], ...))`: further lists filled for
+        # every image after the rows
+        also: list[cst.Expr] = []
+        while len(small) > 1 and rule._appended(self, small[-1]) is not None \
+                and rule._appended(self, small[-2]) is not None:
+            also.insert(0, small.pop())
         target = rule._appended(self, small[-1])
-        filled = [target] + [name for statement in settled for name, _ in self._settled_appends(statement, image_names)]
+        filled = [target] + [rule._appended(self, statement) for statement in also]
+        filled += [name for statement in settled for name, _ in self._settled_appends(statement, image_names)]
         filled += [name for statement in nonempty for name in self._nonempty_appends(statement, entry, image_names)[1]]
         if guards and len(filled) > 1:
             return  # one list under a setting carried over, another left out: not both at once
@@ -317,6 +325,9 @@ graph is faithful and equivalent on its inputs.""",
             for statement in small[:-1]:
                 lines.append(flattener.assignment(statement))
             lines.append(f"{target}.append({flattener.per_image(small[-1].value.args[0].value)})")
+            for statement in also:
+                value = flattener.per_image(statement.value.args[0].value)
+                lines.append(f"{rule._appended(self, statement)}.append({value})")
             for statement in settled:
                 appends = "".join(f"\n    {name}.append({flattener.per_image(value)})"
                                   for name, value in self._settled_appends(statement, image_names))

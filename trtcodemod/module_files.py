@@ -192,6 +192,36 @@ def _imported(origin: Path, name: str, source: bytes | None, kind: type, depth: 
     return None
 
 
+def module_attribute_function(origin: Path, alias: str, name: str,
+                              source: bytes | None = None) -> ast.FunctionDef | None:
+    """The ``def name`` of the module that ``alias`` names in the module at ``origin`` (``from pkg.utils import
+    ops`` or ``import pkg.utils.ops as ops``, then ``ops.name``: ultralytics' ``ops.process_mask``), found as
+    :func:`imported_function` finds it there; None when ``alias`` is bound otherwise or the file is not found."""
+    if source is None:
+        source = read_module(origin)
+    tree = _tree(source) if source is not None else None
+    if tree is None:
+        return None
+    found = None
+    for statement in tree.body:
+        if isinstance(statement, ast.ImportFrom):
+            for imported in statement.names:
+                if (imported.asname or imported.name) == alias:
+                    dotted = f"{statement.module}.{imported.name}" if statement.module else imported.name
+                    found = find_module(origin, dotted, statement.level, installed=True)
+        elif isinstance(statement, ast.Import):
+            for imported in statement.names:
+                if imported.asname == alias or imported.asname is None and imported.name == alias:
+                    found = find_module(origin, imported.name, 0, installed=True)
+        elif isinstance(statement, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+            targets = statement.targets if isinstance(statement, ast.Assign) else [statement.target]
+            if any(isinstance(n, ast.Name) and n.id == alias for target in targets for n in ast.walk(target)):
+                found = None  # bound again at module level: not the module any more
+        elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and statement.name == alias:
+            found = None
+    return imported_function(found, name) if found is not None else None
+
+
 def imported_class(origin: Path, name: str, source: bytes | None = None) -> tuple[ast.ClassDef, Path] | None:
     """The module-level ``class name`` that ``name`` means in the module at ``origin`` (its own, or one it
     imports with ``from <module> import name``, followed as :func:`imported_function` does), with its file."""

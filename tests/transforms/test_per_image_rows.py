@@ -555,3 +555,71 @@ def test_the_blocks_give_each_row_its_own_image_s_masks(counts, tmp_path) -> Non
                            flat[:, :4], (16, 16), upsample=True) if flat.shape[0] else torch.zeros(0, 16, 16)
         assert got.shape == want.shape and got.dtype == want.dtype, kind
         assert torch.equal(got, want), (kind, (got != want).sum())
+
+
+#: ultralytics' later ``process_mask`` (ultralytics 8.4, ultralytics/utils/ops.py): an early return where there are no
+#: rows (reading the coefficients' count and device), no sigmoid, the threshold before the crop; in our own words.
+_OPS_PROCESS_MASK = """\
+import torch
+import torch.nn.functional as F
+
+
+def process_mask(protos, masks_in, bboxes, shape, upsample=False):
+    c, mh, mw = protos.shape
+    if masks_in.shape[0] == 0:
+        return torch.zeros((0, *(shape if upsample else (mh, mw))), dtype=torch.uint8, device=masks_in.device)
+    masks = (masks_in @ protos.float().view(c, -1)).view(-1, mh, mw)
+    if upsample:
+        masks = F.interpolate(masks[None], shape, mode="bilinear")[0]
+    x1, y1, x2, y2 = torch.chunk(bboxes[:, :, None], 4, 1)
+    cols = torch.arange(masks.shape[2], device=masks.device)[None, None, :]
+    rows = torch.arange(masks.shape[1], device=masks.device)[None, :, None]
+    return masks.gt_(0.0).byte() * ((cols >= x1) * (cols < x2) * (rows >= y1) * (rows < y2))
+"""
+
+_OPS_CALLER = """\
+import torch
+from pkg.utils import ops
+
+
+def f(found, proto, shape):
+    rows, masks = [torch.zeros(0, 7)], [torch.zeros(0, *shape, dtype=torch.uint8)]
+    for index, det in enumerate(found):
+        rows.append(torch.cat([det[:, :6], torch.full((det.shape[0], 1), float(index))], 1))
+        masks.append(ops.process_mask(proto[index], det[:, 6:], det[:, :4], shape, upsample=True))
+    return torch.cat(rows), torch.cat(masks)
+"""
+
+
+@pytest.mark.parametrize("changed", [None, "masks_in.sum() + ", "protos.mean() + "])
+def test_a_module_s_mask_function_with_an_early_return_is_called_on_all_rows(changed, tmp_path) -> None:
+    from trtcodemod.engine import Options, fix_source
+
+    function = _OPS_PROCESS_MASK if changed is None else _OPS_PROCESS_MASK.replace(
+        "masks = (masks_in @", f"masks = {changed}(masks_in @")
+    (tmp_path / "pkg" / "utils").mkdir(parents=True)
+    for folder in (tmp_path / "pkg", tmp_path / "pkg" / "utils"):
+        (folder / "__init__.py").write_text("")
+    (tmp_path / "pkg" / "utils" / "ops.py").write_text(function)
+    caller = tmp_path / "caller.py"
+    caller.write_text(_OPS_CALLER)
+    after = fix_source(caller.read_bytes(), str(caller), Options(select=("TRT361",), unsafe=True)).source.decode()
+    carried = ("masks.append(ops.process_mask(_trt_image_channels(proto), _trt_image_blocks(_trt_flat[:, 6:], "
+               "_trt_flat_image, proto.shape[0]), _trt_flat[:, :4], shape, upsample=True))") in after
+    assert carried is (changed is None), after
+    if changed is not None:
+        return
+    from trtcodemod.helpers.per_image import _trt_image_blocks, _trt_image_channels
+
+    process_mask = import_source(function, tmp_path)["process_mask"]
+    generator = torch.Generator().manual_seed(7)
+    for counts in [(2, 0, 3), (0, 0), (1,)]:
+        found = _found(counts, 4, generator, scale=2.0)
+        proto = torch.randn(len(counts), 4, 8, 8, generator=generator)
+        flat, image = torch.cat(found), torch.cat([torch.full((n,), i) for i, n in enumerate(counts)])
+        want = torch.cat([torch.zeros(0, 16, 16, dtype=torch.uint8)]
+                         + [process_mask(proto[i], d[:, 6:], d[:, :4], (16, 16), upsample=True)
+                            for i, d in enumerate(found)])
+        got = process_mask(_trt_image_channels(proto), _trt_image_blocks(flat[:, 6:], image, proto.shape[0]),
+                           flat[:, :4], (16, 16), upsample=True)
+        assert got.dtype == want.dtype == torch.uint8 and torch.equal(got, want), counts

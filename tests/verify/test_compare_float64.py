@@ -560,8 +560,8 @@ def test_a_mask_flipped_at_a_few_threshold_crossings_passes(dtype) -> None:
     assert not compare_array("masks", expected, actual, 1e-4, 1e-4, None).passed  # no float64 run: nothing widened
 
 
-@pytest.mark.parametrize("change, dtype", [(c, d) for c in ("box", "exact_agrees", "shifted") for d in (np.float32, np.bool_)]
-                         + [("not_binary", np.float32)])
+@pytest.mark.parametrize("change, dtype", [(c, d) for c in ("box", "exact_agrees", "shifted")
+                                           for d in (np.float32, np.bool_)] + [("not_binary", np.float32)])
 def test_mask_differences_that_are_no_threshold_flips_still_fail(change: str, dtype) -> None:
     expected, exact, _ = _masks(dtype)
     flip = (lambda v: 1 - v) if dtype != np.bool_ else (lambda v: ~v)
