@@ -1,9 +1,10 @@
 """YOLOv7-seg's post-processing: ``non_max_suppression`` with mask coefficients (``nm``), then the caller's loop that
 makes each image's rows and, where the image has rows, its masks by ``process_mask`` from the image's prototypes.
 
-Reduced from WongKinYiu/yolov7 (branch u7, seg/utils/general.py ``non_max_suppression`` and
-seg/utils/segment/general.py ``crop`` and ``process_mask``), as packaged in sas_yolov7_seg 1.0.6
-(sas_yolov7_seg/utils/general.py:768-870, sas_yolov7_seg/utils/segment/general.py:6-66; zoo 93's ``yolov7_seg``):
+Reduced from WongKinYiu/yolov7 @ pypi:sas_yolov7_seg==1.0.6 (the u7 branch's seg/utils/general.py
+``non_max_suppression`` and seg/utils/segment/general.py ``crop`` and ``process_mask``, which the default branch's
+history lacks, as that wheel packages them: sas_yolov7_seg/utils/general.py:768-870,
+sas_yolov7_seg/utils/segment/general.py:6-66; zoo 93's ``yolov7_seg``):
 ``xc = prediction[..., 4] > conf_thres``, ``mi = 5 + nc``, ``output = [torch.zeros((0, 6 + nm), ...)] * bs``, ``x =
 x[xc[xi]]``, ``if not x.shape[0]: continue``, the class scores times objectness in place, ``mask = x[:, mi:]``, the
 best class with its mask columns kept, the sort by confidence and ``torchvision.ops.nms`` with class offsets, the cap
