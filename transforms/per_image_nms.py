@@ -84,7 +84,9 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "the end of the body (`if <test>: break`, YOLOv5/v7's time limit) is not taken, nor a pre-cap on "
                "what NMS takes written otherwise than as a top-k of positions that re-picks rows (YOLOv5/v7's `elif "
                "n > max_nms:` after `if not n: continue`, and YOLOv9's `else:` sort by score after it, which NMS "
-               "does itself, ties aside): no image has more candidates than its limit; a setting that moves an "
+               "does itself, ties aside; YOLOv5's later `x = x[x[:, 4].argsort(descending=True)[:max_nms]]` and "
+               "ultralytics' `if n > max_nms:` around it, before NMS): no image has more candidates than its "
+               "limit; a setting that moves an "
                "entry to a device (`if mps:`) is false while exporting; a list "
                "made of `None` an image (YOLOX's `[None for _ in range(len(prediction))]`) holds, while tracing, "
                "an empty entry of the rows' columns for an image the loop leaves at `None`; `squeeze()` of rows "
@@ -570,6 +572,46 @@ class Flattener:
         if not (type(left) is cst.Name and self.env.get(left.value, STATIC).name == "count"):
             if self.expression(self._counted(left))[1].name != "rows":
                 raise Decline
+
+    def score_sort(self, statement: cst.BaseSmallStatement) -> bool:
+        """``x = x[x[:, 4].argsort(descending=True)[:max_nms]]`` (YOLOv5's later NMS, unconditional) or without the
+        cap: the image's rows sorted by a column, capped at a number the same for every image. Before NMS, which sorts
+        by score itself (ties aside), it is left out while tracing, as ``elif n > max_nms:`` is, the assumption that
+        no image has more candidates than the cap."""
+        if type(statement) is not cst.Assign or len(statement.targets) != 1 \
+                or type(statement.targets[0].target) is not cst.Name:
+            return False
+        name, value = statement.targets[0].target.value, strip_parens(statement.value)
+        if type(value) is not cst.Subscript or type(strip_parens(value.value)) is not cst.Name \
+                or strip_parens(value.value).value != name or len(value.slice) != 1 \
+                or type(value.slice[0].slice) is not cst.Index or self.env.get(name, STATIC).name != "rows":
+            return False
+        order = strip_parens(value.slice[0].slice.value)
+        if type(order) is cst.Subscript and len(order.slice) == 1 and type(order.slice[0].slice) is cst.Slice \
+                and order.slice[0].slice.lower is None and order.slice[0].slice.step is None \
+                and order.slice[0].slice.upper is not None and not self._dynamic(order.slice[0].slice.upper):
+            order = strip_parens(order.value)  # `[:max_nms]`: the cap
+        found = _sorted_key(self.rule.context, order)
+        if found is None:
+            return False
+        try:
+            key = self.expression(found[0])[1]
+        except (Decline, KeyError):
+            return False
+        return key.name == "rows" and key.image == self.env[name].image
+
+    def capped_sort(self, statement: cst.BaseSmallStatement | cst.If) -> bool:
+        """``if n > max_nms: x = x[x[:, 4].argsort(descending=True)[:max_nms]]`` (no ``else``: ultralytics' later
+        NMS): the cap of :meth:`pre_cap` whose one line is a :meth:`score_sort`."""
+        if type(statement) is not cst.If or statement.orelse is not None \
+                or type(statement.body) is not cst.IndentedBlock or len(statement.body.body) != 1 \
+                or type(statement.body.body[0]) is not cst.SimpleStatementLine:
+            return False
+        try:
+            self.pre_cap(statement)
+        except (Decline, KeyError):
+            return False
+        return self.score_sort(statement.body.body[0].body[0])
 
     @staticmethod
     def _score_sort(branch: cst.If) -> bool:
@@ -1720,6 +1762,51 @@ def _sorted_key(context: FileContext, call: cst.BaseExpression) -> tuple[cst.Bas
     return key, True
 
 
+def _simple_branches(statement: cst.If) -> bool:
+    """Does every branch of ``statement`` (``elif``, ``else``) hold only simple statements?"""
+    branch: cst.If | cst.Else | None = statement
+    while branch is not None:
+        if type(branch.body) is not cst.IndentedBlock \
+                or any(type(line) is not cst.SimpleStatementLine for line in branch.body.body):
+            return False
+        branch = branch.orelse if type(branch) is cst.If else None
+    return True
+
+
+def _first_axis_kept(assign: cst.Assign) -> bool:
+    """Is ``assign`` ``x = x.transpose(a, b)`` (``a``, ``b`` of other axes than the first: ``-1, -2``, ``1, 2``),
+    ``x = x.permute(0, ...)``, or ``x = torch.cat((f(x[..., :4]), x[..., 4:]), dim=-1)`` (a concatenation along a
+    later axis of parts one of which is ``x`` sliced after its first axis, which the others' first size must
+    equal): ``x`` again, its first axis where it was?"""
+    name, value = code_of(assign.targets[0].target).strip(), strip_parens(assign.value)
+    if type(value) is cst.Call and code_of(value.func).strip() in ("torch.cat", "torch.concat") \
+            and len(value.args) == 2 and not value.args[0].keyword and not value.args[0].star \
+            and type(strip_parens(value.args[0].value)) in (cst.Tuple, cst.List) \
+            and (value.args[1].keyword is None or value.args[1].keyword.value == "dim"):
+        axis = strip_parens(value.args[1].value)
+        later = (int_value(axis) or 0) >= 1 or type(axis) is cst.UnaryOperation and type(axis.operator) is cst.Minus
+        return later and any(_later_axes_slice(strip_parens(e.value), name)
+                             for e in strip_parens(value.args[0].value).elements)
+    if type(value) is not cst.Call or type(value.func) is not cst.Attribute \
+            or code_of(value.func.value).strip() != name or any(a.keyword or a.star for a in value.args):
+        return False
+    axes = [int_value(strip_parens(a.value)) if type(strip_parens(a.value)) is not cst.UnaryOperation
+            else -(int_value(strip_parens(a.value).expression) or 0) for a in value.args]
+    if value.func.attr.value == "transpose":
+        return len(axes) == 2 and all(a is not None and a != 0 and a >= -2 for a in axes)
+    return value.func.attr.value == "permute" and len(axes) >= 2 and axes[0] == 0 \
+        and sorted(axes) == list(range(len(axes)))
+
+
+def _later_axes_slice(node: cst.BaseExpression, name: str) -> bool:
+    """Is ``node`` ``name[..., a:b]`` or ``name[:, ...]`` (its first axis whole)?"""
+    if type(node) is not cst.Subscript or code_of(node.value).strip() != name or not node.slice:
+        return False
+    first = node.slice[0].slice
+    whole = type(first) is cst.Slice and first.lower is None and first.upper is None and first.step is None
+    return whole or type(first) is cst.Index and type(first.value) is cst.Ellipsis and len(node.slice) == 2
+
+
 def _rows_kept(args: Sequence[cst.Arg]) -> bool:
     """``reshape(-1, 5, 2)``, ``view(-1, 10)``: the first axis inferred, the others positive integer literals, so
     every row's values are regrouped alike (face_detection's five landmarks ``landm.reshape(-1, 5, 2)``)."""
@@ -2062,7 +2149,11 @@ axis (`torch.cat(rows)`), whose body is assignments that
   untransposed); split a row's columns (`cx, cy, w, h = boxes.unbind(1)`) and join them again
   (`torch.stack((x1, y1, x2, y2), 1)`, along an axis after the candidates');
 - count an image's rows, `n = x.shape[0]`, for `if not n: continue` and YOLOv5/v7's `elif n > max_nms:`
-  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it);
+  pre-cap, which is left out while tracing (the assumption: no image has more candidates than it); the same for a
+  sort of the rows by a column of theirs before NMS, capped or not, as a statement (YOLOv5's later `x =
+  x[x[:, 4].argsort(descending=True)[:max_nms]]`) or under `if n > max_nms:` (ultralytics' NMS): NMS sorts by
+  score itself, ties aside; a batch count bound before `prediction = prediction.transpose(-1, -2)` (or
+  `permute(0, ...)`) still counts the images;
 - cap an image's rows at its best: `if score.shape[0] > k:` (or `>=`, `len(...)`, `.size(0)`) whose block
   first binds the positions of the `k` best of a key of those rows (`score.topk(k).indices`, `.topk(k)[1]`,
   `torch.topk(score, k)`, `largest=False`, `dim=0`; `score.argsort(descending=True)[:k]`) and then only
@@ -2621,9 +2712,13 @@ tracing branch leaves them bound).""",
         lines = [f"{_N} = {code_of(source).strip()}.shape[{axis}]", f"{_COUNT} = {code_of(source).strip()}.shape[0]",
                  f"{_IMAGE} = torch.arange({_COUNT} * {_N}, device={code_of(source).strip()}.device) // {_N}"]
         try:
-            for statement in small[:-1]:
+            for at, statement in enumerate(small[:-1]):
                 if type(statement) is cst.If and flattener.skip(statement):
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
+                if calls_nms(self.context, cst.Module(body=[cst.SimpleStatementLine([s]) if isinstance(
+                        s, cst.BaseSmallStatement) else s for s in small[at + 1:-1]])) \
+                        and (flattener.score_sort(statement) or flattener.capped_sort(statement)):
+                    continue  # a sort by score (and cap) before NMS, which sorts itself
                 text = flattener.conditional(statement) if type(statement) is cst.If \
                     else flattener.attempt(statement) if type(statement) is cst.Try \
                     else flattener.assignment(statement)
@@ -2699,6 +2794,20 @@ tracing branch leaves them bound).""",
                 if name not in later and code_of(value).strip() in counts \
                         and not {n.value for n in walk(value) if type(n) is cst.Name} & later:
                     names.append(name)
+                if _first_axis_kept(statement.body[0]):
+                    # ultralytics' `prediction = prediction.transpose(-1, -2)` after `bs = prediction.shape[0]`:
+                    # the batch axis stays where it was
+                    bound -= {name}
+            if type(statement) is cst.If and _simple_branches(statement):
+                # `if in_place: prediction[..., :4] = ...` / `else: prediction = torch.cat((...), dim=-1)`
+                # (ultralytics' NMS): only what its assignments bind, less those that keep the first axis
+                kept = [n for n in walk(statement) if type(n) is cst.Assign and len(n.targets) == 1
+                        and type(n.targets[0].target) is cst.Name and _first_axis_kept(n)]
+                bound = {n.target.value for n in walk(statement) if type(n) in (cst.AssignTarget, cst.AugAssign,
+                                                                                 cst.AnnAssign, cst.NamedExpr)
+                         and type(n.target) is cst.Name and not any(n is k.targets[0] for k in kept)}
+                later |= bound
+                continue
             later |= bound if type(statement) is cst.SimpleStatementLine else \
                 bound | {n.value for n in walk(statement) if type(n) is cst.Name}
         return names

@@ -56,6 +56,23 @@ def _none_skip(statement: cst.BaseStatement, entry: str | tuple[str, ...]) -> bo
         and type(strip_parens(test.left)) is cst.Name and strip_parens(test.left).value == entry
 
 
+def _empty_skip(statement: cst.BaseStatement, entry: str | tuple[str, ...]) -> bool:
+    """Is ``statement`` ``if not <entry has rows>: continue`` (``if len(det) == 0:``, ``if det.shape[0] == 0:``; no
+    ``else``)?"""
+    if isinstance(entry, tuple) or type(statement) is not cst.If or statement.orelse is not None \
+            or type(statement.body) is not cst.IndentedBlock or len(statement.body.body) != 1:
+        return False
+    line = statement.body.body[0]
+    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Continue:
+        return False
+    test = strip_parens(statement.test)
+    if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
+        return _has_rows(test.expression, entry)
+    return type(test) is cst.Comparison and len(test.comparisons) == 1 \
+        and type(test.comparisons[0].operator) is cst.Equal \
+        and int_value(strip_parens(test.comparisons[0].comparator)) == 0 and _has_rows(test.left, entry)
+
+
 def _has_rows(test: cst.BaseExpression, entry: str) -> bool:
     """Is ``test`` true exactly where the tensor ``entry`` has rows: ``entry.shape[0]``, ``len(entry)`` or
     ``entry.size(0)`` (not ``numel()``, which rows of no value make 0), alone or compared ``> 0`` / ``!= 0``?"""
@@ -100,7 +117,9 @@ the image has rows, `if det.shape[0]:` (or `len(det)`, `det.size(0)`, compared `
 `if self.segment and det.shape[0]:`, the appends possibly under `if self.retina: ... else: ...`), are made on
 every image's rows at once where any image has rows: an image without rows adds nothing to a list of rows, and
 the test keeps the work on rows from running on none (zoo 93's YOLOv7-seg wrapper, whose empty resize raises).
-Further lists may be filled for every image after the rows (`masks.append(ops.process_mask(proto[index], ...))`).
+A first `if not len(det): continue` (or `det.shape[0] == 0`, `not det.size(0)`: ultralytics' predictors) puts
+every append after it under that test on every image's rows at once. Further lists may be filled for every image
+after the rows (`masks.append(ops.process_mask(proto[index], ...))`).
 Such an append may call a function of an image's mask prototypes, `process_mask(proto[index], det[:, 6:],
 det[:, :4], shape, upsample=True)` (YOLOv5/v7/v9-seg), whose body, read in its own file, touches the prototypes
 only as `c, mh, mw = protos.shape` and through one product `masks_in @ protos.float().view(c, -1)`, and its
@@ -277,6 +296,10 @@ graph is faithful and equivalent on its inputs.""",
         # `if det is None: continue` (a wrapper over YOLOX's `postprocess`, whose list holds None for an image
         # without rows): TRT360's list holds a tensor an image, so while tracing the skip never runs
         body = [s for s in body if not _none_skip(s, entry)]
+        # `if not len(det): continue` first (ultralytics' predictors): every later append only where the image
+        # has rows; on every image's rows at once, where any image has
+        skips_empty = bool(body) and nonempty_carried and _empty_skip(body[0], entry)
+        body = body[1:] if skips_empty else body
         # `if self.segm is not None: masks.append(...)` (a wrapper over DETR's post-processors): a second list
         # filled under a setting, the same for every image, after the rows
         settled, guards, nonempty = [], [], []
@@ -338,7 +361,9 @@ graph is faithful and equivalent on its inputs.""",
                     else f"{_FLAT}.shape[0]"
                 lines.append(f"if {test}:{self._appends_text(statement.body.body, flattener, '    ')}")
         except (Decline, KeyError):
-            return self._loop(block, position, node, False) if nonempty else None
+            return self._loop(block, position, node, False) if nonempty or skips_empty else None
+        if skips_empty:
+            lines = [f"if {_FLAT}.shape[0]:\n" + _indented("\n".join(lines) + "\n", 4).rstrip("\n")]
         if FILL_HELPER not in flattener.helpers:
             return  # no image column: not a flattening of per-image results this rule knows
         if rule._read_after(self, block, position, {index, *self._names(entry), *flattener.env}):

@@ -371,8 +371,10 @@ _NONE_SKIP = ("import torch\n\ndef f(results):\n    rows = {made}\n    for i, de
     # a wrapper over YOLOX's `postprocess` (zoo 89): TRT360's list holds no None, the skip never runs while tracing
     ("[torch.zeros(0, 8)]", "        if det is None:\n            continue\n", True),
     ("[]", "        if det is None:\n            continue\n", True),
+    # a skip of an image without rows: every later append under a test that some image has rows
+    ("[]", "        if det.shape[0] == 0:\n            continue\n", True),
     # a skip of something else, a skip that does more, a start that is not empty
-    ("[]", "        if det.shape[0] == 0:\n            continue\n", False),
+    ("[]", "        if det.shape[0] == 1:\n            continue\n", False),
     ("[]", "        if det is None:\n            rows.append(torch.zeros(1, 8))\n            continue\n", False),
     ("[torch.zeros(1, 8)]", "", False),
 ])
@@ -623,3 +625,51 @@ def test_a_module_s_mask_function_with_an_early_return_is_called_on_all_rows(cha
         got = process_mask(_trt_image_channels(proto), _trt_image_blocks(flat[:, 6:], image, proto.shape[0]),
                            flat[:, :4], (16, 16), upsample=True)
         assert got.dtype == want.dtype == torch.uint8 and torch.equal(got, want), counts
+
+
+#: ultralytics' predictors skip an image without rows first, then append its rows and masks.
+_SKIPPING_CALLER = """\
+import torch
+
+
+{function}
+
+def f(found, proto, shape):
+    rows, masks = [torch.zeros(0, 7)], [torch.zeros(0, *shape)]
+    for index, det in enumerate(found):
+        if {skip}:
+            continue
+        rows.append(torch.cat([det[:, :6], torch.full((det.shape[0], 1), float(index))], 1))
+        masks.append(process_mask(proto[index], det[:, 6:], det[:, :4], shape, upsample=True))
+    return torch.cat(rows), torch.cat(masks).float()
+"""
+
+
+@pytest.mark.parametrize("skip,taken", [("not len(det)", True), ("det.shape[0] == 0", True),
+                                        ("not det.size(0)", True), ("len(det) == 1", False),
+                                        ("not det.numel()", False)])
+def test_a_skip_of_an_image_without_rows_guards_every_append(skip: str, taken: bool, tmp_path) -> None:
+    code = _SKIPPING_CALLER.format(function=_PROCESS_MASK, skip=skip)
+    after = rewrite(code, unsafe=True, select=("TRT361",))
+    assert ("_trt_image_blocks" in after) is taken, after
+    if not taken:
+        return
+    flat = after.split("if _trt_flat is not None:\n")[1].split("    else:\n")[0]
+    assert "    if _trt_flat.shape[0]:\n            rows.append(" in flat and "continue" not in flat, flat
+    # eager code keeps the loop; the flattened branch, run by hand, gives the loop's rows and masks
+    from trtcodemod.helpers.per_image import _trt_image_blocks, _trt_image_channels, _trt_image_fill
+
+    namespace = import_source(code, tmp_path)
+    generator = torch.Generator().manual_seed(11)
+    for counts in [(2, 0, 3), (0, 0), (0, 4)]:
+        found = _found(counts, 4, generator)
+        proto = torch.randn(len(counts), 4, 8, 8, generator=generator)
+        want = namespace["f"](found, proto, (16, 16))
+        rows, masks = [torch.zeros(0, 7)], [torch.zeros(0, 16, 16)]
+        flat, image = torch.cat(found), torch.cat([torch.full((n,), i) for i, n in enumerate(counts)])
+        if flat.shape[0]:
+            rows.append(torch.cat([flat[:, :6], _trt_image_fill(torch.full((flat.shape[0], 1), 0.0), image)], 1))
+            masks.append(namespace["process_mask"](_trt_image_channels(proto), _trt_image_blocks(
+                flat[:, 6:], image, proto.shape[0]), flat[:, :4], (16, 16), upsample=True))
+        got = torch.cat(rows), torch.cat(masks).float()
+        assert all(torch.equal(g, w) for g, w in zip(got, want)), counts

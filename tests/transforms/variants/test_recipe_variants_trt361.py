@@ -6,7 +6,10 @@ docstring): Holocron's YOLO ``_post_process`` (one dict an image) under the zoo'
 ``infer`` (one tensor an image) under YOLOv5's ``output_to_target`` and under YOLOv7's comprehension; Holocron's
 earlier loop that runs NMS under ``if torch.any(...)`` (named, not rewritten); torchvision's RPN proposals under its
 RoI pooler's ``_convert_to_roi_format`` and ``roi_align``'s ``convert_boxes_to_roi_format`` (the rows concatenated
-apart from the image column); mmdet's RPN proposals under ``bbox2roi``.
+apart from the image column); mmdet's RPN proposals under ``bbox2roi``; YOLO-seg's masks from each image's prototypes
+by ``process_mask`` (YOLOv7-seg, YOLOv5-seg as it is now and three other owners' v7.0 copies: ``process_mask_native``,
+the ``classes`` filter, the MPS move and time limit), and YOLOv10's copy of ultralytics' later NMS (rewritten; its
+caller's ``if not len(pred):`` / ``else:`` masks kept as a loop).
 
 The TorchScript export unrolls both loops with the example's batch. Rewritten from the code alone, each graph
 equals eager mode at other batches, on zeros, negatives, no candidate over the threshold and tied boxes, and eager
@@ -20,8 +23,8 @@ from pathlib import Path
 
 import pytest
 import torch
-from variant_models import assert_follows_the_batch, assert_graph_within, built_variant, export_variant, \
-    migrate_with_standin, seeded
+from variant_models import assert_cited_by_distinct_owners, assert_follows_the_batch, assert_graph_within, \
+    built_variant, export_variant, migrate_with_standin, seeded
 from variant_models import TORCHVISION_STANDIN as STANDIN, line_of as _line_of, load_variant
 
 from trtcodemod.engine import Options, check_source, fix_source
@@ -49,7 +52,23 @@ TAKEN: dict[str, tuple[str, str, tuple[str, ...]]] = {
     # YOLOv7-seg: each image's masks from its prototypes by `process_mask`, where the image has rows
     "yolov7_seg_process_mask": ("build", "for xi, x in enumerate(prediction):",
                                 ("for index, det in enumerate(found):",)),
+    # YOLOv5-seg's `segment/predict.py`: `if len(det):` then `process_mask(proto[i], ...)`; its NMS sorts and cuts
+    # each image's rows with no `if` around
+    "yolov5_seg_process_mask": ("build", "for xi, x in enumerate(prediction):", ("for i, det in enumerate(pred):",)),
+    # a fork's `retina_masks` branch: `process_mask_native` (the product resized before the crop)
+    "yolov5_segment_mask_native": ("build", "for xi, x in enumerate(prediction):",
+                                   ("for i, det in enumerate(pred):",)),
+    # a copy's NMS with its `classes` filter asked for
+    "yolov5_seg_classes_process_mask": ("build", "for xi, x in enumerate(prediction):",
+                                        ("for i, det in enumerate(pred):",)),
+    # a fork's NMS with its MPS move and time limit
+    "yolov5_seg_mps_time_limit": ("build", "for xi, x in enumerate(prediction):",
+                                  ("for i, det in enumerate(pred):",)),
 }
+
+#: The variants whose masks come from each image's prototypes by a `process_mask` (one owner each).
+PROCESS_MASK = ["yolov7_seg_process_mask", "yolov5_seg_process_mask", "yolov5_segment_mask_native",
+                "yolov5_seg_classes_process_mask", "yolov5_seg_mps_time_limit"]
 
 
 def _line(path: Path, caller: str) -> int:
@@ -114,7 +133,12 @@ def _rewritten(name: str, builder: str, tmp_path: Path):
                                           ("torchvision_rpn_roi_format", "build_roi_align"),
                                           ("mmdet_rpn_bbox2roi", "build"),
                                           ("yolov7_seg_process_mask", "build"),
-                                          ("yolov7_seg_process_mask", "build_retina")])
+                                          ("yolov7_seg_process_mask", "build_retina"),
+                                          ("yolov5_seg_process_mask", "build"),
+                                          ("yolov5_segment_mask_native", "build"),
+                                          ("yolov5_segment_mask_native", "build_retina"),
+                                          ("yolov5_seg_classes_process_mask", "build"),
+                                          ("yolov5_seg_mps_time_limit", "build")])
 def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, builder: str, tmp_path: Path) -> None:
     module, original, rewritten = _rewritten(name, builder, tmp_path)
     rewritten.load_state_dict(original.state_dict())
@@ -132,6 +156,24 @@ def test_migrate_applies_both_rules(name: str, tmp_path: Path) -> None:
     _, producer, callers = TAKEN[name]
     assert ("TRT360", _line_of(path, producer)) in applied and ("TRT361", _line(path, callers[0])) in applied
     assert report["after"]["faithful"] is True
+
+
+def test_the_process_mask_variants_are_cited_by_distinct_owners() -> None:
+    assert_cited_by_distinct_owners(HERE, PROCESS_MASK, count=5)
+
+
+def test_ultralytics_later_nms_is_taken_and_its_if_else_caller_is_not() -> None:
+    """YOLOv10's copy of ultralytics' ``non_max_suppression`` (``bs`` counted before ``prediction`` is transposed and,
+    under ``if in_place:`` / ``else:``, written in place or concatenated along its last axis; the sort only under
+    ``if n > max_nms:``): TRT360 rewrites the loop. Its caller binds each image's masks by ``if not len(pred):`` /
+    ``else:`` and appends them after: a form TRT361 does not take (the empty entry's shape and dtype against the
+    function's are not read), so the caller's loop is kept."""
+    path = HERE / "yolov10_segment_process_mask.py"
+    found = check_source(path.read_bytes(), str(path.resolve()), CODE_ALONE)
+    assert [(f.rule, f.line) for f in found] == [("TRT360", _line_of(path, "for xi, x in enumerate(prediction):"))]
+    assert "not rewritten" not in found[0].message
+    after = fix_source(path.read_bytes(), str(path.resolve()), UNSAFE).source.decode()
+    assert "_trt_nms_by_image(" in after and "_trt_image_blocks" not in after
 
 
 def test_masks_from_every_image_s_prototypes_at_once(tmp_path: Path) -> None:
