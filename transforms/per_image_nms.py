@@ -1762,6 +1762,41 @@ def _sorted_key(context: FileContext, call: cst.BaseExpression) -> tuple[cst.Bas
     return key, True
 
 
+def _sorted_name(statement: cst.BaseSmallStatement | cst.If) -> str:
+    """The name a :meth:`Flattener.score_sort` (or one under ``if``, :meth:`Flattener.capped_sort`) binds."""
+    if type(statement) is cst.If:
+        statement = statement.body.body[0].body[0]
+    return statement.targets[0].target.value
+
+
+def _order_unread_until_nms(context: FileContext, later: Sequence, name: str) -> bool:
+    """Does NMS run in ``later`` (statements after a sort of ``name``'s rows), and does nothing up to it read
+    ``name``'s row order: every read of ``name`` there a subscript of all its rows (``x[:, 5:6]``, ``x[..., 4]``)?
+    A cut by position (``x = x[:100]``) or ``name`` handed whole to a call would read the order the sort made."""
+    for statement in later:
+        node = cst.SimpleStatementLine([statement]) if isinstance(statement, cst.BaseSmallStatement) else statement
+        whole_rows = {id(n.value) for n in walk(node) if type(n) is cst.Subscript and n.slice
+                      and _all_rows(n.slice[0].slice)}
+        if any(type(n) is cst.Name and n.value == name and id(n) not in whole_rows for n in walk(node)
+               if not (type(n) is cst.Name and _bound_by(node, n))):
+            return False
+        if calls_nms(context, node):
+            return True
+    return False
+
+
+def _all_rows(index: cst.BaseSlice) -> bool:
+    """Is ``index`` (a subscript's first) ``:`` or ``...``: every row?"""
+    if type(index) is cst.Slice:
+        return index.lower is None and index.upper is None and index.step is None
+    return type(index) is cst.Index and type(index.value) is cst.Ellipsis
+
+
+def _bound_by(statement: cst.CSTNode, name: cst.Name) -> bool:
+    """Is ``name`` a target the statement binds (not a read)?"""
+    return any(type(n) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign) and n.target is name for n in walk(statement))
+
+
 def _simple_branches(statement: cst.If) -> bool:
     """Does every branch of ``statement`` (``elif``, ``else``) hold only simple statements?"""
     branch: cst.If | cst.Else | None = statement
@@ -2715,9 +2750,8 @@ tracing branch leaves them bound).""",
             for at, statement in enumerate(small[:-1]):
                 if type(statement) is cst.If and flattener.skip(statement):
                     continue  # an image without rows makes no rows below: the flattened rows skip it alike
-                if calls_nms(self.context, cst.Module(body=[cst.SimpleStatementLine([s]) if isinstance(
-                        s, cst.BaseSmallStatement) else s for s in small[at + 1:-1]])) \
-                        and (flattener.score_sort(statement) or flattener.capped_sort(statement)):
+                if (flattener.score_sort(statement) or flattener.capped_sort(statement)) \
+                        and _order_unread_until_nms(self.context, small[at + 1:-1], _sorted_name(statement)):
                     continue  # a sort by score (and cap) before NMS, which sorts itself
                 text = flattener.conditional(statement) if type(statement) is cst.If \
                     else flattener.attempt(statement) if type(statement) is cst.Try \

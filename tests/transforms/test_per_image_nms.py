@@ -2525,3 +2525,51 @@ def test_an_empty_entry_function_it_cannot_read_keeps_the_loop(change) -> None:
         code = code.replace(old, new)
     assert code != HELPER_EMPTY
     assert "_trt_nms_by_image(" not in rewrite(code, unsafe=True, select=("TRT360",)).split("def suppress")[1]
+
+
+#: YOLOv5's NMS as it is now (ultralytics/yolov5 utils/general.py): each image's rows sorted by score and cut at
+#: `max_nms` with no `if` around, before NMS; in our own words.
+_SORTED_BEFORE_NMS = """\
+import torch
+import torchvision
+
+
+def f(prediction, conf_thres: float = 0.25, iou_thres: float = 0.45, max_det: int = 300):
+    max_wh, max_nms = 7680, 30000
+    xc = prediction[..., 4] > conf_thres
+    output = [torch.zeros((0, 6), device=prediction.device)] * prediction.shape[0]
+    for xi, x in enumerate(prediction):
+        x = x[xc[xi]]
+        conf, j = x[:, 5:].max(1, keepdim=True)
+        x = torch.cat((x[:, :4], conf, j.float()), 1)[conf.view(-1) > conf_thres]
+        n = x.shape[0]
+        if not n:
+            continue
+{sort}
+        c = x[:, 5:6] * max_wh
+        boxes, scores = x[:, :4] + c, x[:, 4]
+        i = torchvision.ops.nms(boxes, scores, iou_thres)
+        i = i[:max_det]
+        output[xi] = x[i]
+    return output
+"""
+
+
+@pytest.mark.parametrize("sort,taken", [
+    ("        x = x[x[:, 4].argsort(descending=True)[:max_nms]]", True),
+    ("        x = x[x[:, 4].argsort(descending=True)]", True),
+    ("        x = x[torch.argsort(x[:, 4], descending=True)[:max_nms]]", True),
+    ("        if n > max_nms:\n            x = x[x[:, 4].argsort(descending=True)[:max_nms]]", True),  # ultralytics'
+    # the order read before NMS (a cut by position), a sort ascending, a sort by another image's key
+    ("        x = x[x[:, 4].argsort(descending=True)]\n        x = x[:100]", False),
+    ("        x = x[x[:, 4].argsort()]", False),
+    ("        x = x[prediction[0, :, 4].argsort(descending=True)]", False),
+])
+def test_a_sort_by_score_before_nms_is_left_out_while_tracing(sort: str, taken: bool) -> None:
+    code = _SORTED_BEFORE_NMS.format(sort=sort)
+    after = rewrite(code, unsafe=True, select=RULE)
+    assert ("_trt_nms_by_image(" in after) is taken, after
+    if taken:
+        flat = after.split("_trt_tracing():\n")[1].split("    else:\n")[0]
+        assert "argsort" not in flat and "max_nms" not in flat, flat  # left out on every image's rows at once
+        assert textwrap.indent(sort, "    ") in after  # the loop kept for eager code
