@@ -85,8 +85,9 @@ def prototype_masks(function: ast.FunctionDef) -> bool:
     # rows at once, where no image has any; an image without rows adds nothing either way)
     guards = [s for s in function.body if isinstance(s, ast.If) and not s.orelse and len(s.body) == 1
               and isinstance(s.body[0], ast.Return) and _no_rows(s.test, coefficients)]
-    # `masks_in.device`, `protos.dtype`: the same of the images' channels and the rows' blocks
-    placed = {id(n.value) for n in nodes if isinstance(n, ast.Attribute) and n.attr in ("device", "dtype")}
+    # `masks_in.device`, `protos.dtype`, `proto.new_zeros(...)`: the same of the images' channels and the rows' blocks
+    placed = {id(n.value) for n in nodes if isinstance(n, ast.Attribute)
+              and n.attr in ("device", "dtype", "new_zeros", "new_empty", "new_ones", "new_full")}
     reads = {name: [n for n in nodes if isinstance(n, ast.Name) and n.id == name and id(n) not in placed]
              for name in (protos, coefficients, channels)}
     if any(isinstance(n.ctx, ast.Store) for named in reads.values() for n in named if n.id != channels) \
@@ -97,8 +98,8 @@ def prototype_masks(function: ast.FunctionDef) -> bool:
 
 
 def _no_rows(test: ast.expr, coefficients: str) -> bool:
-    """Is ``test`` ``<coefficients>.shape[0] == 0``, ``len(<coefficients>) == 0`` or ``not <coefficients>.shape[0]``
-    (no row at all), the only read of the coefficients it makes?"""
+    """Is ``test`` ``<coefficients>.shape[0] == 0`` (or ``len(...)``, ``.size(0)``, ``.numel()``; ``not ...``): no row
+    at all, the only read of the coefficients it makes?"""
     if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
         count = test.operand
     elif isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq) \
@@ -106,7 +107,10 @@ def _no_rows(test: ast.expr, coefficients: str) -> bool:
         count = test.left
     else:
         return False
-    return ast.unparse(count) in (f"{coefficients}.shape[0]", f"len({coefficients})", f"{coefficients}.size(0)")
+    # `numel()` too (CoreYOLO's): zero for an image exactly where its rows or its channels are none, and so for the
+    # rows' blocks, whose columns are the images' channels
+    return ast.unparse(count) in (f"{coefficients}.shape[0]", f"len({coefficients})", f"{coefficients}.size(0)",
+                                  f"{coefficients}.numel()")
 
 
 def is_prototype_masks(context: FileContext, called: str) -> bool:

@@ -673,3 +673,53 @@ def test_a_skip_of_an_image_without_rows_guards_every_append(skip: str, taken: b
                 flat[:, 6:], image, proto.shape[0]), flat[:, :4], (16, 16), upsample=True))
         got = torch.cat(rows), torch.cat(masks).float()
         assert all(torch.equal(g, w) for g, w in zip(got, want)), counts
+
+
+#: CoreYOLO's ``process_mask`` (coreyolo 0.2.1, coreyolo/infer/masks.py:19-34; zoo 94): an early return on
+#: ``coeff.numel() == 0`` made by ``proto.new_zeros``, the product without ``.float()``, a bool mask; in our words.
+_NUMEL_PROCESS_MASK = """\
+import torch
+import torch.nn.functional as F
+
+
+def process_mask(proto, coeff, boxes_xyxy, imgsz):
+    if coeff.numel() == 0:
+        return proto.new_zeros((0, imgsz, imgsz), dtype=torch.bool)
+    nm, mh, mw = proto.shape
+    masks = (coeff @ proto.view(nm, -1)).sigmoid().view(-1, mh, mw)
+    gain = boxes_xyxy.new_tensor([mw / imgsz, mh / imgsz, mw / imgsz, mh / imgsz])
+    x1, y1, x2, y2 = torch.chunk((boxes_xyxy * gain)[:, :, None], 4, 1)
+    cols = torch.arange(mw, dtype=x1.dtype)[None, None, :]
+    rows = torch.arange(mh, dtype=x1.dtype)[None, :, None]
+    masks = masks * ((cols >= x1) * (cols < x2) * (rows >= y1) * (rows < y2))
+    masks = F.interpolate(masks.unsqueeze(0), (imgsz, imgsz), mode="bilinear", align_corners=False)[0]
+    return masks > 0.5
+"""
+
+
+@pytest.mark.parametrize("change,taken", [(None, True), ("coeff.new_zeros((0, imgsz, imgsz), dtype=torch.bool)", True),
+                                          ("proto.mean().new_zeros((0, imgsz, imgsz), dtype=torch.bool)", False),
+                                          ("coeff.sum().new_zeros((0, imgsz, imgsz), dtype=torch.bool)", False)])
+def test_an_early_return_on_no_coefficients_made_like_the_prototypes(change, taken, tmp_path) -> None:
+    import ast
+
+    from trtcodemod.transforms._prototype_masks import prototype_masks
+
+    source = _NUMEL_PROCESS_MASK if change is None else _NUMEL_PROCESS_MASK.replace(
+        "proto.new_zeros((0, imgsz, imgsz), dtype=torch.bool)", change)
+    [function] = [n for n in ast.parse(source).body if isinstance(n, ast.FunctionDef)]
+    assert prototype_masks(function) is taken
+    if not taken:
+        return
+    from trtcodemod.helpers.per_image import _trt_image_blocks, _trt_image_channels
+
+    process_mask = import_source(source, tmp_path)["process_mask"]
+    generator = torch.Generator().manual_seed(5)
+    for counts in [(3, 0, 1), (0, 0), (2,)]:
+        found = _found(counts, 4, generator, scale=2.0)
+        proto = torch.randn(len(counts), 4, 8, 8, generator=generator)
+        flat, image = torch.cat(found), torch.cat([torch.full((n,), i) for i, n in enumerate(counts)])
+        want = torch.cat([process_mask(proto[i], d[:, 6:], d[:, :4], 16) for i, d in enumerate(found)])
+        got = process_mask(_trt_image_channels(proto), _trt_image_blocks(flat[:, 6:], image, proto.shape[0]),
+                           flat[:, :4], 16)
+        assert got.dtype == want.dtype == torch.bool and torch.equal(got, want), counts
