@@ -611,20 +611,24 @@ def test_a_module_s_mask_function_with_an_early_return_is_called_on_all_rows(cha
     assert carried is (changed is None), after
     if changed is not None:
         return
+    _assert_one_call_gives_each_image_s_masks(import_source(function, tmp_path)["process_mask"], torch.uint8, 7,
+                                              (16, 16), upsample=True)
+
+
+def _assert_one_call_gives_each_image_s_masks(process_mask, dtype: torch.dtype, seed: int, *args, **kwargs) -> None:
+    """``process_mask`` called once on every image's rows through the blocks gives what a call an image gives (an
+    image without rows too, which the function answers by its early return), concatenated: values and ``dtype``."""
     from trtcodemod.helpers.per_image import _trt_image_blocks, _trt_image_channels
 
-    process_mask = import_source(function, tmp_path)["process_mask"]
-    generator = torch.Generator().manual_seed(7)
+    generator = torch.Generator().manual_seed(seed)
     for counts in [(2, 0, 3), (0, 0), (1,)]:
         found = _found(counts, 4, generator, scale=2.0)
         proto = torch.randn(len(counts), 4, 8, 8, generator=generator)
         flat, image = torch.cat(found), torch.cat([torch.full((n,), i) for i, n in enumerate(counts)])
-        want = torch.cat([torch.zeros(0, 16, 16, dtype=torch.uint8)]
-                         + [process_mask(proto[i], d[:, 6:], d[:, :4], (16, 16), upsample=True)
-                            for i, d in enumerate(found)])
+        want = torch.cat([process_mask(proto[i], d[:, 6:], d[:, :4], *args, **kwargs) for i, d in enumerate(found)])
         got = process_mask(_trt_image_channels(proto), _trt_image_blocks(flat[:, 6:], image, proto.shape[0]),
-                           flat[:, :4], (16, 16), upsample=True)
-        assert got.dtype == want.dtype == torch.uint8 and torch.equal(got, want), counts
+                           flat[:, :4], *args, **kwargs)
+        assert got.dtype == want.dtype == dtype and torch.equal(got, want), counts
 
 
 #: ultralytics' predictors skip an image without rows first, then append its rows and masks.
@@ -711,15 +715,4 @@ def test_an_early_return_on_no_coefficients_made_like_the_prototypes(change, tak
     assert prototype_masks(function) is taken
     if not taken:
         return
-    from trtcodemod.helpers.per_image import _trt_image_blocks, _trt_image_channels
-
-    process_mask = import_source(source, tmp_path)["process_mask"]
-    generator = torch.Generator().manual_seed(5)
-    for counts in [(3, 0, 1), (0, 0), (2,)]:
-        found = _found(counts, 4, generator, scale=2.0)
-        proto = torch.randn(len(counts), 4, 8, 8, generator=generator)
-        flat, image = torch.cat(found), torch.cat([torch.full((n,), i) for i, n in enumerate(counts)])
-        want = torch.cat([process_mask(proto[i], d[:, 6:], d[:, :4], 16) for i, d in enumerate(found)])
-        got = process_mask(_trt_image_channels(proto), _trt_image_blocks(flat[:, 6:], image, proto.shape[0]),
-                           flat[:, :4], 16)
-        assert got.dtype == want.dtype == torch.bool and torch.equal(got, want), counts
+    _assert_one_call_gives_each_image_s_masks(import_source(source, tmp_path)["process_mask"], torch.bool, 5, 16)
