@@ -127,7 +127,8 @@ coefficients and `c` only there (an early return where there are no rows, `if ma
 `device` or `dtype` aside; ultralytics' `ops.process_mask`, of a module the caller imports): it is called once
 with every image's channels one after another (`_trt_image_channels(proto)`, `(batch * c, mh, mw)`) and each row's
 coefficients at its image's block of columns, zeros elsewhere (`_trt_image_blocks(coefficients, image,
-proto.shape[0])`), so each row sums its own image's channels. Where the image column is made apart from the rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
+proto.shape[0])`), so each row sums its own image's channels. Where the image column is made apart from the
+rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
 `concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
 concatenated along the first axis in the same block are taken with it.
 
