@@ -1838,8 +1838,7 @@ def _later_axes_slice(node: cst.BaseExpression, name: str) -> bool:
     if type(node) is not cst.Subscript or code_of(node.value).strip() != name or not node.slice:
         return False
     first = node.slice[0].slice
-    whole = type(first) is cst.Slice and first.lower is None and first.upper is None and first.step is None
-    return whole or type(first) is cst.Index and type(first.value) is cst.Ellipsis and len(node.slice) == 2
+    return _all_rows(first) and (type(first) is cst.Slice or len(node.slice) == 2)
 
 
 def _rows_kept(args: Sequence[cst.Arg]) -> bool:

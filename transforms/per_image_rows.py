@@ -17,7 +17,7 @@ from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, wal
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 from trtcodemod.transforms.per_image_nms import (_CAT, FILL_HELPER, Decline, Flattener, Kind, PerImageNms, _indented,
-                                                 calls_nms)
+                                                 _skip_parts, calls_nms)
 
 ROWS_HELPER = "_trt_flat_rows"
 IMAGES_HELPER = "_trt_flat_images"
@@ -59,11 +59,8 @@ def _none_skip(statement: cst.BaseStatement, entry: str | tuple[str, ...]) -> bo
 def _empty_skip(statement: cst.BaseStatement, entry: str | tuple[str, ...]) -> bool:
     """Is ``statement`` ``if not <entry has rows>: continue`` (``if len(det) == 0:``, ``if det.shape[0] == 0:``; no
     ``else``)?"""
-    if isinstance(entry, tuple) or type(statement) is not cst.If or statement.orelse is not None \
-            or type(statement.body) is not cst.IndentedBlock or len(statement.body.body) != 1:
-        return False
-    line = statement.body.body[0]
-    if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Continue:
+    # a bare `if <test>: continue` as TRT360 reads one (`_skip_parts`), no `elif` after it
+    if isinstance(entry, tuple) or _skip_parts(statement) != (None, None) or statement.orelse is not None:
         return False
     test = strip_parens(statement.test)
     if type(test) is cst.UnaryOperation and type(test.operator) is cst.Not:
@@ -472,8 +469,7 @@ graph is faithful and equivalent on its inputs.""",
         first = test.left
         while type(strip_parens(first)) is cst.BooleanOperation and type(strip_parens(first).operator) is cst.And:
             first = strip_parens(first).left
-        if {n.value for n in walk(first) if type(n) is cst.Name} & image_names \
-                or any(type(n) in (cst.Call, cst.Subscript) for n in walk(first)):
+        if not self._is_setting(first, image_names):
             return None  # a call or a subscript may read the image: only names and attributes are settings
         if any(type(line) is not cst.SimpleStatementLine or len(line.body) != 1
                or PerImageNms._appended(self, line.body[0]) is None for line in statement.body.body):
