@@ -9,6 +9,7 @@ statements on the batch flattened into one list of candidates (:class:`Flattener
 from __future__ import annotations
 
 import ast
+import builtins
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,6 +37,8 @@ TOP_K_HELPER = "_trt_top_k_by_image"
 SQUEEZE_HELPER = "_trt_squeeze_rows"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
+#: The images of the rows of lists filled side by side (reserved prefix).
+_ROWS_IMAGE = "_trt_rows_image"
 #: The list a returned comprehension's inlined loop fills (reserved prefix).
 _ENTRIES = "_trt_entries"
 
@@ -67,6 +70,9 @@ _ELEMENTWISE_METHODS = frozenset({
     "to", "float", "half", "double", "long", "int", "bool", "sigmoid", "exp", "log", "sqrt", "abs", "neg",
     "clone", "detach", "cpu", "contiguous", "type_as", "clamp", "clamp_min", "clamp_max", "round", "floor", "ceil",
 })
+
+#: Of those, the ones that keep positions positions (a move to a device, an integer type, a copy).
+_POSITION_METHODS = frozenset({"to", "cpu", "long", "int", "clone", "detach", "contiguous"})
 
 #: Tensor methods that write each element in place from its own value (and settings or same-shaped operands).
 _IN_PLACE_METHODS = frozenset({"clamp_", "clip_", "clamp_min_", "clamp_max_", "mul_", "div_", "add_", "sub_",
@@ -178,6 +184,18 @@ def transposed_subject(node: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
+def _is_none(node: cst.BaseExpression) -> bool:
+    node = strip_parens(node)
+    return type(node) is cst.Name and node.value == "None"
+
+
+def _none_test(node: cst.CSTNode) -> bool:
+    """Is ``node`` ``name is None`` or ``name is not None``?"""
+    return type(node) is cst.Comparison and len(node.comparisons) == 1 \
+        and type(node.comparisons[0].operator) in (cst.Is, cst.IsNot) and type(strip_parens(node.left)) is cst.Name \
+        and _is_none(node.comparisons[0].comparator)
+
+
 def _one_image(parts: list[tuple[str, Kind]]) -> str:
     """The images of values that are all rows of the same images (else :class:`Decline`)."""
     images = {k.image for _, k in parts}
@@ -218,7 +236,17 @@ class Flattener:
         #: makes it: a skip may append the image's empty entry there first (:meth:`skip`).
         self.filled: str | None = None
         self.entry_made: cst.BaseExpression | None = None
-        #: Whether that list holds one entry an image (a bare skip would leave an image out of it).
+        #: Lists appended to after that one, each (name, entry, the setting it is appended under or None):
+        #: CoreYOLO's mask coefficients beside its rows.
+        self.companions: list[tuple[str, cst.BaseExpression, cst.BaseExpression | None]] = []
+        #: The name bound to the first list's rows' images, by their text: a further list of rows of the same images
+        #: is made with that very tensor.
+        self.shared_images: dict[str, str] = {}
+        #: Further lists of one entry an image read at the image's index (TRT361's ``coeffs[index]`` beside ``det``):
+        #: the text of their flattened rows and their kind; the names read so.
+        self.side_lists: dict[str, tuple[str, Kind]] = {}
+        self.side_read: set[str] = set()
+        #: Whether one of those lists holds one entry an image (a bare skip would leave an image out of it).
         self.per_image_list = False
         #: Whether some rows were picked by a mask or positions (each image's number of rows its own data's).
         self.picked = False
@@ -237,6 +265,22 @@ class Flattener:
                 and not self._dynamic(node.value):
             return code_of(node.value).strip()
         return None
+
+    def _transposed_image(self, subject: cst.BaseExpression) -> tuple[str, str] | None:
+        """(the batch tensor, its static column slices or "") of ``x[i]`` or ``x[i, :4]`` (channels first: each
+        image's channels, then its candidates), else None."""
+        subject = strip_parens(subject)
+        image = self._image_of(subject)
+        if image is not None:
+            return image, ""
+        if type(subject) is not cst.Subscript or len(subject.slice) < 2 \
+                or any(type(e.slice) is not cst.Slice or self._dynamic(e) for e in subject.slice[1:]):
+            return None
+        first = cst.Subscript(value=subject.value, slice=[subject.slice[0].with_changes(comma=cst.MaybeSentinel.DEFAULT)])
+        image = self._image_of(first)
+        if image is None:
+            return None
+        return image, ", ".join(code_of(e.slice).strip() for e in subject.slice[1:])
 
     def assignment(self, statement: cst.BaseSmallStatement) -> str:
         """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
@@ -355,7 +399,8 @@ class Flattener:
     def _writes_loop_names(self, call: cst.BaseExpression) -> bool:
         """Does ``call`` mention a name the loop binds or the list it fills (a method of it may write it)?"""
         names = {n.value for n in walk(call) if type(n) is cst.Name}
-        return bool(names & (self.loop_bound | set(self.env) | {self.filled or ""}))
+        filled = {self.filled or "", *(name for name, _, _ in self.companions)}
+        return bool(names & (self.loop_bound | set(self.env) | filled))
 
     def in_place_call(self, call: cst.Call) -> str:
         """``boxes[:, 0].clamp_(min=0, max=w)`` (flashdet's decode) or ``boxes.clamp_(0, 1)``: an in-place method of
@@ -640,15 +685,21 @@ class Flattener:
         without rows makes no flattened rows, and its entry of a list made from them is empty. True where taken,
         False where ``statement`` is no skip; :class:`Decline` for a skip the flattening cannot take (a bare one
         that leaves an image out of a list of one entry an image, another list, or an entry that is not empty)."""
-        found = _skip_parts(statement)
+        found = _skip_appends(statement)
         if found is None:
             return False
-        listed, appended = found
-        if listed is None and self.per_image_list:
+        if not found and self.per_image_list:
             raise Decline
-        if listed is not None and (listed != self.filled or self.entry_made is None
-                                   or not _empty_entry(self.rule.context, appended, self.entry_made)):
-            raise Decline
+        if found:
+            # every list the loop fills gets its empty entry, under the same setting as its entry (CoreYOLO's two)
+            made = {(self.filled, None): self.entry_made, **{
+                (name, code_of(test).strip() if test is not None else None): entry
+                for name, entry, test in self.companions}}
+            given = {(name, code_of(test).strip() if test is not None else None): entry for name, entry, test in found}
+            if len(given) != len(found) or given.keys() != made.keys() or any(
+                    made[key] is None or not _empty_entry(self.rule.context, entry, made[key])
+                    for key, entry in given.items()):
+                raise Decline
         self.empty_test(statement.test)
         if statement.orelse is not None:
             self.pre_cap(statement.orelse)
@@ -771,6 +822,20 @@ class Flattener:
         items = ", ".join(f"{code_of(e.key).strip()}: {text}" for e, (text, _) in zip(value.elements, parts))
         return f"{{{items}}}", image
 
+    def companion(self, name: str, entry: cst.BaseExpression, test: cst.BaseExpression | None, per_image: bool) -> str:
+        """A further list's entries (:attr:`companions`): one entry an image made from its flattened rows, or the rows
+        appended, under ``if <test>:`` where the loop appends under it (a setting, else :class:`Decline`)."""
+        if test is not None and (self._dynamic(test) or any(type(n) is cst.Name and n.value in self.loop_bound
+                                                            for n in walk(test))):
+            raise Decline  # appended or not image by image
+        if per_image:
+            value, image = self.entry(entry)
+            self.helpers.add(LIST_HELPER)
+            line = f"{name} = {LIST_HELPER}({value}, {self.shared_images.get(image, image)}, {_COUNT})"
+        else:
+            line = f"{name}.append({self.per_image(entry)})"
+        return line if test is None else f"if {code_of(test).strip()}:\n    {line}"
+
     def per_image(self, value: cst.BaseExpression) -> str:
         text, kind = self.expression(value)
         if kind.name != "rows":
@@ -778,7 +843,14 @@ class Flattener:
         return text
 
     def _dynamic(self, node: cst.CSTNode) -> bool:
+        """Does ``node`` read a value of the image (its index, its tensors, names bound to them)? ``x is None`` and
+        ``x is not None`` of a name the body binds do not: the flattened ``x`` is None where every image's is (no test
+        of the image binds it, :meth:`_chain` declines those), a tensor where every image's is."""
+        nones = {id(inner.left) for inner in walk(node) if _none_test(inner) and strip_parens(inner.left).value
+                 in self.env and strip_parens(inner.left).value not in (*self.items, *self.entries, self.index)}
         for inner in walk(node):
+            if id(inner) in nones:
+                continue
             if type(inner) is cst.Name and (inner.value == self.index or inner.value in self.items
                                             or inner.value in self.entries or (
                     inner.value in self.env and self.env[inner.value] != STATIC)):
@@ -790,9 +862,12 @@ class Flattener:
         if not self._dynamic(node):
             return code_of(node).strip(), STATIC
         subject = transposed_subject(node)
-        if subject is not None and self.transposed is not None and self._image_of(subject) == self.transposed:
-            # each image's candidates made rows: the batch's, image after image
-            return f"{self.transposed}.transpose(1, 2).flatten(0, 1)", Kind("rows", _IMAGE)
+        read = self._transposed_image(subject) if subject is not None and self.transposed is not None else None
+        if read is not None:
+            # each image's candidates made rows: the batch's, image after image (CoreYOLO's `pred[i, :4].transpose(0,
+            # 1)` its columns of them; `extra[i].transpose(0, 1)`, another batch tensor of the same candidates)
+            batch, columns = read
+            return f"{batch}.transpose(1, 2).flatten(0, 1){f'[:, {columns}]' if columns else ''}", Kind("rows", _IMAGE)
         kind = type(node)
         if kind is cst.Name:
             if node.value in self.entries:
@@ -823,6 +898,14 @@ class Flattener:
             return text, Kind("rows", found.image, mask=inverted)
         if kind is cst.Call:
             return self._call(node)
+        if kind is cst.IfExp and not self._dynamic(node.test):
+            # `extra[i].transpose(0, 1) if extra is not None else None` (CoreYOLO): a setting picks one way
+            ways = [self.expression(way) if not _is_none(way) else None for way in (node.body, node.orelse)]
+            kinds = {found[1] for found in ways if found is not None}
+            if len(kinds) != 1:
+                raise Decline
+            body, orelse = (found[0] if found is not None else "None" for found in ways)
+            return f"({body} if {code_of(node.test).strip()} else {orelse})", kinds.pop()
         raise Decline
 
     def _elementwise(self, node: cst.BaseExpression, operands: list[cst.BaseExpression]) -> tuple[str, Kind]:
@@ -867,6 +950,10 @@ class Flattener:
         rest = elements[1:]
         at_image = type(first) is cst.Index and type(strip_parens(first.value)) is cst.Name \
             and strip_parens(first.value).value == self.index
+        listed = strip_parens(node.value)
+        if at_image and not rest and type(listed) is cst.Name and listed.value in self.side_lists:
+            self.side_read.add(listed.value)
+            return self.side_lists[listed.value]
         if at_image and rest and type(rest[0].slice) is cst.Index and self._dynamic(rest[0]) \
                 and not any(self._dynamic(e) for e in rest[1:]):
             return self._picked_at_image(node, rest)
@@ -952,8 +1039,8 @@ class Flattener:
         func = strip_parens(node.func)
         if type(func) is not cst.Name or not node.args or any(a.keyword is not None or a.star for a in node.args):
             return None
-        module = self.rule.context.module
-        function = file_function(module, func.value)
+        function = file_function(self.rule.context.module, func.value) or _imported_torch_function(
+            self.rule.context, func.value)
         if function is None:
             return None
         params = function.params
@@ -1095,6 +1182,12 @@ class Flattener:
             node, keyword = node.orelse, "elif"
             if node is None:
                 ends.append(start)  # no `else`: the names keep what they were bound to before
+                test = strip_parens(statement.test)
+                if len(ends) == 2 and _none_test(test) and type(test.comparisons[0].operator) is cst.IsNot \
+                        and test.left.value in ends[0][0]:
+                    # `if feat is not None: feat = feat[keep]` (CoreYOLO): where the test fails `feat` is None,
+                    # read after as nothing else, so it is of the kind the block leaves it
+                    ends[1] = ({**start[0], test.left.value: ends[0][0][test.left.value]}, start[1])
         merged = self._merged([env for env, _ in ends])
         if merged is None:
             raise Decline  # a name of rows one way and of another kind (or unbound) the other
@@ -1379,6 +1472,9 @@ class Flattener:
                 and func.attr.value in _ELEMENTWISE_METHODS:
             args = ", ".join(self._type_argument(a) for a in node.args)
             base, kind = self.expression(func.value)
+            if kind.name == "index" and func.attr.value in _POSITION_METHODS:
+                # CoreYOLO's `nms(boxes.cpu(), scores.cpu(), t).to(pred.device)`: the same positions, moved
+                return f"{_atom(base, func.value)}.{func.attr.value}({args})", kind
             if kind.name != "rows":
                 raise Decline
             if func.attr.value in _NEW_TENSOR_METHODS:
@@ -1506,6 +1602,9 @@ class Flattener:
         mapped = self._of_rows(node, 1)
         if mapped is not None:
             return mapped[0], mapped[1][0]
+        counted = self._made_for_rows(node)
+        if counted is not None:
+            return counted
         made = self._made_alike(node)
         if made is not None:
             return made, STATIC
@@ -1559,6 +1658,39 @@ class Flattener:
         self.picked = True  # an image's rows are now its candidates' classes
         return f"{text}.{func.attr.value}({', '.join(['-1', *later])})", \
             Kind("rows", f"{kind.image}.repeat_interleave({width})")
+
+    def _made_for_rows(self, node: cst.Call) -> tuple[str, Kind] | None:
+        """``torch.zeros(scores.shape[0], dtype=torch.long)`` (CoreYOLO's class of a one-class head), ``torch.ones((len(x),
+        1))``: a factory of a value the same for every image whose first size is the count of rows (the rest, and its
+        fill, the same for every image): one such value a row of their images. None for any other call."""
+        factory = self.rule.context.refers_to(node.func, "torch.zeros", "torch.ones", "torch.empty", "torch.full")
+        positional = [a for a in node.args if a.keyword is None]
+        if factory is None or not positional:
+            return None
+        sizes = strip_parens(positional[0].value)
+        packed = type(sizes) in (cst.Tuple, cst.List)
+        if packed and (not sizes.elements or any(type(e) is not cst.Element for e in sizes.elements)):
+            return None
+        first = sizes.elements[0].value if packed else sizes
+        rest = [e.value for e in sizes.elements[1:]] if packed \
+            else [a.value for a in positional[1:]] if factory != "torch.full" else []
+        fill = positional[1:] if factory == "torch.full" else []
+        if factory == "torch.full" and (not packed or len(fill) != 1):
+            return None
+        try:
+            counted = self._counted(first)
+        except Decline:
+            return None
+        text, kind = self.expression(counted)
+        if kind.name not in ("rows", "index") or any(self._dynamic(v) for v in [*rest, *(a.value for a in fill)]):
+            raise Decline
+        keywords = [self._type_argument(a) for a in node.args if a.keyword is not None]
+        count = f"{_atom(text, counted)}.shape[0]"
+        spelled = ", ".join([count, *(code_of(v).strip() for v in rest)])
+        args = [f"({spelled},)" if packed and not rest else f"({spelled})" if packed else spelled,
+                *(code_of(a.value).strip() for a in fill), *keywords]
+        self.copied = id(node)  # a new tensor, whose values the body may then set
+        return f"{code_of(node.func).strip()}({', '.join(args)})", Kind("rows", kind.image)
 
     def _made_alike(self, node: cst.Call) -> str | None:
         """``torch.tensor([width, height], dtype=box.dtype)`` (face_detection's scale to pixels): a tensor factory
@@ -1855,23 +1987,53 @@ def _skip_parts(statement: cst.BaseStatement) -> tuple[str | None, cst.BaseExpre
     """(the list, the entry) of ``if <test>: <list>.append(<entry>); continue``, ``(None, None)`` of ``if <test>:
     continue`` (no ``else``, or an ``elif``: YOLOv5/v7's pre-cap); None for anything else.
     :meth:`Flattener.empty_test` judges the test."""
+    appends = _skip_appends(statement)
+    if appends is None or len(appends) > 1 or appends and appends[0][2] is not None:
+        return None
+    return (appends[0][0], appends[0][1]) if appends else (None, None)
+
+
+def _skip_appends(statement: cst.BaseStatement) -> list[tuple[str, cst.BaseExpression, cst.BaseExpression | None]] | None:
+    """The appends of a skip, ``if <test>: <list>.append(<entry>); ...; continue``, each ``(list, entry, setting)``
+    where ``setting`` is the test of an ``if <setting>: <list>.append(<entry>)`` around it (CoreYOLO's ``if extra is
+    not None: extra_out.append(...)``), else None; ``[]`` for a bare skip; None for anything else."""
     if type(statement) is not cst.If or not (statement.orelse is None or type(statement.orelse) is cst.If) \
-            or type(statement.body) is not cst.IndentedBlock \
-            or any(type(line) is not cst.SimpleStatementLine for line in statement.body.body):
+            or type(statement.body) is not cst.IndentedBlock or not statement.body.body:
         return None
-    small = [s for line in statement.body.body for s in line.body]
-    if not small or type(small[-1]) is not cst.Continue:
+    *lines, last = statement.body.body
+    if type(last) is not cst.SimpleStatementLine or type(last.body[-1]) is not cst.Continue:
         return None
-    if len(small) == 1:
-        return None, None
-    appended = small[0]
-    if len(small) != 2 or type(appended) is not cst.Expr or type(appended.value) is not cst.Call:
+    small: list[cst.BaseSmallStatement | cst.If] = [s for line in lines for s in
+                                                   (line.body if type(line) is cst.SimpleStatementLine else [line])]
+    small += last.body[:-1]
+    appends = [guarded_append(s) for s in small]
+    return None if any(a is None for a in appends) else appends  # type: ignore[return-value]
+
+
+def appended_to(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression] | None:
+    """(``rows``, ``value``) of ``rows.append(value)``, else None."""
+    if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
         return None
-    call = appended.value
+    call = statement.value
     if type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
-            or type(call.func.value) is not cst.Name or len(call.args) != 1 or call.args[0].keyword is not None or call.args[0].star:
+            or type(call.func.value) is not cst.Name or len(call.args) != 1 or call.args[0].keyword is not None \
+            or call.args[0].star:
         return None
     return call.func.value.value, call.args[0].value
+
+
+def guarded_append(statement: cst.CSTNode) -> tuple[str, cst.BaseExpression, cst.BaseExpression | None] | None:
+    """(list, entry, None) of ``rows.append(entry)``; (list, entry, test) of ``if test: rows.append(entry)`` (one
+    statement, no ``else``); else None. Whether ``test`` is a setting, the same for every image, is the caller's."""
+    if type(statement) is cst.If:
+        body = statement.body.body if type(statement.body) is cst.IndentedBlock else ()
+        if statement.orelse is not None or len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine \
+                or len(body[0].body) != 1:
+            return None
+        found = appended_to(body[0].body[0])
+        return None if found is None else (*found, statement.test)
+    found = appended_to(statement)
+    return None if found is None else (*found, None)
 
 
 #: Tensor factories of an empty tensor: ``torch.empty(0, 4)``, ``torch.zeros((0, 6), device=d)``, ``x.new_zeros(0)``.
@@ -1978,6 +2140,12 @@ def _carried(statements: list, bound: set[str], names: set[str]) -> bool:
                     or _carried(list(statement.handlers[0].body.body), handled, names):
                 return True
             bound |= body & handled
+        elif type(statement) is cst.For and statement.orelse is None and type(statement.body) is cst.IndentedBlock:
+            # `for c in classes: allow |= cls_id == c` (CoreYOLO): its body may run any number of times, so it binds
+            # nothing for what follows; a read of its own earlier binding is within the image
+            if (variable_names(statement.iter) - bound) & names \
+                    or _carried(list(statement.body.body), bound | variable_names(statement.target), names):
+                return True
         else:
             return True
     return False
@@ -2014,16 +2182,42 @@ def _row_function(context: FileContext, name: str) -> bool:
         return True
     if any(type(s) is cst.FunctionDef and s.name.value == name for s in context.module.body):
         return False  # this module's own, which is neither
+    module = _imported_module_of(context, name)
+    return module is not None and (_row_wise(module, name) or _elementwise_helper(module, name))
+
+
+def _imported_module_of(context: FileContext, name: str) -> cst.Module | None:
+    """A module of just the function ``name`` that this module imports with ``from ... import`` from a file of the
+    checkout, as it is written there; None where it is not one (or this module defines ``name`` itself)."""
+    if context.module is None or any(type(s) is cst.FunctionDef and s.name.value == name for s in context.module.body):
+        return None
     path = getattr(context, "path", None)
     source = context.source if context.source is not None else context.module.code.encode()
     function = imported_function(Path(path), name, source) if path else None
     if not isinstance(function, ast.FunctionDef):
-        return False
+        return None
     try:
-        module = cst.parse_module(ast.unparse(function))
+        return cst.parse_module(ast.unparse(function))
     except (cst.ParserSyntaxError, ValueError):
-        return False
-    return _row_wise(module, name) or _elementwise_helper(module, name)
+        return None
+
+
+def _imported_torch_function(context: FileContext, name: str) -> cst.FunctionDef | None:
+    """The imported function ``name`` (:func:`_imported_module_of`) where the only name it reads besides its own and
+    Python's builtins is ``torch``, which this module binds to torch too: its calls mean here what they mean there
+    (CoreYOLO's ``xywh_to_xyxy``: ``boxes.chunk(2, -1)``, ``torch.cat(..., -1)``)."""
+    module = _imported_module_of(context, name)
+    function = file_function(module, name) if module is not None else None
+    if function is None or context.module is None:
+        return None
+    own = {p.name.value for p in function.params.params} | {
+        n.value for t in walk(function.body) if type(t) is cst.AssignTarget for n in walk(t.target)
+        if type(n) is cst.Name}
+    free = variable_names(function.body) - own - set(dir(builtins))
+    binds_torch = any(type(s) is cst.SimpleStatementLine and any(
+        type(i) is cst.Import and any(code_of(a.name).strip() == "torch" and a.asname is None for a in i.names)
+        for i in s.body) for s in context.module.body)
+    return function if free <= {"torch"} and (binds_torch or "torch" not in free) else None
 
 
 def _row_wise(module: cst.Module, name: str) -> bool:
@@ -2689,6 +2883,9 @@ tracing branch leaves them bound).""",
         moves = []  # YOLOv9's `if mps: output[xi] = output[xi].to(device)`: a setting, false while exporting
         while len(small) > 1 and self._device_move(small[-1], index):
             moves.append(small.pop())
+        companions = []  # `extra_out.append(feat[keep])` after the rows' append, maybe under `if extra is not None:`
+        while len(small) > 2 and guarded_append(small[-1]) is not None and guarded_append(small[-2]) is not None:
+            companions.insert(0, guarded_append(small.pop()))
         append = small[-1]
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
@@ -2719,13 +2916,22 @@ tracing branch leaves them bound).""",
             # A list only concatenated after the loop takes the rows; any other list, one entry an image (a dict of
             # rows or a tensor of rows, Holocron's `_post_process`), is made from the flattened rows and their images.
             per_image = not self._only_concatenated_after(block, position, target)
-            if per_image and any(_skip_parts(s) == (None, None) for s in small):
+            for name, _, _ in companions:
+                if name == target or [n for n, _, _ in companions].count(name) > 1 or not self._list_made_before(
+                        block, position, name, empties=self._only_concatenated_after(block, position, name)):
+                    return "it appends to further lists that are not each one made empty before it"
+            if (per_image or any(not self._only_concatenated_after(block, position, n) for n, _, _ in companions)) \
+                    and any(_skip_parts(s) == (None, None) for s in small):
                 return "it skips images (`continue`) while filling a list of one entry an image"
+        if companions and (written is not None or yielded is not None):
+            return "it appends to further lists beside writing or yielding each image's entry"
         flattener = Flattener(self, index, items, masks=self._compared_before(block, position))
         # A list written by the image's index keeps its empty default for an image a bare skip leaves out
-        flattener.per_image_list = per_image and written is None
+        flattener.per_image_list = written is None and (per_image or any(
+            not self._only_concatenated_after(block, position, n) for n, _, _ in companions))
         if written is None and yielded is None:
             flattener.filled, flattener.entry_made = target, append.value.args[0].value
+        flattener.companions = companions
         flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
                                 and type(n.target) is cst.Name}
         for move in moves:
@@ -2739,7 +2945,7 @@ tracing branch leaves them bound).""",
                 flattener.loop_bound |= {e.value.value for e in assigned.target.elements if type(e.value) is cst.Name}
         if _carried(list(node.body.body), set(), flattener.loop_bound - {index, *items}):
             return "a value one image's statements bind is read by the next image's before it is bound again"
-        if any(flattener._image_of(subject) == code_of(source).strip() for subject in
+        if any((flattener._transposed_image(subject) or ("",))[0] == code_of(source).strip() for subject in
                (transposed_subject(inner) for inner in walk(node.body)) if subject is not None):
             flattener.transposed = code_of(source).strip()  # channels first: the candidates are its third axis
         axis = 2 if flattener.transposed else 1
@@ -2765,9 +2971,18 @@ tracing branch leaves them bound).""",
             elif per_image:
                 value, image = flattener.entry(append.value if written is not None else append.value.args[0].value)
                 flattener.helpers.add(LIST_HELPER)
+                if companions:
+                    # one tensor of the rows' images for every list made of rows of those images: TRT361 takes a
+                    # caller's second list beside the first where both hold it (CoreYOLO's mask coefficients)
+                    lines.append(f"{_ROWS_IMAGE} = {image}")
+                    flattener.shared_images[image] = _ROWS_IMAGE
+                    image = _ROWS_IMAGE
                 lines.append(f"{target} = {LIST_HELPER}({value}, {image}, {_COUNT})")
             else:
                 lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
+            for name, entry, test in companions:
+                lines.append(flattener.companion(name, entry, test, not self._only_concatenated_after(
+                    block, position, name)))
         except (Decline, KeyError):
             return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
                     "whose per-image meaning it does not know, the image's index as a number, an `if` decided image "
@@ -3010,14 +3225,8 @@ tracing branch leaves them bound).""",
 
     def _appended(self, statement: cst.BaseSmallStatement) -> str | None:
         """``rows`` of ``rows.append(value)``."""
-        if type(statement) is not cst.Expr or type(statement.value) is not cst.Call:
-            return None
-        call = statement.value
-        if type(call.func) is not cst.Attribute or call.func.attr.value != "append" \
-                or type(call.func.value) is not cst.Name or len(call.args) != 1 or call.args[0].keyword is not None \
-                or call.args[0].star:
-            return None
-        return call.func.value.value
+        found = appended_to(statement)
+        return None if found is None else found[0]
 
     def _list_made_before(self, block, position: int, name: str, empties: bool = False) -> bool:
         """``name = []`` earlier in the block (with ``empties``, a list of empty tensors too: ``rows =

@@ -21,6 +21,7 @@ from trtcodemod.transforms.per_image_nms import (_CAT, FILL_HELPER, Decline, Fla
 
 ROWS_HELPER = "_trt_flat_rows"
 IMAGES_HELPER = "_trt_flat_images"
+SAME_IMAGES_HELPER = "_trt_same_images"
 #: Names the rewrite binds (reserved prefix).
 _RESULTS, _FLAT, _IMAGES = "_trt_results", "_trt_flat", "_trt_flat_image"
 
@@ -341,6 +342,10 @@ graph is faithful and equivalent on its inputs.""",
                 and rule._only_concatenated_after(self, block, position, name) for name in filled):
             return
         flattener = self._flattener(index, entry, self._keyed(node.body, entry))
+        # `coeffs[index]` beside `det` (CoreYOLO's mask coefficients, a second list its NMS filled): that list's
+        # flattened rows, where it holds rows of the same images (tested while tracing)
+        flattener.side_lists = {name: (f"{ROWS_HELPER}({name})", Kind("rows", _IMAGES)) for name in
+                                self._read_at_index(node.body, index) - image_names - {code_of(results).strip()}}
         lines: list[str] = []
         try:
             for statement in small[:-1]:
@@ -367,16 +372,26 @@ graph is faithful and equivalent on its inputs.""",
         if rule._read_after(self, block, position, {index, *self._names(entry), *flattener.env}):
             return
         parts = self._parts(entry)
+        listed = code_of(results).strip() if plain_read(results) else _RESULTS
+        guards += [f"{SAME_IMAGES_HELPER}({name}, {listed})" for name in sorted(flattener.side_read)]
+        helpers = flattener.helpers | ({SAME_IMAGES_HELPER} if flattener.side_read else set())
         if plain_read(results):
-            self._report(node, self._replacement(code_of(results).strip(), lines, node, parts=parts, guards=guards),
-                         flattener.helpers)
-            return None if parts else code_of(results).strip()
+            self._report(node, self._replacement(listed, lines, node, parts=parts, guards=guards), helpers)
+            return None if parts else listed
         # the list is computed once, before the test, as the loop's header computed it
         loop = node.with_changes(iter=node.iter.with_changes(args=[node.iter.args[0].with_changes(
             value=cst.Name(_RESULTS))]))
         self._report(node, self._replacement(_RESULTS, lines, loop, hoisted=code_of(results).strip(), parts=parts,
-                                             guards=guards), flattener.helpers)
+                                             guards=guards), helpers)
         return None
+
+    @staticmethod
+    def _read_at_index(body: cst.BaseSuite, index: str) -> set[str]:
+        """The names read as ``name[index]`` in ``body``."""
+        return {n.value.value for n in walk(body) if type(n) is cst.Subscript and type(n.value) is cst.Name
+                and len(n.slice) == 1 and type(n.slice[0].slice) is cst.Index
+                and type(strip_parens(n.slice[0].slice.value)) is cst.Name
+                and strip_parens(n.slice[0].slice.value).value == index}
 
     def _nonempty_appends(self, statement: cst.BaseStatement, entry: str | tuple[str, ...], image_names: set[str]
                           ) -> tuple[cst.BaseExpression | None, list[str]] | None:

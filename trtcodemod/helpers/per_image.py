@@ -28,6 +28,7 @@ def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels: torch.T
     y = boxes[:, 1::2].float()
     width = _trt_span(x)
     height = _trt_span(y)
+    image = image.to(boxes.device)  # CoreYOLO runs NMS on `boxes.cpu()`: the positions come back where the boxes are
     shifted_x = x + (image.float() * width)[:, None]
     shifted_y = y
     if labels is not None:
@@ -212,6 +213,18 @@ def _trt_flat_rows(results, parts: int = 0):
     if unpacked != bool(parts) or (unpacked and len(results.trt_flat) != parts):
         return None
     return results.trt_flat
+
+
+@torch.jit.unused
+def _trt_same_images(other, results) -> bool:
+    """Does ``other`` hold, entry for entry, rows of the same images as ``results``, both lists TRT360's rewrite made
+    while tracing from rows picked alike (one tensor of their images for both: row ``k`` of each flattened list is the
+    same candidate's)? ``None`` has nothing to align: read, it fails as the loop's ``None[i]`` does."""
+    if other is None:
+        return True
+    other, results = _trt_source_list(other), _trt_source_list(results)
+    return other is not None and results is not None and other.trt_image is results.trt_image \
+        and not isinstance(other.trt_flat, (tuple, dict))
 
 
 @torch.jit.unused
