@@ -35,10 +35,13 @@ LIST_HELPER = "_trt_per_image_list"
 CAP_HELPER = "_trt_cap_by_image"
 TOP_K_HELPER = "_trt_top_k_by_image"
 SQUEEZE_HELPER = "_trt_squeeze_rows"
+SQUEEZE_AXIS_HELPER = "_trt_squeeze_row_axis"
 #: Names the rewrite binds (reserved prefix).
 _N, _IMAGE, _COUNT = "_trt_n", "_trt_image", "_trt_count"
 #: The images of the rows of lists filled side by side (reserved prefix).
 _ROWS_IMAGE = "_trt_rows_image"
+#: The positions of each image's first rows (reserved prefix).
+_FIRSTS = "_trt_first"
 #: The list a returned comprehension's inlined loop fills (reserved prefix).
 _ENTRIES = "_trt_entries"
 
@@ -54,7 +57,7 @@ _FACTORIES = ("torch.tensor", "torch.as_tensor", "torch.zeros", "torch.ones", "t
 _ROW_WISE = ("torchvision.ops.clip_boxes_to_image", "torchvision.ops.boxes.clip_boxes_to_image",
              "torchvision.ops.box_convert", "torchvision.ops.boxes.box_convert")
 _SMALL = ("torchvision.ops.remove_small_boxes", "torchvision.ops.boxes.remove_small_boxes")
-_NMS = ("torchvision.ops.nms", "torchvision.ops.boxes.nms")
+_NMS = ("torchvision.ops.nms", "torchvision.ops.boxes.nms", "torch.ops.torchvision.nms")
 _BATCHED_NMS = ("torchvision.ops.batched_nms", "torchvision.ops.boxes.batched_nms")
 #: Softmax along an axis of its argument: along a row's axis, each row's alone.
 _SOFTMAX = ("torch.softmax", "torch.log_softmax", "torch.nn.functional.softmax", "torch.nn.functional.log_softmax",
@@ -64,6 +67,8 @@ _ELEMENTWISE_FUNCTIONS = (
     "torch.sigmoid", "torch.exp", "torch.log", "torch.sqrt", "torch.abs", "torch.neg", "torch.tanh", "torch.clamp",
     "torch.clip", "torch.round", "torch.floor", "torch.ceil", "torch.special.expit", "torch.nn.functional.sigmoid",
     "torch.nn.functional.softplus", "torch.nn.functional.relu", "torch.nn.functional.silu",
+    # a value of each row's shape (Roboflow's class-agnostic ids, `torch.zeros_like(class_ids)`)
+    "torch.zeros_like", "torch.ones_like", "torch.empty_like",
 )
 #: Tensor methods that act on each element alone (no axis argument).
 _ELEMENTWISE_METHODS = frozenset({
@@ -246,6 +251,10 @@ class Flattener:
         #: the text of their flattened rows and their kind; the names read so.
         self.side_lists: dict[str, tuple[str, Kind]] = {}
         self.side_read: set[str] = set()
+        #: Lines the next statement's needs first (:meth:`take_prelude`), and the names of each image's first rows
+        #: (the positions of ``rows[:cap]``) by (their images, the cap).
+        self.prelude: list[str] = []
+        self.firsts: dict[tuple[str, str], str] = {}
         #: Whether one of those lists holds one entry an image (a bare skip would leave an image out of it).
         self.per_image_list = False
         #: Whether some rows were picked by a mask or positions (each image's number of rows its own data's).
@@ -253,6 +262,11 @@ class Flattener:
         #: Names of rows known to hold a second axis (a class axis) and the axes after it, as spelled: (its size,
         #: the later sizes). ``reshape(-1, *later)`` makes each of its entries a row (:meth:`_merged_rows`).
         self.widths: dict[str, tuple[str, tuple[str, ...]]] = {}
+
+    def take_prelude(self) -> list[str]:
+        """The lines bound for the statement just flattened, which must come before it."""
+        lines, self.prelude = self.prelude, []
+        return lines
 
     def _image_of(self, node: cst.BaseExpression) -> str | None:
         """The batch tensor ``node`` reads one image of (``x[i]``, or a name bound to each image of ``x``)."""
@@ -724,6 +738,10 @@ class Flattener:
         first, *repicks = [line.body[0] for line in body]
         pick = first.targets[0].target.value
         found = _top_k_positions(self.rule.context, first.value, limit)
+        if found is None:
+            # `top = torch.topk(conf, k=cap, ...)` then `x = x[top.indices]` (super-gradients' YOLO-NAS-Pose)
+            found = _top_k_positions(self.rule.context, cst.Attribute(first.value, cst.Name("indices")), limit)
+            repicks = [_named_indices(line, pick) for line in repicks]
         if found is None or pick in self.env or pick in self.items or pick == self.index:
             return None
         key, descending = found
@@ -981,6 +999,19 @@ class Flattener:
             if kind.name == "index" and not rest and first.lower is None and first.step is None \
                     and first.upper is not None and not self._dynamic(first.upper):
                 return self.cap(base, kind, first.upper), kind
+            if kind.name == "rows" and not rest and first.lower is None and first.step is None \
+                    and first.upper is not None and not self._dynamic(first.upper):
+                # `final_poses[: self.post_nms_max_predictions]` (super-gradients): each image's first rows
+                # (counted on the rows' images, so that rows of the same images cut alike are of one image still)
+                image = kind.image if re.fullmatch(r"[\w.\[\]]+", kind.image) else f"({kind.image})"
+                key = (kind.image, code_of(first.upper).strip())
+                if key not in self.firsts:  # computed once for every list of rows of these images cut alike
+                    self.firsts[key] = f"{_FIRSTS}_{len(self.firsts) + 1}"
+                    self.prelude.append(f"{self.firsts[key]} = " + self.cap(
+                        f"torch.arange({image}.shape[0], device={image}.device)", kind, first.upper))
+                positions = self.firsts[key]
+                self.copied, self.picked = id(node), True
+                return f"{base}[{positions}]", Kind("rows", f"{kind.image}[{positions}]")
             if first.lower is not None or first.upper is not None or first.step is not None or not rest:
                 raise Decline
             if kind.name != "rows":
@@ -1274,7 +1305,8 @@ class Flattener:
                     and type(statement.body[0]) is cst.Pass:
                 continue
             elif type(statement) is cst.SimpleStatementLine and len(statement.body) == 1:
-                lines.append(self.assignment(statement.body[0]))
+                text = self.assignment(statement.body[0])
+                lines += self.take_prelude() + [text]
             else:
                 raise Decline
         return lines
@@ -1493,7 +1525,9 @@ class Flattener:
                 func.attr.value in ("view", "reshape") and (spelled_args in (["-1"], ["-1", "1"])
                                                             or _rows_kept(node.args))
                 or func.attr.value in ("squeeze", "unsqueeze") and spelled_args in (["-1"], ["1"])
-                or func.attr.value == "squeeze" and not spelled_args):
+                or func.attr.value == "squeeze" and not spelled_args
+                # `poses.flatten(1)` (super-gradients' caller): each row's later axes made one
+                or func.attr.value == "flatten" and spelled_args in (["1"], ["1", "-1"], ["start_dim=1"])):
             base, kind = self.expression(func.value)
             if kind.name != "rows":
                 raise Decline
@@ -1504,6 +1538,11 @@ class Flattener:
             if func.attr.value == "squeeze" and not spelled_args:
                 self.helpers.add(SQUEEZE_HELPER)
                 return f"{SQUEEZE_HELPER}({base})", Kind("rows", kind.image, kind.mask)
+            if func.attr.value == "squeeze":
+                # super-gradients' `conf.squeeze(-1)`: the flattened rows' later sizes are unknown to the exporter,
+                # whose Squeeze of one axis then tests it in an If, which TensorRT refuses
+                self.helpers.add(SQUEEZE_AXIS_HELPER)
+                return f"{SQUEEZE_AXIS_HELPER}({base}, {spelled_args[0]})", Kind("rows", kind.image, kind.mask)
             return (f"{_atom(base, func.value)}.{func.attr.value}({', '.join(spelled_args)})",
                     Kind("rows", kind.image, kind.mask))
         softmax = type(func) is cst.Attribute and not context.qualified_names(func) \
@@ -1834,6 +1873,18 @@ def _literal(node: cst.BaseExpression) -> bool:
         node = strip_parens(node.expression)
     return type(node) in (cst.Integer, cst.Float, cst.SimpleString) \
         or type(node) is cst.Name and node.value in ("None", "True", "False")
+
+
+def _named_indices(line: cst.Assign, pick: str) -> cst.Assign:
+    """``x = x[pick]`` of ``x = x[pick.indices]`` (a ``topk`` result's positions); ``line`` as it is otherwise."""
+    value = strip_parens(line.value)
+    at = value.slice[0].slice if type(value) is cst.Subscript and len(value.slice) == 1 else None
+    read = strip_parens(at.value) if type(at) is cst.Index else None
+    if type(read) is cst.Attribute and read.attr.value == "indices" and type(read.value) is cst.Name \
+            and read.value.value == pick:
+        return line.with_changes(value=value.with_changes(slice=[value.slice[0].with_changes(
+            slice=cst.Index(cst.Name(pick)))]))
+    return line
 
 
 def _top_k_positions(context: FileContext, value: cst.BaseExpression,
@@ -2410,6 +2461,22 @@ axis (`torch.cat(rows)`), whose body is assignments that
   the default float dtype; `torch.full((int(keep.sum()), 1), float(i))` counted by a bool mask: one row for
   each row the mask keeps).
 
+Further lists may be filled beside the rows, each made empty before the loop (zoo 94's CoreYOLO, py-feat's
+RetinaFace `batched_nms`): the body then ends with appends, `out.append(det)` / `if extra is not None:
+extra_out.append(feat[keep_idx])` (under a setting too), and a skip appends the image's empty entry to each
+list under the same setting as its entry. Every list of one entry an image is made while tracing with one
+tensor of its rows' images (`_trt_rows_image`), by which TRT361 reads a second list beside the first. The body
+may read each image channels first with static columns (`pred[i, :4].transpose(0, 1)`) of any batch tensor of
+the same candidates (`extra[i].T`), bind a value the same for every image or none (`feat = extra[i].T if extra
+is not None else None`; `if feat is not None:` is then a setting), make a value of each row's shape
+(`torch.zeros(scores.shape[0], dtype=torch.long)`, `torch.zeros_like(ids)`), call a row function imported from
+another file of the checkout whose only other name is `torch` (CoreYOLO's `xywh_to_xyxy`), move NMS's positions
+between devices (`nms(b.cpu(), s.cpu(), t).to(pred.device)`), call `torch.ops.torchvision.nms`, cut each image's
+rows at their first (`final_poses[:cap]`: positions computed once for every list cut alike), read `torch.topk`'s
+result as `.indices` in a cap, squeeze an axis after the candidates' (`conf.squeeze(-1)`, as a Gather), and
+loop over `zip(*predictions)`, a tuple of batch tensors as many as the loop unpacks (the assumption; the loop
+would fail to unpack otherwise).
+
 A comprehension that only splits batch tensors into one entry an image, `results = [{{'scores': s, 'labels': l,
 'boxes': b}} for s, l, b in zip(scores, labels, boxes)]` (DETR's `PostProcess` and the DETR family's copies; a tuple
 or one tensor an entry too), is taken as such a loop whose list holds one entry an image: while tracing the list is
@@ -2961,15 +3028,17 @@ tracing branch leaves them bound).""",
                 text = flattener.conditional(statement) if type(statement) is cst.If \
                     else flattener.attempt(statement) if type(statement) is cst.Try \
                     else flattener.assignment(statement)
-                lines += [text] if text else []  # a block the tracing branch leaves out by a guard: nothing
+                # a block the tracing branch leaves out by a guard: nothing
+                lines += flattener.take_prelude() + ([text] if text else [])
             if any(flattener._dynamic(stop.test) for stop in stops):
                 raise Decline  # a stop decided image by image
             if yielded is not None:
                 value, image = flattener.entry(yielded)
                 flattener.helpers.add(LIST_HELPER)
-                lines.append(f"yield from {LIST_HELPER}({value}, {image}, {_COUNT})")
+                lines += flattener.take_prelude() + [f"yield from {LIST_HELPER}({value}, {image}, {_COUNT})"]
             elif per_image:
                 value, image = flattener.entry(append.value if written is not None else append.value.args[0].value)
+                lines += flattener.take_prelude()
                 flattener.helpers.add(LIST_HELPER)
                 if companions:
                     # one tensor of the rows' images for every list made of rows of those images: TRT361 takes a
@@ -2979,10 +3048,11 @@ tracing branch leaves them bound).""",
                     image = _ROWS_IMAGE
                 lines.append(f"{target} = {LIST_HELPER}({value}, {image}, {_COUNT})")
             else:
-                lines.append(f"{target}.append({flattener.per_image(append.value.args[0].value)})")
+                text = f"{target}.append({flattener.per_image(append.value.args[0].value)})"
+                lines += flattener.take_prelude() + [text]
             for name, entry, test in companions:
-                lines.append(flattener.companion(name, entry, test, not self._only_concatenated_after(
-                    block, position, name)))
+                text = flattener.companion(name, entry, test, not self._only_concatenated_after(block, position, name))
+                lines += flattener.take_prelude() + [text]
         except (Decline, KeyError):
             return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
                     "whose per-image meaning it does not know, the image's index as a number, an `if` decided image "
@@ -3185,6 +3255,9 @@ tracing branch leaves them bound).""",
             return None
         source = self._builtin_call(node.iter, "range", "enumerate", "zip")
         target = node.target
+        spread = self._spread_zip(node.iter, target)
+        if spread is not None:
+            return None, spread
         if source is None:
             return None
         if source.func.value == "range":
@@ -3212,6 +3285,20 @@ tracing branch leaves them bound).""",
                 or any(a.keyword is not None or a.star for a in node.args):
             return None
         return node
+
+    def _spread_zip(self, node: cst.BaseExpression, target: cst.BaseExpression) -> dict[str, cst.BaseExpression] | None:
+        """Each name of ``a, b, c`` in ``for a, b, c in zip(*tensors)`` (super-gradients' YOLO-NAS-Pose callback, a
+        tuple of batch tensors) bound to ``tensors[k]``: the tuple holds as many tensors as the loop unpacks (the
+        assumption; else the loop's unpacking fails where the flattened statements do not)."""
+        node, target = strip_parens(node), strip_parens(target)
+        if type(node) is not cst.Call or type(node.func) is not cst.Name or node.func.value != "zip" \
+                or self.context.qualified_names(node.func) or len(node.args) != 1 or node.args[0].star != "*" \
+                or not plain_read(node.args[0].value) or type(target) not in (cst.Tuple, cst.List) \
+                or any(type(e.value) is not cst.Name for e in target.elements):
+            return None
+        spread = node.args[0].value
+        return {e.value.value: cst.Subscript(value=spread, slice=[cst.SubscriptElement(cst.Index(cst.Integer(str(k))))])
+                for k, e in enumerate(target.elements)}
 
     @staticmethod
     def _zipped(target: cst.BaseExpression, source: cst.Call) -> dict[str, cst.BaseExpression] | None:

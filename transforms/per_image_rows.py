@@ -128,7 +128,14 @@ coefficients at its image's block of columns, zeros elsewhere (`_trt_image_block
 proto.shape[0])`), so each row sums its own image's channels. Where the image column is made apart from the
 rows (torchvision's RoI formats: `ids` by such a loop or comprehension,
 `concat_boxes = torch.cat(boxes, dim=0)` or `torch.cat([b for b in boxes], dim=0)`), the list's entries
-concatenated along the first axis in the same block are taken with it.
+concatenated along the first axis in the same block are taken with it, also each entry's rows by row-wise work
+(Roboflow's `torch.cat([det[:, 6:] for det in found])`, an entry unpacked: `for poses, _, _ in found`) and a list
+bound beside the taken one by the same assignment (py-feat's `final_boxes, _, final_landmarks = ...` then
+`torch.cat(final_landmarks)`), as the statement's value or one of the values it returns. The body may read a
+second list of one entry an image at the index, `coeffs[index]` beside `det` (zoo 94's CoreYOLO wrapper: its NMS
+fills the rows and their mask coefficients): while tracing its flattened rows are read, where both lists are
+TRT360's made with the very same tensor of images (`{SAME_IMAGES_HELPER}`, tested with the list; the loop runs
+otherwise).
 
 Why it hurts: a traced export unrolls the loop with the example's batch: at another batch size the
 graph returns the example's number of images.
@@ -194,6 +201,9 @@ graph is faithful and equivalent on its inputs.""",
                 results = self._comprehension(statement)
                 if results is not None:
                     taken.add(results)
+        # a list bound beside a taken one (pyfeat's `final_boxes, _, final_landmarks = postprocess(...)`): its
+        # entries concatenated are its flattened rows too, where it is a list TRT360 made
+        taken |= {name for statement in node.body for name in self._bound_beside(statement, taken)}
         for statement in node.body if taken else ():
             for results in sorted(taken):
                 self._entries_concatenated(statement, results)
@@ -349,20 +359,23 @@ graph is faithful and equivalent on its inputs.""",
         lines: list[str] = []
         try:
             for statement in small[:-1]:
-                lines.append(flattener.assignment(statement))
-            lines.append(f"{target}.append({flattener.per_image(small[-1].value.args[0].value)})")
+                text = flattener.assignment(statement)
+                lines += flattener.take_prelude() + [text]
+            text = f"{target}.append({flattener.per_image(small[-1].value.args[0].value)})"
+            lines += flattener.take_prelude() + [text]
             for statement in also:
                 value = flattener.per_image(statement.value.args[0].value)
-                lines.append(f"{rule._appended(self, statement)}.append({value})")
+                lines += flattener.take_prelude() + [f"{rule._appended(self, statement)}.append({value})"]
             for statement in settled:
                 appends = "".join(f"\n    {name}.append({flattener.per_image(value)})"
                                   for name, value in self._settled_appends(statement, image_names))
-                lines.append(f"if {code_of(statement.test).strip()}:{appends}")
+                lines += flattener.take_prelude() + [f"if {code_of(statement.test).strip()}:{appends}"]
             for statement in nonempty:
                 setting = self._nonempty_appends(statement, entry, image_names)[0]
                 test = f"{code_of(setting).strip()} and {_FLAT}.shape[0]" if setting is not None \
                     else f"{_FLAT}.shape[0]"
-                lines.append(f"if {test}:{self._appends_text(statement.body.body, flattener, '    ')}")
+                text = f"if {test}:{self._appends_text(statement.body.body, flattener, '    ')}"
+                lines += flattener.take_prelude() + [text]
         except (Decline, KeyError):
             return self._loop(block, position, node, False) if nonempty or skips_empty else None
         if skips_empty:
@@ -377,7 +390,7 @@ graph is faithful and equivalent on its inputs.""",
         helpers = flattener.helpers | ({SAME_IMAGES_HELPER} if flattener.side_read else set())
         if plain_read(results):
             self._report(node, self._replacement(listed, lines, node, parts=parts, guards=guards), helpers)
-            return None if parts else listed
+            return listed
         # the list is computed once, before the test, as the loop's header computed it
         loop = node.with_changes(iter=node.iter.with_changes(args=[node.iter.args[0].with_changes(
             value=cst.Name(_RESULTS))]))
@@ -500,16 +513,57 @@ graph is faithful and equivalent on its inputs.""",
         small = statement.body[0]
         if type(small) not in (cst.Return, cst.Assign, cst.Expr) or small.value is None:
             return
-        call = strip_parens(small.value)
-        if type(call) is not cst.Call or not self.context.refers_to(call.func, *_CAT) or not self._first_axis(call) \
-                or call.args[0].keyword or call.args[0].star:
+        value = strip_parens(small.value)
+        # the value, or one of the values it returns (pyfeat's caller: `return rows, torch.cat(final_landmarks)`)
+        values = [strip_parens(e.value) for e in value.elements] if type(value) is cst.Tuple else [value]
+        found = [(call, row) for call in values if type(call) is cst.Call
+                 and self.context.refers_to(call.func, *_CAT) and self._first_axis(call)
+                 and not call.args[0].keyword and not call.args[0].star
+                 for row in [self._entry_rows(strip_parens(call.args[0].value), results)] if row is not None]
+        if len(found) != 1:
             return
-        if not self._entries(strip_parens(call.args[0].value), results):
-            return
-        flat = call.with_changes(args=[call.args[0].with_changes(value=cst.parse_expression(f"[{_FLAT}]")),
+        call, row = found[0]
+        flat = call.with_changes(args=[call.args[0].with_changes(value=cst.parse_expression(f"[{row[0]}]")),
                                        *call.args[1:]])
-        line = code_of(small.with_changes(value=flat)).strip()
-        self._report(statement, self._replacement(results, [line], statement), set())
+        line = code_of(small.deep_replace(call, flat)).strip()
+        self._report(statement, self._replacement(results, [line], statement, parts=row[2]), row[1])
+
+    @staticmethod
+    def _bound_beside(statement: cst.BaseStatement, taken: set[str]) -> set[str]:
+        """The other names a tuple assignment binds where it binds one of ``taken``."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+                or type(statement.body[0]) is not cst.Assign or len(statement.body[0].targets) != 1:
+            return set()
+        target = statement.body[0].targets[0].target
+        names = {e.value.value for e in target.elements if type(e.value) is cst.Name} \
+            if type(target) in (cst.Tuple, cst.List) else set()
+        return names - taken - {"_"} if names & taken else set()
+
+    def _entry_rows(self, node: cst.BaseExpression, results: str) -> tuple[str, set[str], int] | None:
+        """(the flattened rows, helpers, the parts an entry unpacks into) of the list ``results`` itself, or of
+        ``[<rows of d> for d in results]`` (each entry as it is, or row-wise work on it: Roboflow's caller,
+        ``[det[:, 6:] for det in found]``; an entry unpacked, ``for poses, _, _ in found``)."""
+        if plain_read(node) and code_of(node).strip() == results:
+            return _FLAT, set(), 0
+        if type(node) is not cst.ListComp or node.for_in.inner_for_in is not None or node.for_in.ifs \
+                or node.for_in.asynchronous is not None \
+                or not plain_read(node.for_in.iter) or code_of(node.for_in.iter).strip() != results:
+            return None
+        target = strip_parens(node.for_in.target)
+        if type(target) is cst.Name:
+            entry: str | tuple[str, ...] = target.value
+        elif type(target) in (cst.Tuple, cst.List) and target.elements \
+                and all(type(e) is cst.Element and type(e.value) is cst.Name for e in target.elements):
+            # `[poses.flatten(1) for poses, _, _ in found]` (super-gradients' entries of three tensors)
+            entry = tuple(e.value.value for e in target.elements)
+        else:
+            return None
+        flattener = self._flattener("", entry, False)
+        try:
+            row = flattener.per_image(node.elt)
+        except (Decline, KeyError):
+            return None
+        return None if flattener.prelude else (row, flattener.helpers, self._parts(entry))
 
     @staticmethod
     def _first_axis(call: cst.Call) -> bool:
@@ -520,17 +574,6 @@ graph is faithful and equivalent on its inputs.""",
             return True
         axis = call.args[1]
         return (axis.keyword is None or axis.keyword.value == "dim") and int_value(strip_parens(axis.value)) == 0
-
-    @staticmethod
-    def _entries(node: cst.BaseExpression, results: str) -> bool:
-        """Is ``node`` the list ``results`` itself or ``[b for b in results]`` (its entries, as they are)?"""
-        if plain_read(node) and code_of(node).strip() == results:
-            return True
-        if type(node) is not cst.ListComp or node.for_in.inner_for_in is not None or node.for_in.ifs \
-                or node.for_in.asynchronous is not None or type(node.for_in.target) is not cst.Name:
-            return False
-        return type(strip_parens(node.elt)) is cst.Name and strip_parens(node.elt).value == node.for_in.target.value \
-            and plain_read(node.for_in.iter) and code_of(node.for_in.iter).strip() == results
 
     def _comprehension(self, statement: cst.SimpleStatementLine) -> str | None:
         """``return torch.cat([<row> for i, d in enumerate(out)])`` (or an assignment of it; along the first axis,
@@ -556,6 +599,8 @@ graph is faithful and equivalent on its inputs.""",
             row = flattener.per_image(listed.elt)
         except (Decline, KeyError):
             return None
+        if flattener.prelude:
+            return None  # a comprehension has no line before it
         if FILL_HELPER not in flattener.helpers:
             return None
         flat_call = call.with_changes(args=[call.args[0].with_changes(value=cst.parse_expression(f"[{row}]")),
@@ -564,7 +609,7 @@ graph is faithful and equivalent on its inputs.""",
         parts = self._parts(entry)
         self._report(statement, self._replacement(results_text, [flat.strip()], statement, parts=parts),
                      flattener.helpers)
-        return None if parts else results_text
+        return results_text
 
     def _runs_nms(self, node: cst.For) -> bool:
         return calls_nms(self.context, node.body)  # TRT360's loops

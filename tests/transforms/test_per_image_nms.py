@@ -2573,3 +2573,122 @@ def test_a_sort_by_score_before_nms_is_left_out_while_tracing(sort: str, taken: 
         flat = after.split("_trt_tracing():\n")[1].split("    else:\n")[0]
         assert "argsort" not in flat and "max_nms" not in flat, flat  # left out on every image's rows at once
         assert textwrap.indent(sort, "    ") in after  # the loop kept for eager code
+
+
+# --- further lists filled beside the rows (CoreYOLO's mask coefficients) -------------------------------------------
+
+TWO_LISTS = """\
+import torch
+import torchvision
+
+
+def two_lists(pred, extra=None, conf_thres=0.3, max_det=4):
+    batch = pred.shape[0]
+    out = []
+    extra_out = []
+    for i in range(batch):
+        boxes = pred[i, :4].transpose(0, 1)
+        scores = pred[i, 4:].transpose(0, 1)
+        feat = extra[i].transpose(0, 1) if extra is not None else None
+        conf, cls_id = scores.max(1)
+        keep = conf > conf_thres
+        boxes, conf, cls_id = boxes[keep], conf[keep], cls_id[keep]
+        if feat is not None:
+            feat = feat[keep]
+        if boxes.numel() == 0:
+            out.append(pred.new_zeros((0, 6)))
+            if extra is not None:
+                extra_out.append(extra.new_zeros((0, extra.shape[1])))
+            continue
+        keep_idx = torchvision.ops.nms(boxes, conf, 0.5)[:max_det]
+        out.append(torch.cat((boxes[keep_idx], conf[keep_idx, None], cls_id[keep_idx, None].float()), 1))
+        if extra is not None:
+            extra_out.append(feat[keep_idx])
+    return out, extra_out
+"""
+
+
+def _two_list_inputs(images: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    corners = torch.rand(images, 2, 40, generator=generator) * 20
+    sizes = torch.rand(images, 2, 40, generator=generator) * 8 + 1
+    scores = torch.rand(images, 3, 40, generator=generator)
+    scores[-1] *= 0.2  # the last image: no candidate over the threshold
+    return torch.cat([corners, corners + sizes, scores], 1), torch.randn(images, 5, 40, generator=generator)
+
+
+def test_a_second_list_filled_beside_the_rows_is_made_from_the_same_images(tmp_path) -> None:
+    after = rewrite(TWO_LISTS, unsafe=True, select=RULE)
+    tracing = after.split("if not torch.jit.is_scripting() and _trt_tracing():")[1].split("    else:")[0]
+    # both lists made with one tensor of their rows' images (TRT361 reads the second beside the first by it)
+    assert "        _trt_rows_image = _trt_image[keep][keep_idx]\n" in tracing
+    assert "        out = _trt_per_image_list(torch.cat([boxes[keep_idx], conf[keep_idx, None], " in tracing
+    assert "        if extra is not None:\n            extra_out = _trt_per_image_list(feat[keep_idx], " \
+           "_trt_rows_image, _trt_count)\n" in tracing
+    # each image read channels first, its columns and an optional second tensor
+    assert "        boxes = pred.transpose(1, 2).flatten(0, 1)[:, :4]\n" in tracing
+    assert "        feat = (extra.transpose(1, 2).flatten(0, 1) if extra is not None else None)\n" in tracing
+    before_ns, after_ns = import_source(TWO_LISTS, tmp_path), import_source(after, tmp_path)
+    for images, seed in ((3, 0), (1, 1), (4, 2)):
+        pred, extra = _two_list_inputs(images, seed)
+        for given in (extra, None):
+            want = before_ns["two_lists"](pred, given)
+            with torch.no_grad():
+                # the tracing branch, run as a trace runs it (is_tracing patched: the loop's lists, entry by entry)
+                with pytest.MonkeyPatch.context() as patch:
+                    patch.setattr(torch.jit, "is_tracing", lambda: True)
+                    got = after_ns["two_lists"](pred, given)
+            assert len(got[0]) == len(want[0]) == images and len(got[1]) == len(want[1])
+            for got_list, want_list in zip(got, want):
+                for got_entry, want_entry in zip(got_list, want_list):
+                    torch.testing.assert_close(got_entry, want_entry, rtol=0, atol=0)
+            assert want[0][-1].shape[0] == 0  # the image without candidates: its empty entries
+
+
+@pytest.mark.parametrize("change", [
+    # the skip gives the second list no empty entry: its entries would no longer be the images'
+    ("            if extra is not None:\n                extra_out.append(extra.new_zeros((0, extra.shape[1])))\n", ""),
+    # the second list appended to under a test of the image
+    ("        if extra is not None:\n            extra_out.append(feat[keep_idx])",
+     "        if keep_idx.shape[0] > 1:\n            extra_out.append(feat[keep_idx])"),
+    # an optional value decided by the image
+    ("if extra is not None else None", "if boxes.shape[0] > 3 else None"),
+    # the second list not made empty before the loop
+    ("    extra_out = []\n", "    extra_out = [pred]\n"),
+])
+def test_further_lists_it_cannot_keep_aligned_keep_the_loop(change: tuple[str, str]) -> None:
+    code = TWO_LISTS.replace(*change)
+    assert code != TWO_LISTS
+    assert "_trt_per_image_list(" not in rewrite(code, unsafe=True, select=RULE)
+    assert rules_found(code, select=RULE) == ["TRT360"]
+
+
+def test_a_row_function_imported_from_a_file_of_the_checkout_is_called_on_the_flattened_rows(tmp_path) -> None:
+    (tmp_path / "boxes_util.py").write_text(
+        "import torch\n\n\ndef to_corners(boxes):\n    c, s = boxes.chunk(2, -1)\n"
+        "    return torch.cat((c - s / 2, c + s / 2), -1)\n\n\nSCALE = 2\n\n\n"
+        "def scaled(boxes):\n    return boxes * SCALE\n")
+    code = TWO_LISTS.replace("import torchvision\n", "import torchvision\nfrom boxes_util import to_corners\n") \
+        .replace("boxes[keep_idx], conf[keep_idx, None]", "to_corners(boxes)[keep_idx], conf[keep_idx, None]")
+    path = tmp_path / "post.py"
+    path.write_text(code)
+    options = Options(select=RULE, unsafe=True, scope="all")
+    from trtcodemod.engine import fix_source
+    after = fix_source(code.encode(), str(path), options).source.decode()
+    assert "    out = _trt_per_image_list(torch.cat([to_corners(boxes)[keep_idx], " in after
+    # a function reading a value of its module other than torch is not read as one of each row alone
+    other = code.replace("to_corners", "scaled")
+    assert "_trt_per_image_list(" not in fix_source(other.encode(), str(path), options).source.decode()
+
+
+def test_two_lists_hold_the_same_images_only_where_one_tensor_of_images_made_both() -> None:
+    from trtcodemod.helpers.per_image import _trt_per_image_list, _trt_same_images
+
+    image = torch.tensor([0, 0, 1, 2])
+    rows, features = torch.arange(8.0).view(4, 2), torch.arange(12.0).view(4, 3)
+    made = _trt_per_image_list(rows, image, 3)
+    assert _trt_same_images(_trt_per_image_list(features, image, 3), made)
+    assert not _trt_same_images(_trt_per_image_list(features, image.clone(), 3), made)  # equal, not the same
+    assert not _trt_same_images([features[:2], features[2:3], features[3:]], made)  # a list of another origin
+    assert not _trt_same_images(_trt_per_image_list((features, features), image, 3), made)  # entries of two parts
+    assert _trt_same_images(None, made)  # nothing to align: the loop's `None[i]` fails as the flattened read does

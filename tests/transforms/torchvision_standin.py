@@ -82,5 +82,10 @@ def _box_convert(boxes: torch.Tensor, in_fmt: str, out_fmt: str) -> torch.Tensor
     return torch.stack((cx - 0.5 * w, cy - 0.5 * h, cx + 0.5 * w, cy + 0.5 * h), dim=-1)
 
 
-ops = types.SimpleNamespace(nms=_nms, batched_nms=_batched_nms, remove_small_boxes=_remove_small_boxes,
-                            clip_boxes_to_image=_clip_boxes_to_image, box_convert=_box_convert)
+#: A module, so that ``from torchvision.ops import nms`` (CoreYOLO) finds it once registered as ``torchvision.ops``
+#: (here, as this module's submodule; the tests register it beside the stand-in); ``ops.boxes`` is itself.
+ops = types.ModuleType(f"{__name__}.ops")
+ops.__dict__.update(nms=_nms, batched_nms=_batched_nms, remove_small_boxes=_remove_small_boxes,
+                    clip_boxes_to_image=_clip_boxes_to_image, box_convert=_box_convert)
+ops.boxes = ops
+sys.modules.setdefault(ops.__name__, ops)

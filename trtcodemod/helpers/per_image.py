@@ -125,6 +125,13 @@ def _trt_squeeze_rows(rows: torch.Tensor) -> torch.Tensor:
 
 
 @torch.jit.unused
+def _trt_squeeze_row_axis(rows: torch.Tensor, axis: int) -> torch.Tensor:
+    """``rows.squeeze(axis)`` (an axis after the candidates') on the flattened rows: the axis, of size 1, picked by a
+    Gather, which needs no If on its size (the size is the same for every batch, known while tracing)."""
+    return rows.select(axis, 0) if rows.shape[axis] == 1 else rows
+
+
+@torch.jit.unused
 def _trt_image_fill(like: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
     """``torch.full_like(like, i)`` for every row at once: row ``r`` of ``like`` filled with ``image[r]``."""
     column = image.to(like.dtype).reshape([-1] + [1] * (like.dim() - 1))
