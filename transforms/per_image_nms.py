@@ -189,6 +189,49 @@ def transposed_subject(node: cst.BaseExpression) -> cst.BaseExpression | None:
     return None
 
 
+def _contradictory(guards: list[str]) -> bool:
+    """Do ``guards`` ask a test both ways (``(A)`` or ``not (not A)``, and ``not (A)``)?"""
+    ways: dict[str, set[bool]] = {}
+    for guard in guards:
+        negated, core = False, guard
+        while True:
+            match = re.fullmatch(r"not \((.*)\)", core) or re.fullmatch(r"not (\w+)", core)
+            if match is None:
+                break
+            negated, core = not negated, match.group(1)
+        while re.fullmatch(r"\((.*)\)", core):
+            core = core[1:-1]
+        ways.setdefault(core, set()).add(negated)
+    return any(len(way) == 2 for way in ways.values())
+
+
+def _not_for_tensors(statement: cst.BaseStatement) -> bool:
+    """Is ``statement`` ``if isinstance(<name>, (list, tuple)): ...`` (no ``else``; types that no tensor is)?"""
+    if type(statement) is not cst.If or statement.orelse is not None:
+        return False
+    test = strip_parens(statement.test)
+    if type(test) is not cst.Call or type(test.func) is not cst.Name or test.func.value != "isinstance" \
+            or len(test.args) != 2 or type(strip_parens(test.args[0].value)) is not cst.Name:
+        return False
+    types = strip_parens(test.args[1].value)
+    names = [e.value for e in types.elements] if type(types) is cst.Tuple else [types]
+    return all(type(n) is cst.Name and n.value in ("list", "tuple", "dict", "str", "int", "float") for n in names)
+
+
+def _later_axes_assert(statement: cst.BaseStatement) -> bool:
+    """Is ``statement`` ``assert <test>[, message]`` whose test reads sizes only at negative axes (``x.shape[-1] ==
+    4``): the same of every image's rows and of the flattened rows?"""
+    if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1 \
+            or type(statement.body[0]) is not cst.Assert:
+        return False
+    test = statement.body[0].test
+    shapes = [n for n in walk(test) if type(n) is cst.Subscript and type(n.value) is cst.Attribute
+              and n.value.attr.value == "shape"]
+    return bool(shapes) and all(len(n.slice) == 1 and (int_value(n.slice[0].slice.value) or 0) < 0
+                                if type(n.slice[0].slice) is cst.Index else False for n in shapes) \
+        and not any(type(n) is cst.Call for n in walk(test))
+
+
 def _is_none(node: cst.BaseExpression) -> bool:
     node = strip_parens(node)
     return type(node) is cst.Name and node.value == "None"
@@ -298,6 +341,14 @@ class Flattener:
 
     def assignment(self, statement: cst.BaseSmallStatement) -> str:
         """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
+        if type(statement) in (cst.Import, cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
+            # ultralytics' `if use_torchvision: import torchvision` in the loop: a module, the same for every image
+            bound = {(alias.asname.name if alias.asname else alias.name).value if type(
+                (alias.asname.name if alias.asname else alias.name)) is cst.Name else
+                code_of(alias.name).split(".")[0] for alias in statement.names}
+            if bound & (self.loop_bound | set(self.env) | set(self.items) | {self.index or ""}):
+                raise Decline
+            return code_of(statement).strip()
         if type(statement) is cst.AugAssign and type(statement.target) is cst.Name:
             return self.in_place(statement.target.value, statement.operator, statement.value)
         if type(statement) is cst.AugAssign and type(statement.target) is cst.Subscript:
@@ -402,8 +453,9 @@ class Flattener:
                 or any(type(e.slice) not in (cst.Index, cst.Slice) for e in target.slice):
             raise Decline  # a view of an input would be written through
         first = target.slice[0].slice
-        if type(first) is not cst.Slice or first.lower or first.upper or first.step or len(target.slice) < 2 \
-                or any(self._dynamic(e) for e in target.slice):
+        every = type(first) is cst.Index and type(strip_parens(first.value)) is cst.Ellipsis  # `y[..., :2]`
+        if not every and (type(first) is not cst.Slice or first.lower or first.upper or first.step) \
+                or len(target.slice) < 2 or any(self._dynamic(e) for e in target.slice):
             raise Decline  # every row, static columns
         text, kind = self.expression(value)
         if kind != STATIC and (kind.name != "rows" or kind.image != self.env[name.value].image):
@@ -621,11 +673,18 @@ class Flattener:
         body = branch.body.body if type(branch.body) is cst.IndentedBlock else ()
         if branch.orelse is not None and not self._score_sort(branch):
             raise Decline
+        if len(body) != 1 or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
+                or type(body[0].body[0]) is not cst.Assign:
+            raise Decline
+        self._cap_test(test)
+
+    def _cap_test(self, test: cst.BaseExpression) -> None:
+        """``n > max_nms`` (or ``>=``; ``x.shape[0]``, ``len(x)``) on the image's count of rows and a number the same
+        for every image, else :class:`Decline`."""
+        test = strip_parens(test)
         if type(test) is not cst.Comparison or len(test.comparisons) != 1 \
                 or type(test.comparisons[0].operator) not in (cst.GreaterThan, cst.GreaterThanEqual) \
-                or self._dynamic(test.comparisons[0].comparator) or len(body) != 1 \
-                or type(body[0]) is not cst.SimpleStatementLine or len(body[0].body) != 1 \
-                or type(body[0].body[0]) is not cst.Assign:
+                or self._dynamic(test.comparisons[0].comparator):
             raise Decline
         left = strip_parens(test.left)
         if not (type(left) is cst.Name and self.env.get(left.value, STATIC).name == "count"):
@@ -663,14 +722,42 @@ class Flattener:
         """``if n > max_nms: x = x[x[:, 4].argsort(descending=True)[:max_nms]]`` (no ``else``: ultralytics' later
         NMS): the cap of :meth:`pre_cap` whose one line is a :meth:`score_sort`."""
         if type(statement) is not cst.If or statement.orelse is not None \
-                or type(statement.body) is not cst.IndentedBlock or len(statement.body.body) != 1 \
+                or type(statement.body) is not cst.IndentedBlock \
                 or type(statement.body.body[0]) is not cst.SimpleStatementLine:
             return False
         try:
-            self.pre_cap(statement)
+            self.pre_cap(statement) if len(statement.body.body) == 1 else self._cap_test(statement.test)
         except (Decline, KeyError):
             return False
-        return self.score_sort(statement.body.body[0].body[0])
+        if len(statement.body.body) == 1:
+            return self.score_sort(statement.body.body[0].body[0])
+        return self._sort_by_positions(statement.body.body)
+
+    def _sort_by_positions(self, lines: Sequence[cst.BaseStatement]) -> bool:
+        """``filt = x[:, 4].argsort(descending=True)[:max_nms]`` / ``x = x[filt]`` (ultralytics 8.4's NMS), then
+        only ``if <setting>: xk = xk[filt]`` under a setting the tracing branch already takes false (:attr:`guards`):
+        a :meth:`score_sort` in two steps. The positions' name is stale after it (its old value no longer holds)."""
+        first, second, *rest = lines
+        if type(second) is not cst.SimpleStatementLine or len(first.body) != 1 or len(second.body) != 1 \
+                or type(first.body[0]) is not cst.Assign or len(first.body[0].targets) != 1 \
+                or type(first.body[0].targets[0].target) is not cst.Name:
+            return False
+        picked = first.body[0].targets[0].target.value
+        sorted_ = second.body[0]
+        if type(sorted_) is not cst.Assign or len(sorted_.targets) != 1 \
+                or type(sorted_.targets[0].target) is not cst.Name:
+            return False
+        named = code_of(sorted_.value).strip() == f"{sorted_.targets[0].target.value}[{picked}]"
+        inlined = sorted_.with_changes(value=cst.Subscript(
+            value=cst.Name(sorted_.targets[0].target.value),
+            slice=[cst.SubscriptElement(cst.Index(first.body[0].value))]))
+        if not named or not self.score_sort(inlined):
+            return False
+        for line in rest:
+            if type(line) is not cst.If or f"not ({code_of(line.test).strip()})" not in self.guards:
+                return False  # (a statement that runs while tracing)
+        self._bind(picked, Kind("stale"))
+        return True
 
     @staticmethod
     def _score_sort(branch: cst.If) -> bool:
@@ -916,6 +1003,11 @@ class Flattener:
             return text, Kind("rows", found.image, mask=inverted)
         if kind is cst.Call:
             return self._call(node)
+        if kind is cst.IfExp and self._tensor_test(node.test):
+            found = self.expression(node.body)  # `torch.empty_like(x) if isinstance(x, torch.Tensor) else ...`
+            if self.copied == id(strip_parens(node.body)):
+                self.copied = id(node)  # a new tensor either way
+            return found
         if kind is cst.IfExp and not self._dynamic(node.test):
             # `extra[i].transpose(0, 1) if extra is not None else None` (CoreYOLO): a setting picks one way
             ways = [self.expression(way) if not _is_none(way) else None for way in (node.body, node.orelse)]
@@ -925,6 +1017,18 @@ class Flattener:
             body, orelse = (found[0] if found is not None else "None" for found in ways)
             return f"({body} if {code_of(node.test).strip()} else {orelse})", kinds.pop()
         raise Decline
+
+    def _tensor_test(self, test: cst.BaseExpression) -> bool:
+        """Is ``test`` ``isinstance(x, torch.Tensor)`` of rows (true: rows are tensors)?"""
+        test = strip_parens(test)
+        if type(test) is not cst.Call or type(test.func) is not cst.Name or test.func.value != "isinstance" \
+                or self.rule.context.qualified_names(test.func) or len(test.args) != 2 \
+                or not self.rule.context.refers_to(test.args[1].value, "torch.Tensor"):
+            return False
+        try:
+            return self.expression(test.args[0].value)[1].name == "rows"
+        except (Decline, KeyError):
+            return False
 
     def _elementwise(self, node: cst.BaseExpression, operands: list[cst.BaseExpression]) -> tuple[str, Kind]:
         """An operator on rows of the same images (numbers broadcast): the same operator on the flattened ones."""
@@ -1079,7 +1183,9 @@ class Flattener:
                 or params.kwonly_params or params.star_kwarg is not None \
                 or params.star_arg not in (cst.MaybeSentinel.DEFAULT, None):
             return None
-        body = body_statements(function)
+        # ultralytics' `xywh2xyxy`: `if isinstance(x, (list, tuple)): x = np.asarray(x)` is not taken for a tensor,
+        # and `assert x.shape[-1] == 4` checks a size after the rows' (the flattened rows' is the same)
+        body = [s for s in body_statements(function) if not _not_for_tensors(s) and not _later_axes_assert(s)]
         if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
             return None
         *steps, last = [s.body[0] for s in body]
@@ -1563,13 +1669,15 @@ class Flattener:
         if context.refers_to(func, *_ELEMENTWISE_FUNCTIONS):
             # `torch.sigmoid(p[:, 4])`, `F.softplus(reg, beta=1.0)` (flashdet's `decode_ltrb`): each row's own values
             if not positional or node.args[0].keyword is not None or "inplace" in keywords \
-                    or any(self._dynamic(a) for a in node.args[1:]):
+                    or any(self._dynamic(a) and (a.keyword is None or a.keyword.value not in ("dtype", "device"))
+                           for a in node.args[1:]):
                 raise Decline  # (`F.relu(x, inplace=True)` writes the rows themselves)
             text, kind = self.expression(positional[0])
             if kind.name != "rows":
                 raise Decline
             self.copied = id(node)  # a new tensor, whose columns the body may then set
-            args = "".join(", " + code_of(a).strip().rstrip(",") for a in node.args[1:])
+            # `dtype=x.dtype` (ultralytics' `empty_like`): the rows' own, the flattened rows' too
+            args = "".join(", " + self._type_argument(a) for a in node.args[1:])
             return f"{code_of(func).strip()}({text}{args})", Kind("rows", kind.image)
         if context.refers_to(func, *_ROW_WISE):
             if not positional or any(self._dynamic(a) for a in node.args[1:]):
@@ -1948,7 +2056,9 @@ def _sorted_key(context: FileContext, call: cst.BaseExpression) -> tuple[cst.Bas
 def _sorted_name(statement: cst.BaseSmallStatement | cst.If) -> str:
     """The name a :meth:`Flattener.score_sort` (or one under ``if``, :meth:`Flattener.capped_sort`) binds."""
     if type(statement) is cst.If:
-        statement = statement.body.body[0].body[0]
+        # the sort itself, or after the positions it picks by (`filt = ...argsort(...)`, `x = x[filt]`)
+        lines = statement.body.body
+        statement = lines[1 if len(lines) > 1 else 0].body[0]
     return statement.targets[0].target.value
 
 
@@ -2950,6 +3060,10 @@ tracing branch leaves them bound).""",
         moves = []  # YOLOv9's `if mps: output[xi] = output[xi].to(device)`: a setting, false while exporting
         while len(small) > 1 and self._device_move(small[-1], index):
             moves.append(small.pop())
+        also_written = []  # ultralytics' `if return_idxs: keepi[xi] = xk[i].view(-1)` after `output[xi] = x[i]`
+        while len(small) > 2 and type(small[-1]) is cst.If and self._setting_write(small[-1], index) \
+                and type(small[-2]) is not cst.If and self._written(small[-2], index) is not None:
+            also_written.append(small.pop())
         companions = []  # `extra_out.append(feat[keep])` after the rows' append, maybe under `if extra is not None:`
         while len(small) > 2 and guarded_append(small[-1]) is not None and guarded_append(small[-2]) is not None:
             companions.insert(0, guarded_append(small.pop()))
@@ -3001,6 +3115,12 @@ tracing branch leaves them bound).""",
         flattener.companions = companions
         flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
                                 and type(n.target) is cst.Name}
+        for write in also_written:
+            # the tracing branch is taken where the setting leaves that list's entries as they were made
+            if flattener._dynamic(write.test) or any(type(n) is cst.Name and n.value in flattener.loop_bound | {index}
+                                                     for n in walk(write.test)):
+                return "it writes a second list by the image's index on a test of the image"
+            flattener.guards.append(f"not ({code_of(write.test).strip()})")
         for move in moves:
             if flattener._dynamic(move.test) or any(type(n) is cst.Name and n.value in flattener.loop_bound | {index}
                                                     for n in walk(move.test)):
@@ -3061,7 +3181,10 @@ tracing branch leaves them bound).""",
             return "code after it reads a name the loop binds"
         if not nms and not flattener.picked and not (split and per_image):
             return "it picks no rows by a mask or positions: each image keeps its number of rows"
-        return lines, flattener.helpers, flattener.guards
+        guards = list(dict.fromkeys(flattener.guards))  # each test once, in order
+        if _contradictory(guards):
+            return "the settings it needs for the flattened statements contradict each other"
+        return lines, flattener.helpers, guards
 
     @staticmethod
     def _compared_before(block, position: int) -> frozenset[str]:
@@ -3147,6 +3270,13 @@ tracing branch leaves them bound).""",
         return type(value) is cst.Call and type(value.func) is cst.Attribute \
             and value.func.attr.value in ("to", "cpu", "cuda") \
             and "".join(code_of(value.func.value).split()) == "".join(code_of(assign.targets[0].target).split())
+
+    @staticmethod
+    def _setting_write(statement: cst.If, index: str | None) -> bool:
+        """Is ``statement`` ``if <test>: <list>[i] = <value>`` (one statement, no ``else``)?"""
+        body = statement.body.body if type(statement.body) is cst.IndentedBlock else ()
+        return statement.orelse is None and len(body) == 1 and type(body[0]) is cst.SimpleStatementLine \
+            and len(body[0].body) == 1 and PerImageNms._written(body[0].body[0], index) is not None
 
     @staticmethod
     def _written(statement: cst.BaseSmallStatement, index: str | None) -> str | None:

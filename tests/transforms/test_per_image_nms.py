@@ -2692,3 +2692,72 @@ def test_two_lists_hold_the_same_images_only_where_one_tensor_of_images_made_bot
     assert not _trt_same_images([features[:2], features[2:3], features[3:]], made)  # a list of another origin
     assert not _trt_same_images(_trt_per_image_list((features, features), image, 3), made)  # entries of two parts
     assert _trt_same_images(None, made)  # nothing to align: the loop's `None[i]` fails as the flattened read does
+
+
+ROW_FUNCTION = """\
+import numpy as np
+import torch
+import torchvision
+
+
+def corners(x):
+    if isinstance(x, (list, tuple)):
+        x = np.asarray(x, dtype=np.float32)
+    assert x.shape[-1] == 4, "four columns"
+    y = torch.empty_like(x, dtype=x.dtype) if isinstance(x, torch.Tensor) else np.empty_like(x)
+    y[..., :2] = x[..., :2] - x[..., 2:] / 2
+    y[..., 2:] = x[..., :2] + x[..., 2:] / 2
+    return y
+
+
+def rows_of(pred, threshold=0.3):
+    out = []
+    for i in range(pred.shape[0]):
+        x = pred[i][pred[i, :, 4] > threshold]
+        x[:, :4] = corners(x[:, :4])
+        keep = torchvision.ops.nms(x[:, :4], x[:, 4], 0.5)
+        out.append(torch.cat([x[keep], torch.full_like(x[keep, :1], i)], 1))
+    return torch.cat(out)
+"""
+
+
+def test_a_row_function_that_checks_its_inputs_type_and_last_size_is_carried_over(tmp_path) -> None:
+    # ultralytics' `xywh2xyxy`: a list made an array first (never a tensor), the last size asserted, a new tensor
+    # made by `empty_like` (its `isinstance` test true of rows) and its columns set through `...`
+    after = rewrite(ROW_FUNCTION, unsafe=True, select=RULE)
+    assert "        x[:, :4] = corners(x[:, :4])\n        keep = _trt_nms_by_image(" in after
+    before_ns, after_ns = import_source(ROW_FUNCTION, tmp_path), import_source(after, tmp_path)
+    generator = torch.Generator().manual_seed(3)
+    pred = torch.cat([torch.rand(3, 30, 2, generator=generator) * 20, torch.rand(3, 30, 2, generator=generator) * 6,
+                      torch.rand(3, 30, 1, generator=generator)], 2)
+    want = before_ns["rows_of"](pred)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(torch.jit, "is_tracing", lambda: True)
+        got = after_ns["rows_of"](pred)
+    torch.testing.assert_close(got, want, rtol=0, atol=0)
+    assert want.shape[0] > 3
+
+
+@pytest.mark.parametrize("change", [
+    # the first size asserted: the flattened rows have every image's
+    ('    assert x.shape[-1] == 4, "four columns"\n', '    assert x.shape[0] > 0, "some rows"\n'),
+    # a type check a tensor passes
+    ("    if isinstance(x, (list, tuple)):\n", "    if isinstance(x, torch.Tensor):\n"),
+])
+def test_a_row_function_whose_checks_differ_on_the_flattened_rows_keeps_the_loop(change: tuple[str, str]) -> None:
+    code = ROW_FUNCTION.replace(*change)
+    assert code != ROW_FUNCTION
+    assert "_trt_nms_by_image(" not in rewrite(code, unsafe=True, select=RULE)
+
+
+def test_settings_asked_both_ways_keep_the_loop() -> None:
+    # `if not rotated:` around what it cannot carry over and `if rotated:` around a refusal: the tracing branch would
+    # need `rotated` and `not rotated` at once, so no rewrite (it would never run)
+    code = ROW_FUNCTION.replace("        x[:, :4] = corners(x[:, :4])\n",
+                                "        if not rotated:\n            x[:, :4] = x[:, :4].cumsum(0)\n"
+                                "        if rotated:\n            raise ValueError('rotated')\n") \
+        .replace("def rows_of(pred, threshold=0.3):", "def rows_of(pred, threshold=0.3, rotated=False):")
+    after = rewrite(code, unsafe=True, select=RULE)
+    assert "_trt_nms_by_image(" not in after
+    assert "settings it needs for the flattened statements contradict" in " ".join(
+        f.message for f in check_source(textwrap.dedent(code).encode(), "snippet.py", Options(select=RULE)))

@@ -2,14 +2,17 @@
 real-code variants.
 
 Each variant in ``tests/recipe_variants/trt360_lists/`` is a small runnable model reduced from real code (cited in
-its docstring), by four owners: CoreYOLO's ``non_max_suppression`` (zoo 94: each image read channels first, the mask
+its docstring), by five owners: CoreYOLO's ``non_max_suppression`` (zoo 94: each image read channels first, the mask
 coefficients an optional second list, filled under ``if extra is not None:``, an empty entry appended to both lists
 before ``continue``, NMS on the CPU) and its caller's ``process_mask`` on ``coeffs[index]``; Roboflow inference's
 instance-segmentation NMS (channels first, four tensors picked by one mask, a per-class threshold tensor as a
 setting, class-agnostic ids by ``zeros_like``) and its caller's ``[det[:, 6:] for det in found]``; py-feat's
 RetinaFace ``batched_nms`` (three lists side by side, ``torch.ops.torchvision.nms``) and its caller's
 ``torch.cat(final_landmarks)``; super-gradients' YOLO-NAS-Pose callback (``zip(*predictions)``, ``torch.topk``'s
-result read as ``.indices``, each entry cut to its first rows) and its caller's unpacked entries.
+result read as ``.indices``, each entry cut to its first rows) and its caller's unpacked entries; the ultralytics
+package's own NMS as 8.4 has it (the batch zipped with each candidate's index, ``x[:, :4] = xywh2xyxy(x[:, :4])`` of a
+function that checks its input's type and last size, a sort in two steps, ``import torchvision`` in the loop, a second
+list of kept indices written under ``return_idxs``).
 
 The TorchScript export unrolls the loops with the example's batch. Rewritten from the code alone, each graph equals
 eager mode at batches of 1, 3 and 5, on zeros, negatives and tied scores, and, where the variant has one, with an
@@ -50,6 +53,10 @@ TAKEN: dict[str, tuple[str, tuple[str, ...], str, float | None]] = {
     "super_gradients_yolo_nas_pose_nms": (
         "in zip(*predictions):", ("rows = torch.cat([torch.cat([bboxes,", "poses = torch.cat([poses."),
         "pred_bboxes_conf = pred_bboxes_conf[topk_candidates]", 40.0),
+    # the second list written by the image's index only under `return_idxs`: the tracing branch taken where it is off
+    "ultralytics_nms_zip_indices": (
+        "for xi, (x, xk) in enumerate(zip(prediction, xinds)):", ("for index, det in enumerate(found):",),
+        "_trt_tracing() and not (return_idxs) and (use_torchvision) and not (rotated):", 40.0),
 }
 
 
@@ -59,8 +66,8 @@ def torchvision_ops(monkeypatch):
     monkeypatch.setitem(sys.modules, "torchvision.ops", torchvision_standin.ops)
 
 
-def test_the_variants_come_from_four_owners() -> None:
-    assert_cited_by_distinct_owners(HERE, list(TAKEN), count=4)
+def test_the_variants_come_from_five_owners() -> None:
+    assert_cited_by_distinct_owners(HERE, list(TAKEN), count=5)
 
 
 @pytest.mark.parametrize("name", list(TAKEN))
@@ -125,7 +132,8 @@ def test_rewritten_from_the_code_alone_exports_and_equals_eager(name: str, build
     assert_follows_the_batch(original, rewritten, module, module.inputs(seeded(0)), sets, tmp_path)
 
 
-@pytest.mark.parametrize("name", ["coreyolo_nms_extra_masks", "super_gradients_yolo_nas_pose_nms"])
+@pytest.mark.parametrize("name", ["coreyolo_nms_extra_masks", "super_gradients_yolo_nas_pose_nms",
+                                  "ultralytics_nms_zip_indices"])
 def test_migrate_applies_the_rewrites_at_first_contact(name: str, tmp_path: Path) -> None:
     path, report = migrate_with_standin(HERE / f"{name}.py", STANDIN, tmp_path, f"trt360_lists_migrate_{name}")
     assert report["before"]["faithful"] is not True, report["before"]
