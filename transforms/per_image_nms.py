@@ -1294,11 +1294,13 @@ class Flattener:
         return "\n".join(lines)
 
     def _saved(self) -> tuple:
-        return dict(self.env), set(self.fresh), dict(self.items), set(self.helpers), self.hoisted, list(self.guards)
+        return (dict(self.env), set(self.fresh), dict(self.items), set(self.helpers), self.hoisted, list(self.guards),
+                list(self.prelude), dict(self.firsts))
 
     def _restore(self, saved: tuple) -> None:
-        self.env, self.fresh, self.items, self.helpers, self.hoisted, self.guards = (
-            dict(saved[0]), set(saved[1]), dict(saved[2]), set(saved[3]), saved[4], list(saved[5]))
+        self.env, self.fresh, self.items, self.helpers, self.hoisted, self.guards, self.prelude, self.firsts = (
+            dict(saved[0]), set(saved[1]), dict(saved[2]), set(saved[3]), saved[4], list(saved[5]), list(saved[6]),
+            dict(saved[7]))
 
     def _chain(self, statement: cst.If) -> str:
         """``if``/``elif``/``else`` on settings the same for every image, every block carried over."""
@@ -1400,6 +1402,7 @@ class Flattener:
         if type(block) is not cst.IndentedBlock:
             raise Decline
         lines = []
+        firsts = dict(self.firsts)  # positions bound in the block are not bound on another way
         for statement in block.body:
             if type(statement) is cst.If and self.skip(statement):
                 continue  # an image without rows makes no rows below: the flattened rows skip it alike
@@ -1415,6 +1418,7 @@ class Flattener:
                 lines += self.take_prelude() + [text]
             else:
                 raise Decline
+        self.firsts = firsts
         return lines
 
     def _picked_at_image(self, node: cst.Subscript, rest) -> tuple[str, Kind]:
