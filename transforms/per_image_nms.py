@@ -205,13 +205,15 @@ def _contradictory(guards: list[str]) -> bool:
     return any(len(way) == 2 for way in ways.values())
 
 
-def _not_for_tensors(statement: cst.BaseStatement) -> bool:
-    """Is ``statement`` ``if isinstance(<name>, (list, tuple)): ...`` (no ``else``; types that no tensor is)?"""
+def _not_for_tensors(statement: cst.BaseStatement, tensors: set[str]) -> bool:
+    """Is ``statement`` ``if isinstance(<name>, (list, tuple)): ...`` (no ``else``; types that no tensor is), the name
+    one of ``tensors``?"""
     if type(statement) is not cst.If or statement.orelse is not None:
         return False
     test = strip_parens(statement.test)
     if type(test) is not cst.Call or type(test.func) is not cst.Name or test.func.value != "isinstance" \
-            or len(test.args) != 2 or type(strip_parens(test.args[0].value)) is not cst.Name:
+            or len(test.args) != 2 or type(strip_parens(test.args[0].value)) is not cst.Name \
+            or strip_parens(test.args[0].value).value not in tensors:
         return False
     types = strip_parens(test.args[1].value)
     names = [e.value for e in types.elements] if type(types) is cst.Tuple else [types]
@@ -1185,7 +1187,10 @@ class Flattener:
             return None
         # ultralytics' `xywh2xyxy`: `if isinstance(x, (list, tuple)): x = np.asarray(x)` is not taken for a tensor,
         # and `assert x.shape[-1] == 4` checks a size after the rows' (the flattened rows' is the same)
-        body = [s for s in body_statements(function) if not _not_for_tensors(s) and not _later_axes_assert(s)]
+        # (a parameter given rows: any other is a literal, checked below, which may well be a list)
+        given_rows = {p.name.value for p, a in zip(params.params, node.args) if not _literal(a.value)}
+        body = [s for s in body_statements(function)
+                if not _not_for_tensors(s, given_rows) and not _later_axes_assert(s)]
         if not body or any(type(s) is not cst.SimpleStatementLine or len(s.body) != 1 for s in body):
             return None
         *steps, last = [s.body[0] for s in body]

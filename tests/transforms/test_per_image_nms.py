@@ -2761,3 +2761,14 @@ def test_settings_asked_both_ways_keep_the_loop() -> None:
     assert "_trt_nms_by_image(" not in after
     assert "settings it needs for the flattened statements contradict" in " ".join(
         f.message for f in check_source(textwrap.dedent(code).encode(), "snippet.py", Options(select=RULE)))
+
+
+def test_a_type_check_of_a_literal_given_to_a_row_function_keeps_the_loop() -> None:
+    # a list given as it is does take `if isinstance(scale, (list, tuple)):`: the check is no tensor's
+    code = ROW_FUNCTION.replace("def corners(x):\n    if isinstance(x, (list, tuple)):\n",
+                                "def corners(x, scale):\n    if isinstance(scale, (list, tuple)):\n") \
+        .replace("corners(x[:, :4])", "corners(x[:, :4], [1.0, 1.0])")
+    assert code.count("scale") == 2 and "[1.0, 1.0]" in code
+    assert "_trt_nms_by_image(" not in rewrite(code, unsafe=True, select=RULE)
+    assert "_trt_nms_by_image(" in rewrite(code.replace("isinstance(scale,", "isinstance(x,"), unsafe=True,
+                                            select=RULE)
