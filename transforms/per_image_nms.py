@@ -345,9 +345,7 @@ class Flattener:
         """One statement of the body: ``x = ...``, ``a, b = x[i], y[i]``, ``v, j = t.max(1)``, ``x *= ...``."""
         if type(statement) in (cst.Import, cst.ImportFrom) and type(statement.names) is not cst.ImportStar:
             # ultralytics' `if use_torchvision: import torchvision` in the loop: a module, the same for every image
-            bound = {(alias.asname.name if alias.asname else alias.name).value if type(
-                (alias.asname.name if alias.asname else alias.name)) is cst.Name else
-                code_of(alias.name).split(".")[0] for alias in statement.names}
+            bound = {(alias.evaluated_alias or alias.evaluated_name).split(".")[0] for alias in statement.names}
             if bound & (self.loop_bound | set(self.env) | set(self.items) | {self.index or ""}):
                 raise Decline
             return code_of(statement).strip()
