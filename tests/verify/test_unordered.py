@@ -14,7 +14,8 @@ from typer.testing import CliRunner
 from trtcodemod.cli import app
 from trtcodemod.verify.compare import compare_outputs
 from trtcodemod.verify.spec import SpecError, build_spec
-from trtcodemod.verify.unordered import UnorderedError, matched_rows, order_rows, parse, resolve
+from trtcodemod.verify.unordered import (UnorderedError, linked, match_all, matched_rows, order_all, order_rows,
+                                         parse, resolve)
 
 FAST = ["--runs", "1", "--warmup", "0", "--backends", "torch-cpu", "--format", "json"]
 
@@ -100,6 +101,72 @@ def test_pairing_keeps_sets_apart_and_edge_values() -> None:
     assert matched_rows(dets, dets[:, :3], 1, 1e-4, 1e-3).shape == (2, 3, 6)  # shapes differ: as it was
     ints = np.array([[3, 1], [2, 2], [3, 0]])
     assert np.array_equal(matched_rows(order_rows(ints, 0), order_rows(ints[::-1], 0), 0, 0, 0), order_rows(ints, 0))
+
+
+def _boxes_and_masks(rows: int = 6) -> tuple[np.ndarray, np.ndarray]:
+    """A detector's rows ``(rows, 6)`` and their 0/1 masks ``(rows, 8, 8)``; one box of zeros, one negative."""
+    rng = np.random.default_rng(3)
+    boxes = rng.uniform(0, 300, size=(rows, 6)).astype(np.float32)
+    boxes[1] = 0.0
+    boxes[2, :4] = -boxes[2, :4]
+    masks = (rng.uniform(size=(rows, 8, 8)) > 0.5).astype(np.float32)
+    return boxes, masks
+
+
+def _set_compare(labels: list[str], expected: list[np.ndarray], actual: list[np.ndarray],
+                 axes: dict[str, int], exact: list[np.ndarray] | None = None) -> list[bool]:
+    expected, actual = order_all(labels, expected, axes), order_all(labels, actual, axes)
+    actual = match_all(labels, expected, actual, axes, 1e-4, 1e-3)
+    exact = order_all(labels, exact, axes) if exact is not None else None
+    if exact is not None:
+        exact = match_all(labels, expected, exact, axes, 1e-4, 1e-3)
+    return [c.passed for c in compare_outputs(labels, expected, actual, 1e-4, 1e-3, exact)]
+
+
+def test_a_mask_output_moves_with_its_boxes_rows() -> None:
+    # The graph gives eager mode's rows in another order, one mask with a pixel flipped at its threshold:
+    # sorted each by its own content, that mask sorts elsewhere and meets another row's mask.
+    boxes, masks = _boxes_and_masks()
+    order = [4, 0, 5, 2, 1, 3]
+    g_boxes, g_masks = boxes[order], masks[order].copy()
+    for row in range(6):
+        g_masks[row, 0, 0] = 1.0 - g_masks[row, 0, 0]
+    labels, axes = ["output.0", "output.1"], {"output.0": 0, "output.1": 0}
+    assert linked(labels, [masks, boxes], {"output.0": 0, "output.1": 0}) == [[1, 0]]  # the boxes lead
+    sorted_apart = order_rows(masks, 0), order_rows(g_masks, 0)
+    assert np.abs(sorted_apart[0] - sorted_apart[1]).sum() > 6  # the old way: masks of other rows meet
+    moved = match_all(labels, order_all(labels, [boxes, masks], axes), order_all(labels, [g_boxes, g_masks], axes),
+                      axes, 1e-4, 1e-3)
+    expected = order_all(labels, [boxes, masks], axes)
+    assert np.array_equal(moved[0], expected[0])
+    assert np.abs(moved[1] - expected[1]).sum() == 6  # only the flipped pixels differ: each mask beside its box
+    # a float64 run whose masks cross the threshold as the graph's do admits the flips; without it they fail
+    assert _set_compare(labels, [boxes, masks], [g_boxes, g_masks], axes) == [True, False]
+    exact = [boxes.astype(np.float64), masks.astype(np.float64)]
+    exact[1][:, 0, 0] = 1.0 - masks[:, 0, 0]  # eager float32 misses it at each flip, the graph at none
+    assert all(_set_compare(labels, [boxes, masks], [g_boxes, g_masks], axes, exact))
+
+
+def test_linked_rows_keep_a_real_difference_and_sets_apart() -> None:
+    boxes, masks = _boxes_and_masks()
+    labels, axes = ["output.0", "output.1"], {"output.0": 0, "output.1": 0}
+    swapped = masks.copy()
+    swapped[[0, 3]] = swapped[[3, 0]]  # each mask with another row's box: the same masks as a set, not as rows
+    assert _set_compare(labels, [boxes, masks], [boxes, swapped], axes) == [True, False]
+    assert all(_set_compare(labels, [boxes, masks], [boxes[::-1], masks[::-1]], axes))
+    # batched rows never leave their image; an empty set and outputs of other row counts stay as they are
+    b_boxes, b_masks = np.stack([boxes, boxes + 1]), np.stack([masks, 1 - masks])
+    b_axes = {"output.0": 1, "output.1": 1}
+    assert all(_set_compare(labels, [b_boxes, b_masks], [b_boxes[:, ::-1], b_masks[:, ::-1]], b_axes))
+    assert not all(_set_compare(labels, [b_boxes, b_masks], [b_boxes[::-1], b_masks[::-1]], b_axes))
+    assert linked(labels, [boxes, masks[:5]], axes) == [[0], [1]]
+    empty = [np.zeros((0, 6), np.float32), np.zeros((0, 8, 8), np.float32)]
+    assert linked(labels, empty, axes) == []
+    assert [a.shape for a in match_all(labels, empty, empty, axes, 1e-4, 1e-3)] == [(0, 6), (0, 8, 8)]
+    with_nan = boxes.copy()
+    with_nan[4, 4] = np.nan
+    with_nan[5, 0] = np.inf
+    assert all(_set_compare(labels, [with_nan, masks], [with_nan[::-1], masks[::-1]], axes))
 
 
 # --- names and axes -------------------------------------------------------------------------

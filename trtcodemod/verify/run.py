@@ -29,7 +29,7 @@ from .results import (BackendResult, Culprit, ExportCheck, ExportWarning, InputS
 from .rewrite import Fix, Fixer, RewrittenTree, SourceLayout, locate, rewrite_copy
 from .spec import VerifySpec
 from .ties import traded_rows
-from .unordered import UnorderedError, matched_rows, order_rows, resolve as resolve_unordered
+from .unordered import UnorderedError, match_all, order_all, resolve as resolve_unordered
 from .worker import BACKEND_TASK, MODEL_TASK, TaskOutcome, run_task
 
 Progress = Callable[[str], None]
@@ -245,16 +245,14 @@ def _run_graphs(ctx: _Ctx, side: SideResult, backends: tuple[str, ...], exporter
 
 def _ordered(ctx: _Ctx, labels: list[str], arrays: list[Any]) -> list[Any]:
     """Rows of the outputs whose row order is no part of the contract (tied scores), sorted."""
-    axes = ctx.row_axes
-    return [order_rows(a, axes[n]) if n in axes and a is not None else a for n, a in zip(labels, arrays)]
+    return order_all(labels, arrays, ctx.row_axes)
 
 
 def _paired(ctx: _Ctx, labels: list[str], expected: list[Any], arrays: list[Any]) -> list[Any]:
     """``arrays`` (sorted by :func:`_ordered`) with the rows of each unordered output paired with ``expected``'s
-    rows they equal within the tolerance (:func:`.unordered.matched_rows`)."""
-    axes, spec = ctx.row_axes, ctx.spec
-    return [matched_rows(e, a, axes[n], spec.atol, spec.rtol) if n in axes and a is not None and e is not None
-            else a for n, e, a in zip(labels, expected, arrays)]
+    rows they equal within the tolerance, the outputs of one set of rows moved together
+    (:func:`.unordered.match_all`)."""
+    return match_all(labels, expected, arrays, ctx.row_axes, ctx.spec.atol, ctx.spec.rtol)
 
 
 def _compare_run(ctx: _Ctx, names: list[str], reference: BackendRun, run: BackendRun,

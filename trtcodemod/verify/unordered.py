@@ -6,6 +6,12 @@ for an output of rank 1 or 2 (``(k,)``, ``(k, 6)``) and 1 for rank 3 and more (`
 each batch element's rows are a set of its own). Both sides of a comparison get their rows
 sorted the same way, so equal sets of rows compare equal.
 
+Unordered outputs that share their batch axes and their number of rows (a detector's boxes
+``(k, 6)`` and their masks ``(k, h, w)``, or keypoints ``(batch, k, 17, 3)`` beside ``(batch, k, 5)``)
+are the rows of one set: :func:`order_all` and :func:`match_all` move their rows together, so a
+mask never leaves its box. Sorted apart, two full-size masks a few threshold flips apart would sort
+by those flips and be compared with other rows' masks.
+
 Output names are only known once the model has run (``output``, ``output.0``, ``output.boxes``,
 from what ``forward`` returns), so :func:`resolve` checks the names against them then, before any
 comparison: a name the model does not have is an error, never an option that silently does
@@ -165,3 +171,113 @@ def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -
         within = np.abs(a - e) <= atol + rtol * np.abs(e)
     within |= (np.isnan(e) & np.isnan(a)) | ((e == a) & np.isinf(e))
     return within.all(axis=2)
+
+
+def linked(labels: Sequence[str], arrays: Sequence[np.ndarray | None], axes: Mapping[str, int]) -> list[list[int]]:
+    """The unordered outputs (indices into ``labels``) grouped by their leading shape up to and with the
+    row axis: each group is one set of rows, its members ordered from the fewest values a row to the most
+    (the boxes lead their masks). Outputs without rows to move (missing, or under two rows) are left out."""
+    groups: dict[tuple[int, tuple[int, ...]], list[int]] = {}
+    for i, (name, a) in enumerate(zip(labels, arrays)):
+        if name not in axes or a is None:
+            continue
+        shape, axis = np.shape(a), axes[name]
+        if len(shape) <= axis or shape[axis] < 2 or 0 in shape:
+            continue
+        groups.setdefault((axis, tuple(shape[:axis + 1])), []).append(i)
+    return [sorted(g, key=lambda i: (_per_row(arrays[i], axes[labels[i]]), i)) for g in groups.values()]
+
+
+def _per_row(a: np.ndarray, axis: int) -> int:
+    shape = np.shape(a)
+    return int(np.prod(shape[axis + 1:], dtype=np.int64))
+
+
+def order_all(labels: Sequence[str], arrays: Sequence[np.ndarray | None], axes: Mapping[str, int]) -> list:
+    """``arrays`` with the rows of each group of :func:`linked` outputs sorted together: by the lead
+    output's values first (as :func:`order_rows`), then its followers' (a lone output sorts as
+    :func:`order_rows`). Every other output is returned as it is."""
+    out = list(arrays)
+    for group in linked(labels, arrays, axes):
+        if len(group) == 1:
+            out[group[0]] = order_rows(arrays[group[0]], axes[labels[group[0]]])
+            continue
+        axis = axes[labels[group[0]]]
+        rows = [_as_rows(np.asarray(arrays[i]), axis) for i in group]
+        batch, count = rows[0].shape[:2]
+        keys = [np.round(r.astype(np.float64), 4) if np.issubdtype(r.dtype, np.floating) else r for r in rows]
+        key = np.concatenate([k.reshape(batch * count, -1).astype(np.float64) for k in keys], axis=1)
+        element = np.repeat(np.arange(batch), count)
+        order = np.lexsort((*key.T[::-1], element)).reshape(batch, count) - (np.arange(batch) * count)[:, None]
+        for i, r in zip(group, rows):
+            out[i] = r[np.arange(batch)[:, None], order].reshape(np.shape(arrays[i]))
+    return out
+
+
+def match_all(labels: Sequence[str], expected: Sequence[np.ndarray | None], actual: Sequence[np.ndarray | None],
+              axes: Mapping[str, int], atol: float, rtol: float) -> list:
+    """``actual`` (sorted by :func:`order_all`) with each group of :func:`linked` outputs' rows moved together
+    to the places of ``expected``'s rows they pair with (a lone output as :func:`matched_rows`). A pair is
+    found where every member's rows are equal within the tolerance, else where the lead output's are: a
+    mask with a few threshold flips then stays with its box, and the comparison that follows judges it
+    (with its float64 allowance). Every output is checked there, so a pass still shows one set of rows."""
+    out = list(actual)
+    groups = [g for g in linked(labels, expected, axes)
+              if all(actual[i] is not None and np.shape(actual[i]) == np.shape(expected[i]) for i in g)]
+    for group in groups:
+        axis = axes[labels[group[0]]]
+        if len(group) == 1:
+            out[group[0]] = matched_rows(expected[group[0]], actual[group[0]], axis, atol, rtol)
+            continue
+        if not all(np.issubdtype(np.asarray(x[i]).dtype, np.number) for x in (expected, actual) for i in group):
+            continue
+        e_rows = [_as_rows(np.asarray(expected[i]), axis) for i in group]
+        a_rows = [_as_rows(np.asarray(actual[i]), axis) for i in group]
+        batch, count = e_rows[0].shape[:2]
+        sized = [k for k, e in enumerate(e_rows) if count * count * max(1, e[0].size // count) <= _MATCH_LIMIT]
+        if 0 not in sized:
+            continue
+        moved = [a.copy() for a in a_rows]
+        for b in range(batch):
+            lead = _close(_flat(e_rows[0][b]), _flat(a_rows[0][b]), atol, rtol)
+            every = lead.copy()
+            for k in sized[1:]:
+                every &= _close(_flat(e_rows[k][b]), _flat(a_rows[k][b]), atol, rtol)
+            partner = _pairs(lead, every)
+            if partner is None:
+                continue
+            for k in range(len(group)):
+                moved[k][b] = a_rows[k][b][partner]
+        for i, m in zip(group, moved):
+            out[i] = m.reshape(np.shape(actual[i]))
+    return out
+
+
+def _as_rows(a: np.ndarray, axis: int) -> np.ndarray:
+    """``(batch, rows, ...)``: the axes before the row axis folded into one."""
+    batch = int(np.prod(a.shape[:axis], dtype=np.int64))
+    return a.reshape(batch, a.shape[axis], *a.shape[axis + 1:])
+
+
+def _flat(rows: np.ndarray) -> np.ndarray:
+    return rows.reshape(rows.shape[0], -1).astype(np.float64)
+
+
+def _pairs(lead: np.ndarray, every: np.ndarray) -> np.ndarray | None:
+    """``partner[i]``: the actual row placed at expected row ``i``: a row keeps its place where it pairs; the
+    others go, first to a partner equal in every output, then to one equal in the lead's values; rows left
+    over fill the places left in their order. None where every row keeps its place."""
+    count = lead.shape[0]
+    taken = np.zeros(count, dtype=bool)
+    partner = np.full(count, -1)
+    for close in (every, lead):
+        for i in np.flatnonzero((partner < 0) & close[np.arange(count), np.arange(count)] & ~taken):
+            partner[i], taken[i] = i, True
+        for i in np.flatnonzero(partner < 0):
+            free = np.flatnonzero(close[i] & ~taken)
+            if free.size:
+                partner[i], taken[free[0]] = free[0], True
+    if np.all(partner == np.arange(count)):
+        return None
+    partner[partner < 0] = np.flatnonzero(~taken)
+    return partner
