@@ -23,6 +23,7 @@ import libcst as cst
 
 from trtcodemod.astutil import (
     argument, children, code_of, float_value, has_star_args, int_value, keywords, method_call, short_code,
+    strip_parens,
 )
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._tensor_evidence import (
@@ -84,6 +85,19 @@ def _pure_ref(node: cst.BaseExpression) -> bool:
     if type(node) is cst.Name:
         return True
     return type(node) is cst.Attribute and _pure_ref(node.value)
+
+
+def _cap_terms(node: cst.BaseExpression) -> list[cst.BaseExpression] | None:
+    """The names, attribute chains and integers a cap is made of by ``+``, ``-``, ``*`` and ``//`` (FaceBoxes'
+    ``self.top_k * 3``): each cheap to evaluate twice; None where it holds anything else (a call, a subscript)."""
+    node = strip_parens(node)
+    if int_value(node) is not None or _pure_ref(node):
+        return [node]
+    if type(node) is cst.BinaryOperation and type(node.operator) in (cst.Add, cst.Subtract, cst.Multiply,
+                                                                       cst.FloorDivide):
+        left, right = _cap_terms(node.left), _cap_terms(node.right)
+        return None if left is None or right is None else left + right
+    return None
 
 
 def _reads_size(node: cst.CSTNode) -> bool:
@@ -452,6 +466,9 @@ class _TopkRule(_DetectionRule):
         or by one assignment, counts as never reassigned)."""
         if int_value(cap) is not None:
             return True
+        terms = _cap_terms(cap)
+        if terms is not None and len(terms) > 1:
+            return all(self._stable(term) for term in terms)
         if not _pure_ref(cap) or self.context.function is None:
             return False
         base = cap
@@ -471,8 +488,8 @@ class _TopkRule(_DetectionRule):
         if not _pure_ref(source) or code_of(source) != code_of(receiver):
             return "the size is read on another expression than the top-k input"
         cap_value = int_value(cap)
-        if cap_value is None and not _pure_ref(cap):
-            return "the cap is not a number or a name"
+        if cap_value is None and _cap_terms(cap) is None:
+            return "the cap is not a number, a name or arithmetic of them"
         if cap_value is not None and cap_value <= 0:
             return "the cap is not positive"
         offset = 0 if method else 1

@@ -34,6 +34,7 @@ FILL_HELPER = "_trt_image_fill"
 LIST_HELPER = "_trt_per_image_list"
 CAP_HELPER = "_trt_cap_by_image"
 TOP_K_HELPER = "_trt_top_k_by_image"
+SORT_HELPER = "_trt_rows_by_image"
 SQUEEZE_HELPER = "_trt_squeeze_rows"
 SQUEEZE_AXIS_HELPER = "_trt_squeeze_row_axis"
 #: Names the rewrite binds (reserved prefix).
@@ -549,6 +550,9 @@ class Flattener:
         if not transposed and (type(value) is not cst.Call or any(a.star for a in value.args)):
             raise Decline
         if not transposed:
+            sorted_cut = self._top_k_of_count(targets, value)
+            if sorted_cut is not None:
+                return sorted_cut
             found = self._nonzero(value)
         if found is not None and (found[2] or transposed) and len(targets) == 2:
             text, kind = self._nonzero_text(found)
@@ -595,6 +599,57 @@ class Flattener:
             self._bind(target, Kind("rows", kind.image))
         self.fresh.update(targets)
         return f"{', '.join(targets)} = {call}"
+
+    def _top_k_of_count(self, targets: list[str], value: cst.Call) -> str | None:
+        """``scores, order = torch.topk(scores, min(cap, scores.shape[0]))`` (or ``scores.topk(...)``, the count as
+        ``len(scores)`` or ``.size(0)``, either order in ``min``, ``largest=False``; FaceBoxes' and mmdet's cut of
+        an image's candidates): every row of the image sorted by the key, best first, and cut to ``cap``. On the
+        flattened rows the positions are :data:`SORT_HELPER`'s, image by image exactly that sort and cut (ties by
+        position, where ``topk`` leaves them unspecified), and the values the key at them. None where ``value`` is
+        not such a call (``cap`` must be the same for every image)."""
+        func = value.func
+        method = type(func) is cst.Attribute and func.attr.value == "topk" and not self.rule.context.qualified_names(func)
+        if len(targets) != 2 or not (method or self.rule.context.refers_to(func, "torch.topk")) \
+                or any(a.star for a in value.args):
+            return None
+        args = [cst.Arg(func.value), *value.args] if method else list(value.args)
+        names = ("input", "k", "dim", "largest", "sorted")
+        given: dict[str, cst.BaseExpression] = {}
+        for position, arg in enumerate(args):
+            name = arg.keyword.value if arg.keyword is not None else (names[position] if position < len(names) else "")
+            if name not in names or name in given:
+                return None
+            given[name] = arg.value
+        cut = strip_parens(given.get("k", cst.Name("None")))
+        if "input" not in given or type(cut) is not cst.Call or type(cut.func) is not cst.Name \
+                or cut.func.value != "min" or self.rule.context.qualified_names(cut.func) or len(cut.args) != 2 \
+                or any(a.keyword is not None or a.star for a in cut.args) \
+                or code_of(given.get("dim", cst.Integer("0"))).strip() not in ("0", "-1") \
+                or code_of(given.get("sorted", cst.Name("True"))).strip() != "True" \
+                or code_of(given.get("largest", cst.Name("True"))).strip() not in ("True", "False"):
+            return None
+        key = strip_parens(given["input"])
+        counted = cap = None
+        for one, other in ((cut.args[0].value, cut.args[1].value), (cut.args[1].value, cut.args[0].value)):
+            try:
+                counted = self._counted(one)
+            except Decline:
+                continue
+            cap = other
+            break
+        if counted is None or cap is None or self._dynamic(cap) or code_of(counted).strip() != code_of(key).strip():
+            return None
+        key_text, key_kind = self.expression(key)
+        if key_kind.name != "rows" or _mentions(key_text, targets[1]):
+            raise Decline
+        values, positions = targets
+        descending = code_of(given.get("largest", cst.Name("True"))).strip()
+        self._bind(positions, Kind("index", key_kind.image))
+        self._bind(values, Kind("rows", f"{key_kind.image}[{positions}]"))
+        self.helpers.add(SORT_HELPER)
+        counter = f"torch.arange({_atom(key_text, key)}.shape[0], device={_atom(key_text, key)}.device)"
+        return (f"{positions} = {SORT_HELPER}({counter}, {key_kind.image}, {key_text}, {descending}, "
+                f"{code_of(cap).strip()}, {_COUNT})\n{values} = {_atom(key_text, key)}[{positions}]")
 
     def _unbound(self, value: cst.Call) -> tuple[str, Kind] | None:
         """``cx, cy, w, h = boxes.unbind(1)`` (or ``torch.unbind(boxes, dim=1)``): each column of rows along an axis

