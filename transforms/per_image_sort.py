@@ -16,9 +16,7 @@ import libcst as cst
 from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
-from trtcodemod.transforms.per_image_nms import PerImageNms
-
-HELPER = "_trt_rows_by_image"
+from trtcodemod.transforms.per_image_nms import SORT_HELPER as HELPER, PerImageNms
 
 _ASSUMPTION = ("rows whose sort keys tie within an image keep the order of their positions (the loop's sort, not "
                "stable unless asked to be, may order them otherwise; TensorRT does not document its TopK's order of "

@@ -2929,3 +2929,17 @@ def test_an_images_candidates_sorted_and_cut_by_a_top_k_of_their_count_are_flatt
 def test_a_top_k_whose_cut_is_not_a_setting_and_the_images_count_keeps_the_loop(cut: str) -> None:
     # the image's own number, another tensor's count, `max`: no sort-and-cut of each image's candidates
     assert "_trt_rows_by_image" not in rewrite(TOPK_OF_COUNT.format(cut=cut), select=RULE, unsafe=True)
+
+
+def test_a_key_of_several_values_a_row_is_refused_by_the_sort() -> None:
+    # `topk` along the columns of a (rows, classes) key is no sort of the rows: the helper refuses it while tracing
+    # (the export fails and migrate takes the fix back) rather than sorting rows by a key it misreads
+    from trtcodemod.helpers.per_image import _trt_rows_by_image
+
+    key = torch.rand(6, 3)
+    image = torch.tensor([0, 0, 0, 1, 1, 1])
+    with pytest.raises(ValueError, match="one key value a row"):
+        _trt_rows_by_image(torch.arange(6), image, key, True, 2, 2)
+    rows = _trt_rows_by_image(torch.arange(6), image, key[:, 0], True, 2, 2)
+    expected = torch.cat([key[:3, 0].argsort(descending=True)[:2], 3 + key[3:, 0].argsort(descending=True)[:2]])
+    assert rows.tolist() == expected.tolist()

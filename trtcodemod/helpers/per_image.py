@@ -325,6 +325,9 @@ def _trt_rows_by_image(rows: torch.Tensor, image: torch.Tensor, key: torch.Tenso
     picks the best (ties by position, as ONNX specifies TopK; a NaN key ranks with an infinite one); otherwise its
     rank is counted from pairwise comparisons (NaN first descending and last ascending, as ``torch.sort`` places
     it; ties by position), whose cost is the square of the rows' count."""
+    if key is not None and key.dim() != 1:
+        # a key of several values a row (a top-k along its columns) is no sort of the rows: refused, not misread
+        raise ValueError(f"a per-image sort of rows needs one key value a row, got a key of shape {tuple(key.shape)}")
     total = rows.shape[0]
     at = torch.arange(total, device=rows.device)
     valid = (image >= 0) & (image < count)
