@@ -42,9 +42,6 @@ def _trt_nms_by_image(boxes: torch.Tensor, scores: torch.Tensor, labels: torch.T
     x = x + (image.float() * _trt_span(x))[:, None]
     keep = torch.ops.torchvision.nms(torch.stack([x[:, 0], y[:, 0], x[:, 1], y[:, 1]], 1), scores.float(), threshold)
     return _trt_group_by_image(keep, image[keep], count)
-    shifted = torch.stack([shifted_x[:, 0], shifted_y[:, 0], shifted_x[:, 1], shifted_y[:, 1]], 1)
-    keep = torch.ops.torchvision.nms(shifted, scores.float(), threshold)
-    return _trt_group_by_image(keep, image[keep], count)
 
 
 class _TrtNmsEachImage(torch.autograd.Function):
