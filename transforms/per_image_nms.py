@@ -607,19 +607,9 @@ class Flattener:
         flattened rows the positions are :data:`SORT_HELPER`'s, image by image exactly that sort and cut (ties by
         position, where ``topk`` leaves them unspecified), and the values the key at them. None where ``value`` is
         not such a call (``cap`` must be the same for every image)."""
-        func = value.func
-        method = type(func) is cst.Attribute and func.attr.value == "topk" and not self.rule.context.qualified_names(func)
-        if len(targets) != 2 or not (method or self.rule.context.refers_to(func, "torch.topk")) \
-                or any(a.star for a in value.args):
+        given = _topk_arguments(self.rule.context, value)
+        if len(targets) != 2 or given is None:
             return None
-        args = [cst.Arg(func.value), *value.args] if method else list(value.args)
-        names = ("input", "k", "dim", "largest", "sorted")
-        given: dict[str, cst.BaseExpression] = {}
-        for position, arg in enumerate(args):
-            name = arg.keyword.value if arg.keyword is not None else (names[position] if position < len(names) else "")
-            if name not in names or name in given:
-                return None
-            given[name] = arg.value
         cut = strip_parens(given.get("k", cst.Name("None")))
         if "input" not in given or type(cut) is not cst.Call or type(cut.func) is not cst.Name \
                 or cut.func.value != "min" or self.rule.context.qualified_names(cut.func) or len(cut.args) != 2 \
@@ -2057,6 +2047,26 @@ def _named_indices(line: cst.Assign, pick: str) -> cst.Assign:
     return line
 
 
+def _topk_arguments(context: FileContext, call: cst.BaseExpression) -> dict[str, cst.BaseExpression] | None:
+    """The arguments of ``x.topk(...)`` or ``torch.topk(x, ...)`` by name (``input``, ``k``, ``dim``, ``largest``,
+    ``sorted``; the method's receiver as ``input``), or None for any other call, a star argument, an unknown or
+    repeated name."""
+    if type(call) is not cst.Call or any(a.star for a in call.args):
+        return None
+    method = type(call.func) is cst.Attribute and call.func.attr.value == "topk" and not context.qualified_names(call.func)
+    if not method and not context.refers_to(call.func, "torch.topk"):
+        return None
+    args = list(call.args) if not method else [cst.Arg(call.func.value), *call.args]
+    names = ("input", "k", "dim", "largest", "sorted")
+    given: dict[str, cst.BaseExpression] = {}
+    for position, arg in enumerate(args):
+        name = arg.keyword.value if arg.keyword is not None else (names[position] if position < len(names) else "")
+        if name not in names or name in given:
+            return None
+        given[name] = arg.value
+    return given
+
+
 def _top_k_positions(context: FileContext, value: cst.BaseExpression,
                      limit: cst.BaseExpression) -> tuple[cst.BaseExpression, bool] | None:
     """(the key, whether largest first) of the positions of the ``limit`` best entries of a key, best first:
@@ -2077,19 +2087,9 @@ def _top_k_positions(context: FileContext, value: cst.BaseExpression,
         return _sorted_key(context, strip_parens(value.value))
     else:
         return None
-    if type(call) is not cst.Call or any(a.star for a in call.args):
+    given = _topk_arguments(context, call)
+    if given is None:
         return None
-    method = type(call.func) is cst.Attribute and call.func.attr.value == "topk" and not context.qualified_names(call.func)
-    if not method and not context.refers_to(call.func, "torch.topk"):
-        return None
-    args = list(call.args) if not method else [cst.Arg(call.func.value), *call.args]
-    names = ("input", "k", "dim", "largest", "sorted")
-    given: dict[str, cst.BaseExpression] = {}
-    for position, arg in enumerate(args):
-        name = arg.keyword.value if arg.keyword is not None else (names[position] if position < len(names) else "")
-        if name not in names or name in given:
-            return None
-        given[name] = arg.value
     spelled_as = {name: code_of(node).strip() for name, node in given.items()}
     if "input" not in given or spelled_as.get("k") != limit_text or spelled_as.get("dim", "-1") not in ("-1", "0") \
             or spelled_as.get("sorted", "True") != "True" or spelled_as.get("largest", "True") not in ("True", "False"):

@@ -148,19 +148,9 @@ def matched_rows(expected: np.ndarray, actual: np.ndarray, axis: int, atol: floa
     for b in range(batch):
         e, a = e_rows[b], a_rows[b].astype(np.float64)
         close = _close(e, a, atol, rtol)  # close[i, j]: expected row i equals actual row j
-        taken = np.zeros(rows, dtype=bool)
-        partner = np.full(rows, -1)
-        for i in np.flatnonzero(close[np.arange(rows), np.arange(rows)]):
-            partner[i], taken[i] = i, True
-        for i in np.flatnonzero(partner < 0):
-            free = np.flatnonzero(close[i] & ~taken)
-            if free.size:
-                partner[i], taken[free[0]] = free[0], True
-        if np.all(partner == np.arange(rows)):
-            continue
-        # unpaired rows fill the places left, in their sorted order
-        partner[partner < 0] = np.flatnonzero(~taken)
-        out[b] = a_rows[b][partner]
+        partner = _pairs(close, close)
+        if partner is not None:
+            out[b] = a_rows[b][partner]
     return out.reshape(actual.shape)
 
 
