@@ -119,7 +119,10 @@ promotes to another dtype a RuntimeError). Bool and integer tensors carry no gra
 compile `|=` of a tensor as an out-of-place or that rebinds the name (`aten::bitwise_or`, fx's `or_`), unlike
 eager mode: a view taken before, the caller's tensor or another name for it does not see the write there, while
 the method writes in place. So the fix is made only where the target's tensor is shared with nothing read
-afterwards (above): there both forms give eager mode's values under every toolchain. (For inputs eager mode
+afterwards (above): there both forms give eager mode's values under every toolchain. Writing the tensor's own
+elements (a hand-written greedy NMS's `suppressed |= ious[a] > thr` then `suppressed[a] = False`, nanostream-od's
+`_class_aware_dedup`) keeps nothing: under scripting the write goes into the rebound tensor, in eager mode into
+the same one, and no other name reads either. (For inputs eager mode
 refuses, a value of a dtype the target cannot hold, the scripted original returns a new tensor where the method
 raises, as eager mode does.) Measured in torch 2.13 (TorchScript exporter, opsets 17 and 18), the other augmented
 bitwise operators are left alone: `&=` (`aten::__iand_` stops the export; `bitwise_and_` exports only from opset
@@ -384,6 +387,8 @@ TensorRT versions: all (ONNX `Or` of bools).""",
                 return False  # tested, evaluated and dropped, or returned
             if kind is cst.AugAssign:
                 return child is not parent.target  # read by another augmented assignment's value: held by it
+            if kind is cst.AssignTarget and type(child) is cst.Subscript and child is parent.target:
+                return False  # its elements written (a greedy NMS's `suppressed[i] = False`): nothing keeps it
             if kind is cst.Assign and child is parent.value and all(
                     type(t.target) is cst.Subscript and self._plain_value(t.target.value, observed=False)
                     for t in parent.targets):
