@@ -3,7 +3,8 @@
 An augmented or of tensors records the in-place dunder itself (``aten::__ior__``), which the TorchScript exporter's
 in-place pass cannot map to an out-of-place op, so the export stops; ``t.bitwise_or_(d)`` is the same call under its
 method name, which exports as ONNX ``Or``. mbrl-lib's ``ModelEnv.evaluate_action_sequences``
-(``mbrl/models/model_env.py:187``) marks the particles that ended with ``terminated |= dones``.
+(``mbrl/models/model_env.py:187``) marks the particles that ended with ``terminated |= dones``. An element update
+(``keep[idx] &= ~suppressed``) is written out of place and back, where a recorded run saw bool tensors.
 """
 
 from __future__ import annotations
@@ -31,6 +32,10 @@ METHODS = {cst.BitOrAssign: "bitwise_or_"}
 _KEEPS_TENSOR = (cst.BitOrAssign, cst.BitAndAssign, cst.BitXorAssign)
 #: Values that an argument list takes only in parentheses.
 _NEEDS_PARENS = (cst.Tuple, cst.Yield)
+#: Augmented operators taken on a subscript target (an element update), written out of place.
+_ELEMENT_OPERATORS = (cst.BitOrAssign, cst.BitAndAssign)
+#: Values that bind more loosely than `&`/`|`: parenthesized as the right operand.
+_LOOSER_THAN_BITWISE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
 
 #: Tensor methods whose result may be the receiver or share its memory (a view, or the receiver itself when nothing
 #: needs converting): what they return aliases the tensor they are called on.
@@ -64,7 +69,7 @@ _OTHER_SCOPES = (cst.FunctionDef, cst.ClassDef, cst.Lambda, cst.ListComp, cst.Se
 
 
 class InplaceBitwise(Rule):
-    needs_text = (b"|=",)
+    needs_text = (b"|=", b"&=")
     requires = (TensorEvidence, ObservedFacts)
     info = RuleInfo(
         id=RULE,
@@ -94,9 +99,22 @@ Not taken: a target that may be a Python bool or int (`done = False` then `done 
 `torch.Tensor` annotation; a value that is a number (scripted, `m |= True` is a new int64 tensor of a bool one,
 and the exporter fails on `bitwise_or_(True)` as on `|=`) or may be a NumPy array (`t |= array` falls back to
 the array's reflected or and rebinds `t` to a new tensor, where `t.bitwise_or_(array)` raises); a subscript target
-(`x[i] |= m` is `x.__setitem__(i, x[i].__ior__(m))`, which `x[i].bitwise_or_(m)` is not for an advanced index:
-that writes into a copy); a target shared with something read later (see the fix's safety). `&=`, `^=`, `<<=` and
-`>>=` are not taken either (see below).
+as a method call (`x[i] |= m` is `x.__setitem__(i, x[i].__ior__(m))`, which `x[i].bitwise_or_(m)` is not for an
+advanced index: that writes into a copy; see the element update below); a target shared with something read later
+(see the fix's safety). `&=`, `^=`, `<<=` and `>>=` of a name are not taken either (see below).
+
+An element update, `keep[idx] &= ~suppressed` or `mask[:, 1:] |= d > 0` (nanostream-od's class-aware de-duplication,
+`nanostream/head.py:529`, after its greedy loop), records `aten::__iand__`/`aten::__ior__` on the indexed copy or view,
+which stops the export the same way. It is written out of place and back, `keep[idx] = keep[idx] & ~suppressed`,
+which exports as ONNX `And`/`Or` and a ScatterND: the augmented form reads `keep[idx]`, applies the in-place
+operator to it and writes the result back through `__setitem__`; the plain form computes the same bools and writes
+them back the same way, so the target keeps its object and a view of it taken before sees the write (repeated,
+negative and empty indices, slices, an int, a broadcast value and a Python bool value were compared). Taken where
+the target is a tensor (as above), the value a name, `~name`, a comparison or a call, and the index only names,
+integers and slices (it is read twice). Unsafe: with another dtype the two differ (a bool target with an int64
+value: the in-place operator raises, the plain form written into a slice casts back), so it is applied with
+`--unsafe`, or by `migrate` where the recorded run saw the target and the value's names hold bool tensors and
+nothing else at that line (the proof names the calls).
 
 Why it hurts: for a tensor, `t |= d` calls `Tensor.__ior__`, which the trace records as `aten::__ior__`. The
 TorchScript exporter (torch 2.13, any opset) has no symbolic for it: "Exporting the operator 'aten::__ior_' to ONNX
@@ -181,6 +199,10 @@ TensorRT versions: all (ONNX `Or` of bools).""",
     )
 
     def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        if type(node.target) is cst.Subscript and type(node.operator) in _ELEMENT_OPERATORS \
+                and not in_inserted_helper(self):
+            self._element_update(node)
+            return
         method = METHODS.get(type(node.operator))
         if method is None or in_inserted_helper(self):
             return
@@ -220,6 +242,39 @@ TensorRT versions: all (ONNX `Or` of bools).""",
         self.report(node, f"{why}; the recorded run saw tensors there, so `.{method}(...)` is the same in-place call "
                           "(rests on that observation)",
                     Fix({node: replacement}, safety=Safety.UNSAFE, proof=_tensors_seen(names)))
+
+    def _element_update(self, node: cst.AugAssign) -> None:
+        """``keep[idx] &= ~suppressed`` (``|=`` too) on bool tensors, where a recorded run saw them: written as
+        ``keep[idx] = keep[idx] & ~suppressed``. The augmented form reads ``keep[idx]`` (a copy for an advanced index,
+        a view for a slice), applies ``__iand__`` to it in place and writes the result back with ``__setitem__``;
+        the plain form computes the same bools out of place and writes them back the same way: the target keeps its
+        object, its other views see the write. Only for an index of names, integers and slices (read twice, it must
+        not call anything), and only where the run saw bool tensors (another dtype could make the in-place
+        operator raise where the plain one casts)."""
+        target = node.target
+        if type(target.value) is not cst.Name or not all(_pure_index(e.slice) for e in target.slice):
+            return
+        if not self._tensor_name(target.value):
+            return  # a NumPy array's or a list's elements: no trace records them
+        names = [target.value.value, *(n.value for n in walk(node.value) if type(n) is cst.Name)]
+        value = node.value
+        if type(value) not in (cst.Name, cst.Comparison, cst.Call) and not (
+                type(value) is cst.UnaryOperation and type(value.operator) is cst.BitInvert):
+            return
+        if isinstance(value, _LOOSER_THAN_BITWISE) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        operator = cst.BitOr() if type(node.operator) is cst.BitOrAssign else cst.BitAnd()
+        read = target.deep_clone()
+        replacement = cst.Assign(targets=[cst.AssignTarget(target=target)],
+                                 value=cst.BinaryOperation(left=read, operator=operator, right=value),
+                                 semicolon=node.semicolon)
+        sign = "|=" if type(operator) is cst.BitOr else "&="
+        self.report(node, f"`{sign}` on a tensor's elements records `aten::__i{'or' if sign == '|=' else 'and'}__`, "
+                          "which the TorchScript exporter cannot export; the same bools computed out of place and "
+                          "written back export as ONNX Or/And and ScatterND (rests on the recorded run's bool "
+                          "tensors)",
+                    Fix({node: replacement}, safety=Safety.UNSAFE,
+                        proof=_bools_seen(tuple(dict.fromkeys(names)), sign)))
 
     # --- evidence ----------------------------------------------------------------------------------------------------
 
@@ -490,6 +545,36 @@ def _tensors_seen(names: tuple[str, ...]):
                 return None
             counts.append(f"`{name}` in {summarize(events)} call(s)")
         return f"observed holding tensors at the `|=`: {', '.join(counts)} over {seen.facts.runs} input set(s)"
+
+    return prove
+
+
+def _pure_index(index: cst.BaseSlice) -> bool:
+    """An index element that evaluating twice gives the same (no call): a name, an integer, ``None``, ``...``, a slice
+    of those."""
+    def pure(expr: cst.BaseExpression | None) -> bool:
+        if expr is None or type(expr) in (cst.Name, cst.Integer, cst.Ellipsis):
+            return True
+        return type(expr) is cst.UnaryOperation and type(expr.operator) is cst.Minus and type(expr.expression) is \
+            cst.Integer
+    if type(index) is cst.Index:
+        return index.star is None and pure(index.value)
+    return type(index) is cst.Slice and pure(index.lower) and pure(index.upper) and pure(index.step)
+
+
+def _bools_seen(names: tuple[str, ...], sign: str):
+    """The prover of the element update: each of ``names`` (the target and the value's names) was seen holding a
+    bool tensor, and nothing else, at the update's line."""
+
+    def prove(seen: Observation) -> str | None:
+        counts = []
+        for name in names:
+            events = [e for e in seen.facts.tensor_events(seen.span.path, name)
+                      if e["line"] <= seen.span.line and seen.span.end_line <= e["end_line"]]
+            if not events or any(set(e.get("dtypes") or ["?"]) != {"bool"} for e in events):
+                return None
+            counts.append(f"`{name}` in {summarize(events)} call(s)")
+        return f"observed holding bool tensors at the `{sign}`: {', '.join(counts)} over {seen.facts.runs} input set(s)"
 
     return prove
 

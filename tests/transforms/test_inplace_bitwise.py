@@ -24,7 +24,7 @@ import onnxruntime as ort
 import pytest
 import torch
 from safety import assert_same_run, assert_same_toolchain_outcomes, import_source, run_once
-from support import rewrite, rules_found
+from support import migrate_json, rewrite, rules_found
 
 from trtcodemod.migrate.locate import _rules_named
 from trtcodemod.trt.check import RULES
@@ -72,8 +72,9 @@ def test_rewrite_text(code: str, want: str) -> None:
     "        visited |= fresh\n    return visited\n",
     # a number: scripted, `m |= True` is a new int64 tensor; the exporter fails on `bitwise_or_(True)` too
     "import torch\ndef f(x: torch.Tensor):\n    m = x > 0\n    m |= True\n    m |= 0\n    return m\n",
-    # a subscript: `x[i] |= m` writes through __setitem__
-    "import torch\ndef f(x: torch.Tensor, i: torch.Tensor):\n    x[i] |= x[i] > 1\n    return x\n",
+    # a subscript of an array, or with an index that calls something (read twice by the plain form)
+    "import numpy as np\ndef f(d):\n    m = np.zeros(3, bool)\n    m[1:] |= d > 1\n    return m\n",
+    "import torch\ndef f(x: torch.Tensor, d: torch.Tensor):\n    x[d.argmax()] |= d > 1\n    return x\n",
     # a value the code does not show to be a tensor (it may be a NumPy array: `t |= array` makes a new tensor)
     "import torch\ndef f(x: torch.Tensor, d):\n    m = x > 0\n    m |= d\n    return m\n",
     # a forward input with no annotation (it may be a Python bool)
@@ -349,3 +350,100 @@ def test_a_hand_written_greedy_nms_is_the_same_under_the_other_toolchains(greedy
     # scripting compiles `|=` out of place and the element write goes into that tensor: the same boxes; fx cannot
     # trace the loop over a size, torch.compile and torch.export stop at the data-dependent `if`: each fails alike
     assert_same_toolchain_outcomes(greedy[0], greedy[1], GREEDY_CASES["copies"], tmp_path, original_may_fail=True)
+
+
+# --- an element update: `keep[idx] &= ~suppressed` written out of place and back ------------------------------------
+
+ELEMENTS = """import torch
+
+
+def update(keep: torch.Tensor, idx: torch.Tensor, suppressed: torch.Tensor, d: torch.Tensor):
+    keep[idx] &= ~suppressed
+    keep[1:] |= d > 0  # grown
+    return keep
+"""
+
+
+def test_an_element_update_is_written_out_of_place_only_as_an_unsafe_fix() -> None:
+    assert rewrite(ELEMENTS, select=SELECT) == ELEMENTS
+    assert rules_found(ELEMENTS, select=SELECT) == ["TRT384", "TRT384"]
+    after = rewrite(ELEMENTS, select=SELECT, unsafe=True)
+    assert "    keep[idx] = keep[idx] & ~suppressed\n    keep[1:] = keep[1:] | (d > 0)  # grown\n" in after, after
+
+
+def _element_forms(keep, idx, value, op):
+    augmented, plain = keep.clone(), keep.clone()
+    views = augmented[:2], plain[:2]
+    if op == "&":
+        augmented[idx] &= value
+        plain[idx] = plain[idx] & value
+    else:
+        augmented[idx] |= value
+        plain[idx] = plain[idx] | value
+    return (augmented, views[0]), (plain, views[1])
+
+
+ELEMENT_CASES = {
+    "advanced index": (torch.tensor([True, True, False, True, True]), torch.tensor([0, 3, 4]),
+                       torch.tensor([True, False, True])),
+    "repeated index": (torch.tensor([True, False, True]), torch.tensor([2, 2, 0]), torch.tensor([False, True, True])),
+    "negative index": (torch.tensor([True, False, True]), torch.tensor([-1, -3]), torch.tensor([False, True])),
+    "empty index": (torch.tensor([True, False]), torch.zeros(0, dtype=torch.long), torch.zeros(0, dtype=torch.bool)),
+    "slice": (torch.rand(4, 3) > 0.5, slice(1, None), torch.rand(3, 3) > 0.5),
+    "broadcast value": (torch.rand(4, 3) > 0.5, slice(None), torch.rand(1, 3) > 0.5),
+    "a Python bool": (torch.rand(5) > 0.5, torch.tensor([1, 2]), True),
+    "int index": (torch.rand(3, 2) > 0.5, 1, torch.tensor([True, False])),
+}
+
+
+@pytest.mark.parametrize("op", ["&", "|"])
+@pytest.mark.parametrize("label", sorted(ELEMENT_CASES))
+def test_the_element_update_is_the_plain_one_on_bools(label: str, op: str) -> None:
+    (augmented, view_a), (plain, view_p) = _element_forms(*ELEMENT_CASES[label], op)
+    assert augmented.dtype == plain.dtype == torch.bool and torch.equal(augmented, plain), label
+    assert torch.equal(view_a, augmented[:2]) and torch.equal(view_p, plain[:2])  # a view taken before sees it
+
+
+def test_another_dtype_is_why_the_fix_rests_on_the_run() -> None:
+    """On a bool target an int64 value makes the in-place operator raise, where the plain form written into a slice
+    casts back (into an advanced index both raise): the fix is taken only where the recorded run saw bool tensors."""
+    keep, value = torch.tensor([True, True, False]), torch.tensor([0, 1])
+    with pytest.raises(RuntimeError):
+        keep.clone()[1:] &= value
+    plain = keep.clone()
+    plain[1:] = plain[1:] & value
+    assert plain.tolist() == [True, False, False]
+
+
+ELEMENT_MODEL = '''import torch
+from torch import nn
+
+
+class Keep(nn.Module):
+    def forward(self, x):
+        scores = x.sigmoid()
+        keep = scores > 0.2
+        idx = torch.arange(0, x.shape[0], 2, device=x.device)
+        suppressed = scores[idx] > 0.7
+        keep[idx] &= ~suppressed
+        return x * keep
+
+
+def build():
+    return Keep().eval()
+
+
+def inputs():
+    return (torch.randn(9, 3, generator=torch.Generator().manual_seed(0)),)
+'''
+
+
+def test_migrate_rewrites_an_element_update_it_saw_on_bools(tmp_path: Path) -> None:
+    path = tmp_path / "keep_model.py"
+    path.write_text(ELEMENT_MODEL)
+    report = migrate_json(path, '{"x": {"0": "rows"}}')
+    assert report["before"]["exported"] is False
+    assert [(a["rule"], a["line"]) for a in report["applied"]] == [("TRT384", 11)]
+    assert report["after"]["exported"] and report["after"]["faithful"] and report["equivalent"]
+    assert report["exit_code"] == 0
+    assert "+        keep[idx] = keep[idx] & ~suppressed" in report["diff"] and path.read_text() == ELEMENT_MODEL

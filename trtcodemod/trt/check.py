@@ -137,6 +137,10 @@ RULES: dict[str, tuple[str, ...]] = {
     # With a Python bool operand (`keep |= False`) the trace's alias analysis stops first: "INTERNAL ASSERT FAILED
     # ... We don't have an op for aten::__ior__ but it isn't a special case".
     "aten::__ior__": ("TRT384",),
+    # `keep[idx] &= ~suppressed` (nanostream-od's class-aware dedup): "Exporting the operator 'aten::__iand_'"; TRT384
+    # writes an element update out of place (`keep[idx] = keep[idx] & ~suppressed`), which exports as And.
+    "aten::__iand_": ("TRT384",),
+    "aten::__iand__": ("TRT384",),
     # "Tried to trace <__torch__.RunningMeanStd object at 0x...> but it is not part of the active trace": forward
     # calls a submodule built as `torch.jit.script(Module(...))` in `__init__` (rl-games' normalisers); TRT386 keeps
     # the module unscripted. The failure is at the call; migrate links it to the construction (`module_calls`).
