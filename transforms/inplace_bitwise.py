@@ -156,12 +156,15 @@ passing tensors, which the run saw at that line (the proof names the calls).
 TensorRT versions: all (ONNX `Or` of bools).""",
         fix=Safety.SAFE,
         assumption="where only a recorded run shows the target (or the value) a tensor: `target |= value` is an "
-                   "augmented or of tensors on every call (then it is `bitwise_or_` itself)",
+                   "augmented or of tensors on every call (then it is `bitwise_or_` itself); for an element update "
+                   "(`keep[idx] &= m`), target and value are bool tensors on every call",
         fails_when=(
             "a caller the run did not observe passes a Python bool or int as the target: `done |= t` makes a new "
             "tensor of it, where `done.bitwise_or_(t)` raises AttributeError",
             "a caller passes a NumPy array as the value: `t |= array` falls back to the array's reflected or and "
             "rebinds `t` to a new tensor, where `t.bitwise_or_(array)` raises TypeError",
+            "an element update meets an int64 value on a bool target: `keep[1:] &= v` raises, where "
+            "`keep[1:] = keep[1:] & v` casts the result back to bool",
         ),
         examples=(
             Example(
