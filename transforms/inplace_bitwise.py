@@ -34,8 +34,8 @@ _KEEPS_TENSOR = (cst.BitOrAssign, cst.BitAndAssign, cst.BitXorAssign)
 _NEEDS_PARENS = (cst.Tuple, cst.Yield)
 #: Augmented operators taken on a subscript target (an element update), written out of place.
 _ELEMENT_OPERATORS = (cst.BitOrAssign, cst.BitAndAssign)
-#: Values that bind more loosely than `&`/`|`: parenthesized as the right operand.
-_LOOSER_THAN_BITWISE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr)
+#: Values that may bind more loosely than `&`/`|` (`a | b` under `&`): parenthesized as the right operand.
+_LOOSER_THAN_BITWISE = (cst.Comparison, cst.BooleanOperation, cst.IfExp, cst.Lambda, cst.NamedExpr, cst.BinaryOperation)
 
 #: Tensor methods whose result may be the receiver or share its memory (a view, or the receiver itself when nothing
 #: needs converting): what they return aliases the tensor they are called on.
@@ -101,7 +101,17 @@ and the exporter fails on `bitwise_or_(True)` as on `|=`) or may be a NumPy arra
 the array's reflected or and rebinds `t` to a new tensor, where `t.bitwise_or_(array)` raises); a subscript target
 as a method call (`x[i] |= m` is `x.__setitem__(i, x[i].__ior__(m))`, which `x[i].bitwise_or_(m)` is not for an
 advanced index: that writes into a copy; see the element update below); a target shared with something read later
-(see the fix's safety). `&=`, `^=`, `<<=` and `>>=` of a name are not taken either (see below).
+(see the fix's safety). `^=`, `<<=` and `>>=` are not taken either (see below); `&=` of a name is, as an unsafe
+fix (below).
+
+`valid &= d < 1` on a name records `aten::__iand__`, which stops the export too, and `bitwise_and_` exports only
+from opset 18: the name is rebound to the out-of-place result, `valid = valid & (d < 1)` (ONNX `And`), under the
+same conditions as `|=` (a tensor, shared with nothing read later: then no holder tells the new tensor from the
+old). The value: a name, `~name`, a comparison, `&`/`|`/`^` of those, or a call that gives bools (`torch.isnan`,
+`x.any(-1)`, `logical_*`). Unsafe: the in-place operator keeps the target's dtype and shape, raising where the
+result would need another (a bool target with an int64 value; a value that broadcasts the target larger), where
+the rebound one promotes or grows; applied with `--unsafe`, or by `migrate` where the run saw the target and the
+value's names hold bool tensors at that line (a comparison or a bool call shows itself).
 
 An element update, `keep[idx] &= ~suppressed` or `mask[:, 1:] |= d > 0` (nanostream-od's class-aware de-duplication,
 `nanostream/head.py:529`, after its greedy loop), records `aten::__iand__`/`aten::__ior__` on the indexed copy or view,
@@ -157,7 +167,8 @@ TensorRT versions: all (ONNX `Or` of bools).""",
         fix=Safety.SAFE,
         assumption="where only a recorded run shows the target (or the value) a tensor: `target |= value` is an "
                    "augmented or of tensors on every call (then it is `bitwise_or_` itself); for an element update "
-                   "(`keep[idx] &= m`), target and value are bool tensors on every call",
+                   "(`keep[idx] &= m`) and an `&=` of a name, target and value are bool tensors on every call, and the "
+                   "value never broadcasts the target larger",
         fails_when=(
             "a caller the run did not observe passes a Python bool or int as the target: `done |= t` makes a new "
             "tensor of it, where `done.bitwise_or_(t)` raises AttributeError",
@@ -165,6 +176,8 @@ TensorRT versions: all (ONNX `Or` of bools).""",
             "rebinds `t` to a new tensor, where `t.bitwise_or_(array)` raises TypeError",
             "an element update meets an int64 value on a bool target: `keep[1:] &= v` raises, where "
             "`keep[1:] = keep[1:] & v` casts the result back to bool",
+            "an `&=` of a name meets a value that broadcasts larger: `m &= v` of shapes (n,) and (n, 1) raises, where "
+            "`m = m & v` is an (n, n) mask",
         ),
         examples=(
             Example(
@@ -206,6 +219,9 @@ TensorRT versions: all (ONNX `Or` of bools).""",
                 and not in_inserted_helper(self):
             self._element_update(node)
             return
+        if type(node.target) is cst.Name and type(node.operator) is cst.BitAndAssign and not in_inserted_helper(self):
+            self._and_of_name(node)
+            return
         method = METHODS.get(type(node.operator))
         if method is None or in_inserted_helper(self):
             return
@@ -246,6 +262,31 @@ TensorRT versions: all (ONNX `Or` of bools).""",
                           "(rests on that observation)",
                     Fix({node: replacement}, safety=Safety.UNSAFE, proof=_tensors_seen(names)))
 
+    def _and_of_name(self, node: cst.AugAssign) -> None:
+        """``valid &= scores > thr`` on bool tensors a recorded run saw: ``valid = valid & (scores > thr)``. No method
+        form exports at opset 17 (``bitwise_and_`` from 18), so the name is rebound to the out-of-place result:
+        the same bools, and, where the target's tensor is shared with nothing read afterwards (as for ``|=``), no
+        holder to tell the new tensor from the old. Another dtype would tell them apart (``bool &= int64`` raises,
+        ``bool & int64`` promotes): taken where the run saw the target and the value's names hold bool tensors."""
+        target = node.target
+        if not self._plain_value(node.value) or not self._unshared_name(target) or not self._tensor_name(target):
+            return
+        value = node.value
+        shown = _bool_names(value)
+        if shown is None:
+            return
+        if isinstance(value, _LOOSER_THAN_BITWISE) and not value.lpar:
+            value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        names = [target.value, *shown]
+        replacement = cst.Assign(targets=[cst.AssignTarget(target=target)],
+                                 value=cst.BinaryOperation(left=target.deep_clone(), operator=cst.BitAnd(), right=value),
+                                 semicolon=node.semicolon)
+        self.report(node, "`&=` on a tensor records `aten::__iand__`, which the TorchScript exporter cannot export "
+                          "(and `bitwise_and_` only from opset 18); the out-of-place `&` rebound to the name exports "
+                          "as ONNX And (rests on the recorded run's bool tensors, and on nothing else holding the "
+                          "target's tensor)",
+                    Fix({node: replacement}, safety=Safety.UNSAFE, proof=_bools_seen(tuple(dict.fromkeys(names)), "&=")))
+
     def _element_update(self, node: cst.AugAssign) -> None:
         """``keep[idx] &= ~suppressed`` (``|=`` too) on bool tensors, where a recorded run saw them: written as
         ``keep[idx] = keep[idx] & ~suppressed``. The augmented form reads ``keep[idx]`` (a copy for an advanced index,
@@ -259,11 +300,11 @@ TensorRT versions: all (ONNX `Or` of bools).""",
             return
         if not self._tensor_name(target.value):
             return  # a NumPy array's or a list's elements: no trace records them
-        names = [target.value.value, *(n.value for n in walk(node.value) if type(n) is cst.Name)]
         value = node.value
-        if type(value) not in (cst.Name, cst.Comparison, cst.Call) and not (
-                type(value) is cst.UnaryOperation and type(value.operator) is cst.BitInvert):
+        shown = _bool_names(value)
+        if shown is None:
             return
+        names = [target.value.value, *shown]
         if isinstance(value, _LOOSER_THAN_BITWISE) and not value.lpar:
             value = value.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
         operator = cst.BitOr() if type(node.operator) is cst.BitOrAssign else cst.BitAnd()
@@ -550,6 +591,32 @@ def _tensors_seen(names: tuple[str, ...]):
         return f"observed holding tensors at the `|=`: {', '.join(counts)} over {seen.facts.runs} input set(s)"
 
     return prove
+
+
+#: Calls whose result is a bool tensor (or a Python bool) whatever the dtype of what they are given.
+_BOOL_CALLS = frozenset({"isnan", "isinf", "isfinite", "isposinf", "isneginf", "isreal", "any", "all", "logical_and",
+                         "logical_or", "logical_not", "logical_xor", "eq", "ne", "gt", "lt", "ge", "le", "greater",
+                         "less", "greater_equal", "less_equal", "not_equal", "bool", "isclose", "isin", "signbit"})
+
+
+def _bool_names(value: cst.BaseExpression) -> list[str] | None:
+    """The names whose dtype decides whether ``value`` is a bool tensor (a run must show them bool), ``[]`` where
+    it is one by its form (a comparison, `torch.isnan(...)`, `x.any(-1)`), or None where the form does not say
+    (``x + 1``, a call of the user's)."""
+    if type(value) is cst.Name:
+        return [value.value]
+    if type(value) is cst.Comparison:
+        return []
+    if type(value) is cst.UnaryOperation and type(value.operator) is cst.BitInvert:
+        return _bool_names(value.expression)
+    if type(value) is cst.BinaryOperation and type(value.operator) in (cst.BitAnd, cst.BitOr, cst.BitXor):
+        left, right = _bool_names(value.left), _bool_names(value.right)
+        return None if left is None or right is None else left + right
+    if type(value) is cst.Call:
+        func = value.func
+        name = func.attr.value if type(func) is cst.Attribute else func.value if type(func) is cst.Name else None
+        return [] if name in _BOOL_CALLS else None
+    return None
 
 
 def _pure_index(index: cst.BaseSlice) -> bool:
