@@ -74,8 +74,9 @@ class InplaceBitwise(Rule):
     info = RuleInfo(
         id=RULE,
         name="inplace-bitwise",
-        summary="`t |= d` on a tensor (a running done/keep mask) records `aten::__ior__`, which the TorchScript "
-                "exporter has no symbolic for, so the export stops; write the same call as `t.bitwise_or_(d)`",
+        summary="`t |= d` (or `t &= d`, `t[i] &= d`) on a tensor (a running done/keep mask) records `aten::__ior__` "
+                "(`__iand__`), which the TorchScript exporter has no symbolic for, so the export stops; write the "
+                "same call as `t.bitwise_or_(d)` (on bools: `t = t & d`, `t[i] = t[i] & d`)",
         doc="""\
 What it finds: an augmented or, `target |= value`, where the code shows that `target` and `value` are tensors
 and that the target's tensor is shared with nothing read afterwards. mbrl-lib's
