@@ -154,8 +154,8 @@ elements (a hand-written greedy NMS's `suppressed |= ious[a] > thr` then `suppre
 the same one, and no other name reads either. (For inputs eager mode
 refuses, a value of a dtype the target cannot hold, the scripted original returns a new tensor where the method
 raises, as eager mode does.) Measured in torch 2.13 (TorchScript exporter, opsets 17 and 18), the other augmented
-bitwise operators are left alone: `&=` (`aten::__iand_` stops the export; `bitwise_and_` exports only from opset
-18), `^=` (`aten::__ixor_`; no TorchScript symbolic for `bitwise_xor` at all), `<<=` and `>>=`
+bitwise operators have no method form: `&=` (`aten::__iand_` stops the export; `bitwise_and_` exports only from
+opset 18: hence the rebinding above, on bools), `^=` (`aten::__ixor_`; no TorchScript symbolic for `bitwise_xor` at all), `<<=` and `>>=`
 (`aten::__ilshift_`/`__irshift_` stop it; `bitwise_left_shift_` exports as a product with a power of two, which
 gives INT_MIN where torch gives 0 for a shift of the bit width or more, and `bitwise_right_shift_` as an integer
 Div that rounds negative values towards zero, -5 >> 1 giving -2 where torch gives -3: graphs that are not the
@@ -299,8 +299,8 @@ TensorRT versions: all (ONNX `Or` of bools).""",
         target = node.target
         if type(target.value) is not cst.Name or not all(_pure_index(e.slice) for e in target.slice):
             return
-        if not self._tensor_name(target.value):
-            return  # a NumPy array's or a list's elements: no trace records them
+        if not self._tensor_name(target.value) or not self._plain_value(node.value):
+            return  # a NumPy array's or a list's elements, or a value that may be an array: no trace records them
         value = node.value
         shown = _bool_names(value)
         if shown is None:
