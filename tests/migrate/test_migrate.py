@@ -1091,6 +1091,29 @@ def test_wrong_values_are_blamed_only_on_a_rule_kept_at_a_line_that_ran(tmp_path
         assert [(r["rule"], r["message"]) for r in left] == [("TRT301", "fix reverted: breaks equivalence")]
 
 
+def test_a_reverted_fix_keeps_the_exporters_words(tmp_path: Path) -> None:
+    """nemotron-ocr's recogniser: TRT316 was reverted because the rewritten model still did not export, and the row
+    said only that; the exporter's error (the operator it cannot convert) is what the reader needs next."""
+    from trtcodemod.migrate.run import _remaining
+
+    source = tmp_path / "m.py"
+    source.write_bytes(ATAN2)
+    path = str(source.resolve())
+    [finding] = check_source(ATAN2, path, Options(select=("ALL",)))
+    facts = Facts.from_json({"version": 1, "runs": 2, "lines": {path: [4, 5, 8, 9]}, "events": [], "inputs": {}})
+    words = "UnsupportedOperatorError: Exporting the operator 'aten::atan2' to ONNX opset version 17 is not supported"
+    stop = Problem("export_failure", path, 5, "(export)", "TRT301", words, "error", "torchscript")
+    plan = Plan()
+    plan.update([finding], [stop], facts, unsafe=False)
+    plan.revert(["TRT301"], "not proved: the rewritten model still does not export")
+    [row] = _remaining([stop], plan)
+    assert row["rule"] == "TRT301" and row["message"].startswith("fix reverted: not proved"), row
+    assert row["message"].endswith(f"; the export stops with: {words}"), row
+    # Another kind of problem keeps the reverted fix's reason alone (its own words are the graph's, said elsewhere).
+    wrong = Problem("unfaithful", None, None, "(wrong values)", None, "differs on input set 2", "error", "torchscript")
+    assert "differs" not in _remaining([wrong], plan)[0]["message"]
+
+
 MASKED_COPY = (b"import torch\n\n\ndef f(a: torch.Tensor, b: torch.Tensor, x: torch.Tensor):\n    m = x > 0\n"
                b"    a[m] = b[m]\n    return a\n")
 

@@ -653,6 +653,9 @@ _ELEMENT_FUNCTIONS = {
     "argmax of the flattened element, as float": lambda e: e.argmax().float() * 2 - e.std(),
     "transpose, flatten and an unsqueezed axis": lambda e: e.transpose(0, 1).flatten().unsqueeze(-1) ** 2,
     "a number tensor from the right": lambda e: 1.0 / (e.abs() + 1) + torch.tensor(2.0) * e.min(),
+    # nemotron-ocr's `pad_to_square`: the element's last two axes padded with a constant
+    "a constant pad of the last two axes": lambda e: torch.nn.functional.pad(e, (0, 2, 1, 0), value=1.0) * 2,
+    "a constant pad of every axis, by keyword": lambda e: torch.nn.functional.pad(e, pad=(1, 1, 0, 2)) - e.sum(),
 }
 
 
@@ -685,7 +688,9 @@ def test_the_whole_batch_as_one_element_computes_the_loop(name: str) -> None:
     lambda e: e.half() - e.sum(),                          # float16 element, float32 number: promotion by rank
     lambda e: e.max() if e.sum() > 0 else e.min(),         # a branch on a value
     lambda e: torch.squeeze(e),                            # squeezing every axis would take the batch's too
-], ids=["item", "mask", "in-place", "promotion", "branch", "squeeze-all"])
+    lambda e: torch.nn.functional.pad(e, (1, 1, 1, 1, 1, 1)),  # more axes than the element has
+    lambda e: torch.nn.functional.pad(e, (1, 1), mode="reflect"),  # a mode that takes given ranks only
+], ids=["item", "mask", "in-place", "promotion", "branch", "squeeze-all", "pad-past-the-element", "pad-reflect"])
 def test_the_whole_batch_refuses_what_it_cannot_carry(function) -> None:
     from trtcodemod.helpers.mapping import _TrtElements
 

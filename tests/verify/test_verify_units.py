@@ -258,6 +258,44 @@ def test_a_file_of_a_namespace_package_is_copied_where_its_import_finds_the_copy
     assert (root / "models" / "decode.py").read_text().endswith("VALUE = BASE + 1\n")
 
 
+def test_a_package_inside_a_namespace_folder_is_copied_under_it(tmp_path: Path) -> None:
+    # nemotron-ocr's layout: `nemotron_ocr/` has no `__init__.py`, `nemotron_ocr/inference/` and below have one, and
+    # the wrapper imports `nemotron_ocr.inference.models.detector`: a copy at `after/inference` is never imported.
+    root = tmp_path / "user"
+    package = root / "nspkg" / "inference"
+    (package / "models").mkdir(parents=True)
+    (root / "wrap.py").write_text("from nspkg.inference.models.detector import VALUE\n")
+    (package / "__init__.py").write_text("")
+    (package / "models" / "__init__.py").write_text("")
+    (package / "models" / "detector.py").write_text("from nspkg.inference.models.base import BASE\nVALUE = BASE + 1\n")
+    (package / "models" / "base.py").write_text("BASE = 1\n")
+    (package / "models" / "table.json").write_text("{}\n")
+
+    def fixing(name: str) -> Fixer:
+        def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+            return (source.replace(b"+ 1", b"+ 10"), [("TRT999", 2, "fake")]) if path.endswith(name) else (source, [])
+        return fixer
+
+    dest = tmp_path / "after"
+    extra = [package / "models" / "detector.py", package / "models" / "base.py"]
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("detector.py"), extra_files=extra)
+    assert tree.changed_files == [str(package / "models" / "detector.py")]
+    copied = dest / "nspkg" / "inference" / "models"
+    assert copied.joinpath("detector.py").read_text().endswith("VALUE = BASE + 10\n")
+    assert copied.joinpath("table.json").is_file()  # the package's data travels with it
+    assert not (dest / "inference").exists()
+    assert tree.map_location(f"{copied / 'detector.py'}:2") == f"{package / 'models' / 'detector.py'}:2"
+    probe = "import sys; sys.path[:0] = sys.argv[1:]; import wrap; print(wrap.VALUE)"
+    out = subprocess.run([sys.executable, "-c", probe, str(dest), str(root)], capture_output=True, text=True,
+                         check=True, cwd=tmp_path)
+    assert out.stdout.strip() == "11"
+    # The next round rewrites the other file: the first round's rewrite is undone, the data file kept.
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("base.py"), extra_files=extra)
+    assert copied.joinpath("detector.py").read_text().endswith("VALUE = BASE + 1\n")
+    assert copied.joinpath("table.json").is_file()
+    assert (package / "models" / "detector.py").read_text().endswith("VALUE = BASE + 1\n")
+
+
 def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text("x = 1\n")

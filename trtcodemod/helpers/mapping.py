@@ -246,6 +246,14 @@ class _TrtElements:
             return _TrtElements(whole.flatten(1) if rank else whole.unsqueeze(1))
         if name == "numel" and len(args) == 1:
             return element.shape.numel()
+        if name == "pad":
+            # A constant pad of the element's last axes is the same pad of the batch's (nemotron-ocr's
+            # `pad_to_square`); the other modes take inputs of given ranks only, which the batch's axis changes.
+            pad = args[1] if len(args) > 1 else kwargs.get("pad")
+            mode = args[2] if len(args) > 2 else kwargs.get("mode", "constant")
+            if mode != "constant" or not isinstance(pad, (tuple, list)) or len(pad) % 2 or len(pad) // 2 > rank:
+                raise TypeError("a pad other than a constant one of the element's own axes")
+            return _TrtElements(torch.nn.functional.pad(whole, *args[1:], **kwargs))
         raise TypeError(f"`{name}` on an element")
 
     @staticmethod

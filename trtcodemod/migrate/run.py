@@ -255,6 +255,9 @@ def _remaining(problems: list[Problem], plan: Plan) -> list[dict[str, Any]]:
                       None)
         if reverted is not None:
             rule, message = reverted.finding.rule, f"fix reverted: {plan.reverted[reverted.key]}"
+            if p.kind == "export_failure" and p.message and p.message not in message:
+                # The exporter's own words say what stops it still; why the fix went says nothing of that.
+                message += f"; the export stops with: {p.message}"
         elif decision is not None:
             rule, message = decision.finding.rule, decision.reason
         elif judged is not None and p.severity == "warning":

@@ -178,9 +178,10 @@ def engine_fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[byt
     return result.source, [(f.rule, int(f.line), str(f.message)) for f in result.fixed]
 
 
-def _package_pairs(package_dir: Path, dest: Path) -> list[tuple[Path, Path]]:
-    """Copy ``package_dir`` to ``dest/<name>``; ``(copy, original)`` for each of its ``.py`` files."""
-    target_pkg = dest / package_dir.name
+def _package_pairs(package_dir: Path, dest: Path, relative: Path | None = None) -> list[tuple[Path, Path]]:
+    """Copy ``package_dir`` to ``dest/<relative>`` (its name by default); ``(copy, original)`` for each of its ``.py``
+    files."""
+    target_pkg = dest / (relative or package_dir.name)
     mirror_tree(package_dir, target_pkg, _SKIP)
     return [(target_pkg / p.relative_to(package_dir), p)
             for p in sorted(package_dir.rglob("*.py")) if "__pycache__" not in p.parts]
@@ -220,6 +221,26 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
         if extra in copied or not extra.is_file() or extra.suffix != ".py":
             continue
         where = locate(extra)
+        inside = where.package_dir is not None and where.package_dir.parent != root \
+            and where.package_dir.is_relative_to(root)
+        if inside:
+            # A package in folders without `__init__.py` under the import root (nemotron-ocr's `nemotron_ocr/
+            # inference`, imported as `nemotron_ocr.inference`): the copy keeps the namespace folders above it, so
+            # the copy's portion of the namespace comes first on sys.path, as a loose file's does below.
+            relative = where.package_dir.relative_to(root)
+            top = relative.parts[0]
+            if top in made and top not in {p.parts[0] for p in namespaced}:
+                continue  # a package or file of that name is already there: never shadow it
+            for folder in reversed((dest / relative).parents[:len(relative.parts) - 1]):
+                if not folder.is_dir() or folder.is_symlink():
+                    remove(folder)  # an earlier copy's file or link where this copy needs a folder
+            new_pairs = _package_pairs(where.package_dir, dest, relative)
+            namespaced.update(p.relative_to(dest) for p in (dest / relative).rglob("*")
+                              if p.is_file() and "__pycache__" not in p.parts)
+            made.add(top)
+            pairs += new_pairs
+            copied.update(original.resolve() for _, original in new_pairs)
+            continue
         if where.package_dir is not None:
             if where.package_dir.name in made:
                 continue  # a package of the same name is already there: never shadow it
