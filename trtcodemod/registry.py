@@ -141,6 +141,7 @@ RULE_MODULES: tuple[str, ...] = (
     "scripted_submodule",
     "broadcast_write",
     "compiled_call",
+    "half_range",
 )
 
 
