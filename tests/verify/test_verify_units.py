@@ -225,6 +225,13 @@ def test_a_rewrite_into_a_fresh_folder_links_and_never_changes_the_users_files(t
     assert (tmp_path / "after" / "pkg" / "__init__.py").stat().st_ino == (src / "__init__.py").stat().st_ino
 
 
+def _adding_ten(name: str) -> Fixer:
+    """A fixer that turns ``+ 1`` into ``+ 10`` in the file named ``name`` only."""
+    def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
+        return (source.replace(b"+ 1", b"+ 10"), [("TRT999", 2, "fake")]) if path.endswith(name) else (source, [])
+    return fixer
+
+
 def test_a_file_of_a_namespace_package_is_copied_where_its_import_finds_the_copy(tmp_path: Path) -> None:
     # CenterNet's layout: `src/lib/models` has no `__init__.py`, and the wrapper imports `models.decode`.
     root = tmp_path / "user"
@@ -234,14 +241,9 @@ def test_a_file_of_a_namespace_package_is_copied_where_its_import_finds_the_copy
     (root / "models" / "utils.py").write_text("BASE = 1\n")
     (root / "models" / "networks" / "net.py").write_text("NET = 1\n")
 
-    def fixing(name: str) -> Fixer:
-        def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
-            return (source.replace(b"+ 1", b"+ 10"), [("TRT999", 2, "fake")]) if path.endswith(name) else (source, [])
-        return fixer
-
     dest = tmp_path / "after"
     extra = [root / "models" / "decode.py", root / "models" / "utils.py", root / "models" / "networks" / "net.py"]
-    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("decode.py"), extra_files=extra)
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), _adding_ten("decode.py"), extra_files=extra)
     assert tree.changed_files == [str(root / "models" / "decode.py")]
     assert (dest / "models" / "decode.py").read_text().endswith("VALUE = BASE + 10\n")
     assert not (dest / "decode.py").exists()  # not beside the wrapper, where `models.decode` never looks
@@ -252,7 +254,7 @@ def test_a_file_of_a_namespace_package_is_copied_where_its_import_finds_the_copy
                          check=True, cwd=tmp_path)
     assert out.stdout.strip() == "11"
     # A later round that rewrites another file leaves no copy of this round's rewrite behind.
-    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("net.py"), extra_files=extra[1:])
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), _adding_ten("net.py"), extra_files=extra[1:])
     assert not (dest / "models" / "decode.py").exists()
     assert (dest / "models" / "networks" / "net.py").read_text() == "NET = 1\n"
     assert (root / "models" / "decode.py").read_text().endswith("VALUE = BASE + 1\n")
@@ -271,14 +273,9 @@ def test_a_package_inside_a_namespace_folder_is_copied_under_it(tmp_path: Path) 
     (package / "models" / "base.py").write_text("BASE = 1\n")
     (package / "models" / "table.json").write_text("{}\n")
 
-    def fixing(name: str) -> Fixer:
-        def fixer(source: bytes, path: str, options: RewriteOptions) -> tuple[bytes, list[tuple[str, int, str]]]:
-            return (source.replace(b"+ 1", b"+ 10"), [("TRT999", 2, "fake")]) if path.endswith(name) else (source, [])
-        return fixer
-
     dest = tmp_path / "after"
     extra = [package / "models" / "detector.py", package / "models" / "base.py"]
-    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("detector.py"), extra_files=extra)
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), _adding_ten("detector.py"), extra_files=extra)
     assert tree.changed_files == [str(package / "models" / "detector.py")]
     copied = dest / "nspkg" / "inference" / "models"
     assert copied.joinpath("detector.py").read_text().endswith("VALUE = BASE + 10\n")
@@ -290,7 +287,7 @@ def test_a_package_inside_a_namespace_folder_is_copied_under_it(tmp_path: Path) 
                          check=True, cwd=tmp_path)
     assert out.stdout.strip() == "11"
     # The next round rewrites the other file: the first round's rewrite is undone, the data file kept.
-    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), fixing("base.py"), extra_files=extra)
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), _adding_ten("base.py"), extra_files=extra)
     assert copied.joinpath("detector.py").read_text().endswith("VALUE = BASE + 1\n")
     assert copied.joinpath("table.json").is_file()
     assert (package / "models" / "detector.py").read_text().endswith("VALUE = BASE + 1\n")
