@@ -522,10 +522,34 @@ TensorRT versions: all (ONNX `Or` of bools).""",
                 if type(parent) in (cst.AssignTarget, cst.AnnAssign, cst.Param) or type(parent) is cst.Attribute \
                         and parent.attr is node or type(parent) is cst.Arg and parent.keyword is node:
                     continue
-                if self._escapes(node, parents, scope):
+                if not self._after_every_update(node, scope, parents, name) and self._escapes(node, parents, scope):
                     return False
         function = self.context.function
         return function is None or name not in parameter_names(function)  # an argument: the caller holds it
+
+    @staticmethod
+    def _after_every_update(node: cst.Name, scope: cst.CSTNode, parents: dict[int, cst.CSTNode], name: str) -> bool:
+        """Is ``node`` read in a statement of the scope's body after every statement that updates ``name`` with an
+        augmented operator? A holder made there holds the name's last tensor, whose values are the same whether the
+        updates were in place or rebound the name (det3d's CenterPoint decode: `mask &= ...` in a loop over the
+        classes, then `cur_mask = mask[k]` per image); only a holder made before an update, or in a statement that
+        also updates it (a loop), could tell the two apart."""
+        block = getattr(scope, "body", None)
+        statements = getattr(block, "body", block)
+        if not isinstance(statements, (list, tuple)):
+            return False
+        position = {id(statement): index for index, statement in enumerate(statements)}
+
+        def top(inner: cst.CSTNode) -> int | None:
+            current: cst.CSTNode | None = inner
+            while current is not None and id(current) not in position:
+                current = parents.get(id(current))
+            return None if current is None else position[id(current)]
+
+        updates = [top(n) for n in walk(scope) if type(n) is cst.AugAssign and type(n.target) is cst.Name
+                   and n.target.value == name]
+        here = top(node)
+        return here is not None and bool(updates) and all(u is not None and here > u for u in updates)
 
     def _unshared_attribute(self, node: cst.AugAssign) -> bool:
         """``self.x |= v``: the statements before it in its block assign ``self.x`` a new tensor, and between

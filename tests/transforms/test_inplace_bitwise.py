@@ -477,6 +477,16 @@ def test_an_and_of_a_name_is_rebound_only_as_an_unsafe_fix() -> None:
     assert "    valid = valid & (d < 1)  # finite and small\n    valid = valid & ~torch.isnan(d)\n" in after, after
     shared = AND_OF_NAME.replace("    valid &= d < 1", "    held = valid[:1]\n    valid &= d < 1")
     assert "held = valid[:1]\n    valid &= d < 1" in rewrite(shared, select=SELECT, unsafe=True)  # a view holds it
+    # A view made after the last update holds the name's last tensor: the same values either way (det3d's
+    # CenterPoint decode keeps `cur_mask = mask[k]` per image after its `mask &= ...` lines).
+    later = AND_OF_NAME.replace("    return x.masked_fill(valid, 0.0), valid",
+                                "    first = valid[:1]\n    return x.masked_fill(valid, 0.0), first")
+    assert "    valid = valid & ~torch.isnan(d)\n    first = valid[:1]\n" in rewrite(later, select=SELECT, unsafe=True)
+    # ... but not one made in a loop that updates it again: the next round's update would reach it in place only.
+    looped = AND_OF_NAME.replace("    valid &= ~torch.isnan(d)\n",
+                                 "    rows = []\n    for i in range(2):\n        rows.append(valid[:1])\n"
+                                 "        valid &= d > i\n")
+    assert "        rows.append(valid[:1])\n        valid &= d > i\n" in rewrite(looped, select=SELECT, unsafe=True)
 
 
 @pytest.mark.parametrize("inputs", [
@@ -565,6 +575,52 @@ def build():
 def inputs():
     return (torch.randn(40, 16, generator=torch.Generator().manual_seed(0)),)
 '''
+
+
+CENTERPOINT_DECODE = '''"""det3d's CenterPoint decode, reduced: the boxes inside the range, then each class's own score threshold, by
+`mask &= ...`; then a view of the mask kept in a name (the library's `cur_mask = mask[k]`, each image's in a loop
+over the batch; here the first image's). Reduced from leoxiang66/3D-Detection @
+pypi:det3d==0.0.4, det3d/models/centerpoint/centerhead.py lines 187-207 (zoo 99's CenterPoint models). Written here in
+our own words."""
+import torch
+from torch import nn
+
+
+class Decode(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.register_buffer("limit", torch.tensor([-1.0, -1.0, -1.0, 1.0, 1.0, 1.0]))
+        self.thresholds = [0.2, 0.4]
+
+    def forward(self, boxes, scores, labels):
+        mask = (boxes[..., :3] >= self.limit[:3]).all(2)
+        mask &= (boxes[..., :3] <= self.limit[3:]).all(2)
+        for i in range(len(self.thresholds)):
+            mask &= (~(labels == i)) | ((labels == i) & (scores > self.thresholds[i]))
+        cur_mask = mask[0]
+        return (boxes[0] * cur_mask[:, None]).sum(0), mask
+
+
+def build():
+    return Decode()
+
+
+def inputs():
+    generator = torch.Generator().manual_seed(0)
+    return (torch.rand(2, 6, 7, generator=generator) * 3 - 1.5, torch.rand(2, 6, generator=generator),
+            torch.randint(0, 2, (2, 6), generator=generator))
+'''
+
+
+def test_migrate_takes_a_mask_read_per_image_after_its_updates(tmp_path: Path) -> None:
+    path = tmp_path / "centerpoint_decode.py"
+    path.write_text(CENTERPOINT_DECODE)
+    report = migrate_json(path, '{"boxes": {"0": "batch"}, "scores": {"0": "batch"}, "labels": {"0": "batch"}}')
+    assert report["before"]["exported"] is False
+    assert {("TRT384", 18), ("TRT384", 20)} <= {(a["rule"], a["line"]) for a in report["applied"]}, report["remaining"]
+    assert report["exit_code"] == 0 and report["equivalent"] and report["after"]["faithful"], report["remaining"]
+    assert "+            mask = mask & ((~(labels == i)) | ((labels == i) & (scores > self.thresholds[i])))" in \
+        report["diff"], report["diff"]
 
 
 def test_migrate_takes_the_and_updates_of_an_nms_free_box_coder(tmp_path: Path) -> None:

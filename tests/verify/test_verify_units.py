@@ -293,6 +293,29 @@ def test_a_package_inside_a_namespace_folder_is_copied_under_it(tmp_path: Path) 
     assert (package / "models" / "detector.py").read_text().endswith("VALUE = BASE + 1\n")
 
 
+def test_a_package_whose_folder_is_on_the_import_path_keeps_its_own_name(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    # A library on PYTHONPATH from a folder inside the project (`third_party/`): imported as `lib`, not
+    # `third_party.lib`, so its copy goes where `import lib` finds it first.
+    root = tmp_path / "user"
+    package = root / "third_party" / "lib"
+    package.mkdir(parents=True)
+    (root / "wrap.py").write_text("from lib.detector import VALUE\n")
+    (package / "__init__.py").write_text("")
+    (package / "detector.py").write_text("VALUE = 1 + 1\n")
+    monkeypatch.setenv("PYTHONPATH", str(root / "third_party"))
+    dest = tmp_path / "after"
+    tree = rewrite_copy(locate(root / "wrap.py"), dest, RewriteOptions(), _adding_ten("detector.py"),
+                        extra_files=[package / "detector.py"])
+    assert tree.changed_files == [str(package / "detector.py")]
+    assert (dest / "lib" / "detector.py").read_text() == "VALUE = 1 + 10\n"
+    assert not (dest / "third_party").exists()
+    probe = "import sys; sys.path[:0] = sys.argv[1:]; import wrap; print(wrap.VALUE)"
+    out = subprocess.run([sys.executable, "-c", probe, str(dest), str(root / "third_party"), str(root)],
+                         capture_output=True, text=True, check=True, cwd=tmp_path)
+    assert out.stdout.strip() == "11"
+
+
 def test_an_unparsable_file_is_reported_not_fatal(tmp_path: Path) -> None:
     src = tmp_path / "m.py"
     src.write_text("x = 1\n")

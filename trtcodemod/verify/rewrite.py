@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import bisect
 import difflib
+import os
 import re
 import shutil
+import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -187,6 +189,14 @@ def _package_pairs(package_dir: Path, dest: Path, relative: Path | None = None) 
             for p in sorted(package_dir.rglob("*.py")) if "__pycache__" not in p.parts]
 
 
+def _on_import_path(folder: Path) -> bool:
+    """Is ``folder`` itself where imports look (``PYTHONPATH``, this interpreter's ``sys.path`` with its ``.pth``
+    entries)? A package there is imported by its own name (a library on ``PYTHONPATH`` from a folder inside the
+    project), not as a part of a namespace named after the folders above it."""
+    entries = [*os.environ.get("PYTHONPATH", "").split(os.pathsep), *sys.path]
+    return os.path.realpath(folder) in {os.path.realpath(entry) for entry in entries if entry}
+
+
 def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixer: Fixer | None = None,
                  *, extra_files: tuple[Path, ...] | list[Path] = ()) -> RewrittenTree:
     """Copy the model's package (or file) under ``dest`` and rewrite every Python file in it.
@@ -222,7 +232,7 @@ def rewrite_copy(layout: SourceLayout, dest: Path, options: RewriteOptions, fixe
             continue
         where = locate(extra)
         inside = where.package_dir is not None and where.package_dir.parent != root \
-            and where.package_dir.is_relative_to(root)
+            and where.package_dir.is_relative_to(root) and not _on_import_path(where.package_dir.parent)
         if inside:
             # A package in folders without `__init__.py` under the import root (nemotron-ocr's `nemotron_ocr/
             # inference`, imported as `nemotron_ocr.inference`): the copy keeps the namespace folders above it, so
