@@ -142,6 +142,7 @@ RULE_MODULES: tuple[str, ...] = (
     "broadcast_write",
     "compiled_call",
     "half_range",
+    "overlapping_write",
 )
 
 

@@ -29,6 +29,9 @@ RESULT = "<result>"
 #: The name of a tensor event at a floor division (``//``, ``torch.floor_divide``) whose quotient was not
 #: its truncation somewhere: where the exporter's truncating ``Div`` gives other values (TRT339).
 FLOOR_GAP = "<floor-gap>"
+#: The event of a subscript write that read memory it overwrote (``t[..., 1:] = t[..., :-1]``): eager PyTorch's
+#: result there is undefined, and every exporter's graph differs from it (TRT740).
+OVERLAPPING_WRITE = "overlapping_write"
 #: Events that say nothing of the code around them running in a forward: what a function's parameters held
 #: (recorded at its ``def``), and a call that built a module while the model was built (a factory's line).
 _NOT_FORWARD = frozenset({"parameter", "module_built"})

@@ -25,7 +25,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from trtcodemod.evidence.facts import Facts, Span, norm
+from trtcodemod.evidence.facts import OVERLAPPING_WRITE, Facts, Span, norm
 from trtcodemod.usercode import AT_USER_LINE
 from trtcodemod.verify.results import VerifyReport
 
@@ -43,7 +43,7 @@ _SCRIPT_FRAME = re.compile(r"(?P<file>/[^\s:'\"()]+\.py)\((?P<line>\d+)\): \w+")
 class Problem:
     """One located problem; ``path``/``line`` are None when nothing points at a line."""
 
-    kind: str  # hostile | baked | export_failure | state | unfaithful
+    kind: str  # hostile | baked | export_failure | state | undefined | unfaithful
     path: str | None
     line: int | None
     op: str
@@ -736,12 +736,40 @@ def frozen_state(report: VerifyReport, side: str, facts: Facts | None) -> list[P
     return result
 
 
+#: Said of a write the recorded run saw read memory it overwrote (TRT740).
+OVERLAPPING_WRITE_WHY = (
+    "this write read memory it overwrote in the recorded run (its value is a slice of the tensor it writes, the two "
+    "parts overlapping): eager PyTorch leaves that copy undefined (it copies in the kernel's order, so later elements "
+    "read values already written), and every exporter's graph writes the source as it was, so no export can equal the "
+    "eager outputs; by hand, where the shift is what the code means, copy the source first (`t[..., 1:] = "
+    "t[..., :-1].clone()`, TRT740 with --unsafe)")
+#: ... where the graph matched the eager outputs all the same.
+OVERLAP_MATCHED_NOTE = ("; the graph matched the eager outputs here all the same (a copy order that read each "
+                        "element first)")
+
+
+def overlapping_writes(report: VerifyReport, side: str, facts: Facts | None) -> list[Problem]:
+    """The writes of the original that read memory they overwrote in the recorded run, at their lines: errors where
+    its graph differs from its eager outputs, a warning otherwise."""
+    if facts is None or side != "before":
+        return []
+    lines = sorted({(e["path"], e["line"]) for e in facts.events if e["kind"] == OVERLAPPING_WRITE})
+    if not lines:
+        return []
+    differs = any(c.faithful is False for c in report.checks(side)) or any(
+        row.exporter is not None and (row.passed is False or row.before.passed is False) for row in report.backends)
+    return [Problem("undefined", path, line, "(overlapping write)", "TRT740",
+                    OVERLAPPING_WRITE_WHY if differs else OVERLAPPING_WRITE_WHY + OVERLAP_MATCHED_NOTE,
+                    "error" if differs else "warning") for path, line in lines]
+
+
 def locate(report: VerifyReport, side: str, facts: Facts | None, observed: Facts | None = None) -> list[Problem]:
     """Every problem of ``side`` (``before`` or ``after``) of a verification report. ``observed``: the observed
     run's facts where ``facts`` is None (the rewritten side), for what reads them at files as they ran."""
     return [*hostile_nodes(report, side), *baked_values(report, side, facts, observed),
             *export_failures(report, side, facts, report.export_tracebacks or None),
-            *frozen_state(report, side, facts), *unfaithful_graphs(report, side)]
+            *frozen_state(report, side, facts), *overlapping_writes(report, side, facts),
+            *unfaithful_graphs(report, side)]
 
 
 def errors(problems: Iterable[Problem]) -> list[Problem]:

@@ -545,6 +545,8 @@ def matches(problem: Problem, finding: Any) -> bool:
         return finding.rule in BAKED_RULES
     if problem.kind == "state":
         return finding.rule == problem.rule
+    if problem.kind == "undefined":
+        return finding.rule == problem.rule and _at(problem, finding)
     if problem.kind == "export_failure":
         return problem.rule in (None, finding.rule)
     # A hostile node: its rule, another rule that removes the same op, or any rule when untagged.
@@ -693,6 +695,9 @@ def describe(problems: list[Problem], path: str | None = None) -> str:
             parts.append(f"value baked in{where}")
         elif p.kind == "state":
             parts.append(f"{p.message}{where}")
+        elif p.kind == "undefined":
+            parts.append(f"a write that read memory it overwrote in the recorded run{where} ({p.severity}): eager "
+                         "PyTorch leaves its result undefined, and the graph writes the source as it was")
         elif p.kind == "unfaithful" and p.op == FAILS_TO_RUN and p.line:
             parts.append(f"the {p.exporter or ''} graph fails to run{where}".replace("  ", " "))
         elif p.kind == "unfaithful":

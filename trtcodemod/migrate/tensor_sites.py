@@ -22,7 +22,8 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from trtcodemod.evidence.facts import FLOOR_GAP, RESULT
+from trtcodemod.evidence.facts import FLOOR_GAP, OVERLAPPING_WRITE, RESULT
+from trtcodemod.migrate.overlap import reads_what_it_writes
 from trtcodemod.usercode import OURS
 
 #: How many calls per site and input set are inspected (a site in a loop runs many times).
@@ -73,6 +74,7 @@ def _floor_gap(kind: str, args: tuple, result: Any) -> bool:
 
 
 _GETITEM = torch.Tensor.__getitem__
+_SETITEM = torch.Tensor.__setitem__
 
 
 def index_kind(index: Any) -> str:
@@ -116,6 +118,10 @@ class TensorSites(TorchFunctionMode):
                     site, direct = rec.site(2)
                     if site:
                         rec.add("index", site, direct, index=index_kind(args[1]), rank=args[0].dim())
+                elif func is _SETITEM and len(args) == 3 and reads_what_it_writes(*args):
+                    site, direct = rec.site(2)
+                    if site:
+                        rec.add(OVERLAPPING_WRITE, site, direct)
                 self._record(args, kwargs, result, _floor_division(func, kwargs))
             except Exception:  # noqa: BLE001 - observing must never change what the model does
                 pass
