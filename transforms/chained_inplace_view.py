@@ -15,7 +15,7 @@ import libcst as cst
 from trtcodemod.astutil import method_call, walk
 from trtcodemod.evidence.facts import summarize
 from trtcodemod.evidence.proofs import Observation
-from trtcodemod.providers import ObservedFacts
+from trtcodemod.providers import ObservedFacts, observed_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._tensor_evidence import TENSOR_ONLY_METHODS, TensorEvidence, evident_in_scope
@@ -181,7 +181,7 @@ TensorRT versions: all.""",
             shown = evident_in_scope(self.context, base, self.provider(TensorEvidence).bindings)
         else:
             shown = self._registered_buffer(base.attr.value)  # type: ignore[attr-defined]
-        observed = _observed_name(base)
+        observed = observed_name(base)
         if not shown and (observed is None or not self.provider(ObservedFacts).is_tensor(base)):
             return
         replacement = _split(node, small, value, view, calls)
@@ -330,14 +330,6 @@ def _split(node: cst.SimpleStatementLine, small: cst.BaseSmallStatement, value: 
     lines.append(node.with_changes(body=[small.with_changes(value=rest)], leading_lines=[]))
     return cst.FlattenSentinel(lines)
 
-
-def _observed_name(node: cst.BaseExpression) -> str | None:
-    """The name the observer records ``node`` under (``x``, ``self.x``), or None."""
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-        return f"self.{node.attr.value}"
-    return None
 
 
 def _tensor_seen(name: str):

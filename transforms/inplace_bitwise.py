@@ -14,7 +14,7 @@ import libcst as cst
 from trtcodemod.astutil import children, method_call, walk
 from trtcodemod.evidence.facts import summarize
 from trtcodemod.evidence.proofs import Observation
-from trtcodemod.providers import ObservedFacts
+from trtcodemod.providers import ObservedFacts, observed_name
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms._tensor_evidence import (
@@ -258,7 +258,7 @@ TensorRT versions: all (ONNX `Or` of bools).""",
             self.report(node, f"{why}; `.{method}(...)` is the same in-place call and exports as ONNX Or",
                         Fix({node: replacement}))
             return
-        names = tuple(_observed_name(n) for n in (target, node.value) if _observed_name(n) is not None)
+        names = tuple(observed_name(n) for n in (target, node.value) if observed_name(n) is not None)
         self.report(node, f"{why}; the recorded run saw tensors there, so `.{method}(...)` is the same in-place call "
                           "(rests on that observation)",
                     Fix({node: replacement}, safety=Safety.UNSAFE, proof=_tensors_seen(names)))
@@ -591,14 +591,6 @@ TensorRT versions: all (ONNX `Or` of bools).""",
                 return len(assigned[-1].targets) == 1 and self._fresh(assigned[-1].value)
         return False
 
-
-def _observed_name(node: cst.BaseExpression) -> str | None:
-    """The name the observer records ``node`` under (``x``, ``self.x``), or None."""
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-        return f"self.{node.attr.value}"
-    return None
 
 
 def _tensors_seen(names: tuple[str, ...]):

@@ -18,6 +18,7 @@ from typing import Union
 import libcst as cst
 
 from trtcodemod.astutil import code_of, int_value
+from trtcodemod.providers import observed_name
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._op_calls import in_inserted_helper
 from trtcodemod.transforms.new_axis_write import SubscriptWriteRule
@@ -87,14 +88,6 @@ def _never_observed(_seen: object) -> None:
     """No run shows which result the code means: the shift is an intent, not a fact (``migrate`` names the line)."""
     return None
 
-
-def _holder(node: cst.BaseExpression) -> str | None:
-    """``t`` or ``self.t`` (the tensor written and read), else None."""
-    if type(node) is cst.Name:
-        return node.value
-    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-        return f"self.{node.attr.value}"
-    return None
 
 
 class OverlappingWrite(SubscriptWriteRule):
@@ -177,8 +170,8 @@ TensorRT versions: all (the difference is eager mode's, before any export).""",
         if type(target) is not cst.Subscript or type(value) is not cst.Subscript or not self._torch \
                 or in_inserted_helper(self):
             return
-        holder = _holder(target.value)
-        if holder is None or holder != _holder(value.value) or not _shifted_parts(target, value):
+        holder = observed_name(target.value)
+        if holder is None or holder != observed_name(value.value) or not _shifted_parts(target, value):
             return
         if not (self._evidence.evident(target.value) or self._observed.is_tensor(target.value)
                 or self._observed.written_tensor(target, target.value)):

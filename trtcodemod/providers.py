@@ -39,6 +39,15 @@ __all__ = ["ObservedFacts", "Provider", "UndeclaredProvider"]
 P = TypeVar("P")
 
 
+def observed_name(node: cst.CSTNode) -> str | None:
+    """The name the observer records ``node`` under at a torch call (``x``, ``self.x``), or None."""
+    if type(node) is cst.Name:
+        return node.value
+    if type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
+        return f"self.{node.attr.value}"
+    return None
+
+
 class Provider:
     """Base of the per-file analyses: made once per file by ``context.provider(cls)``.
 
@@ -290,13 +299,8 @@ class ObservedFacts(Provider):
     def _tensor_events(self, node: cst.CSTNode) -> list[dict[str, Any]]:
         """The records of ``node`` holding a tensor: a name (``x``, ``self.anchors``) at a torch
         call that contains it, or a call or subscript at exactly its span (its result)."""
-        if type(node) is cst.Name:
-            name = node.value
-        elif type(node) is cst.Attribute and type(node.value) is cst.Name and node.value.value == "self":
-            name = f"self.{node.attr.value}"
-        elif type(node) in (cst.Call, cst.Subscript):
-            name = RESULT
-        else:
+        name = RESULT if type(node) in (cst.Call, cst.Subscript) else observed_name(node)
+        if name is None:
             return []
         where = self._where_observed(node)
         if where is None:
@@ -324,11 +328,8 @@ class ObservedFacts(Provider):
         """Was ``value``, a name (or ``self.<name>``), seen holding a tensor written by ``target[...] = value``?
         The write's torch call (``__setitem__``) is recorded at the span of its target alone, which does not
         hold the value. False without facts or observation."""
-        if type(value) is cst.Name:
-            name = value.value
-        elif type(value) is cst.Attribute and type(value.value) is cst.Name and value.value.value == "self":
-            name = f"self.{value.attr.value}"
-        else:
+        name = observed_name(value)
+        if name is None:
             return False
         where = self._where_observed(target)
         if where is None:
