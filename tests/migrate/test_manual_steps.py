@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from trtcodemod.migrate.manual_steps import (CUSTOM_OP_STEP, DATA_SHAPE_STEP, EMPTY_INPUT_STEP, EXPORT_STEP, GRAD_CONSTANT_STEP,
-                                             LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP, OTHER_VALUES_STEP,
+                                             LOAD_STEP, LOOP_STEP, MISSING_KERNEL_STEP, NUMBER_STEP, OTHER_VALUES_STEP, OVERLAP_STEP,
                                              SIZE_STEP, SPLIT_STEP, SQUEEZE_STEP, VALUE_STEP, add_manual_steps,
                                              manual_step)
 
@@ -23,6 +23,15 @@ def _entry(**fields: Any) -> dict[str, Any]:
                                              ("TRT702", NUMBER_STEP), ("TRT104", LOOP_STEP), ("TRT403", SQUEEZE_STEP)])
 def test_a_reverted_fix_gets_its_family_step(rule: str, step: str) -> None:
     assert manual_step(_entry(rule=rule, message="fix reverted: breaks equivalence", kind="finding")) == step
+
+
+def test_an_overlapping_write_gets_the_step_that_decides_what_it_means() -> None:
+    """AlphaPose's flip shift (zoo 99): the rule's unsafe fix is not applied, and no graph matches eager mode there."""
+    message = ("a write that read memory it overwrote in the recorded run at line 521 (error): ...; unsafe fix not "
+               "applied (no observation covers its assumption; --unsafe applies it)")
+    for kind in ("undefined", "finding"):
+        assert manual_step(_entry(rule="TRT740", kind=kind, op="(overlapping write)", message=message)) == OVERLAP_STEP
+    assert ".clone()" in OVERLAP_STEP and "torch.cat" in OVERLAP_STEP
 
 
 def test_a_reverted_operator_fix_points_to_its_rule() -> None:

@@ -84,6 +84,11 @@ SQUEEZE_STEP = ("name the axes the squeeze means (`x.flatten(1)`, or `x[:, :, 0,
                 "then keeps a batch of 1 as it keeps any other batch, which TensorRT needs (a Squeeze without axes "
                 "on a dynamic batch does not parse); what it returns at a batch of 1 gains that axis, so check its "
                 "callers; or export with a static batch (guidance: Dynamic shape input)")
+#: A write that read memory it overwrote (TRT740): eager mode's result is undefined, the graph's the source as it was.
+OVERLAP_STEP = ("decide what the write means: where it is the shift the graph computes, copy the source first (`t[..., 1:] "
+                "= t[..., :-1].clone()`; `trtcodemod apply --unsafe --select TRT740` writes it) or build the shifted "
+                "tensor out of place (`torch.cat((t[..., :1], t[..., :-1]), -1)`), then migrate again; no export can "
+                "be verified against eager outputs the copy order decides (guidance: Tracing export)")
 #: An operator or pattern TensorRT or the exporter does not take.
 OP_STEP = ("rewrite this call with operators the exporter and TensorRT take, as `trtcodemod explain {rule}` "
            "describes, or keep this part out of the engine (a TensorRT plugin, or the step done before or after it)")
@@ -199,6 +204,8 @@ def _for_rule(rule: str) -> str:
         return LOOP_STEP
     if rule == "TRT403":
         return SQUEEZE_STEP  # a squeeze() whose fix changed what the model returns at a batch of 1
+    if rule == "TRT740":
+        return OVERLAP_STEP
     if rule in ("TRT360", "TRT361", "TRT393"):
         return PER_IMAGE_NMS_STEP  # a per-image NMS loop, or the caller flattening its list: NMS on every image at once
     return OP_STEP.format(rule=rule)

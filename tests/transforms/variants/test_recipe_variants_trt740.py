@@ -97,4 +97,5 @@ def test_migrate_names_the_write_at_its_line(name: str) -> None:
     assert [(r["source"], r["kind"] in ("undefined", "finding"), r["severity"]) for r in rows] == [
         (f"{path.resolve()}:{_call_line(path, module)}", True, "error")], report["remaining"]
     assert "read memory it overwrote" in rows[0]["message"] and "--unsafe" in rows[0]["message"]
+    assert ".clone()" in rows[0]["manual_step"] and "select TRT740" in rows[0]["manual_step"]
     assert report["exit_code"] == 1 and not any(fix["rule"] == "TRT740" for fix in report["applied"])
