@@ -85,8 +85,9 @@ SQUEEZE_STEP = ("name the axes the squeeze means (`x.flatten(1)`, or `x[:, :, 0,
                 "on a dynamic batch does not parse); what it returns at a batch of 1 gains that axis, so check its "
                 "callers; or export with a static batch (guidance: Dynamic shape input)")
 #: A write that read memory it overwrote (TRT740): eager mode's result is undefined, the graph's the source as it was.
-OVERLAP_STEP = ("decide what the write means: where it is the shift the graph computes, copy the source first (`t[..., 1:] "
-                "= t[..., :-1].clone()`; `trtcodemod apply --unsafe --select TRT740` writes it) or build the shifted "
+OVERLAP_STEP = ("decide what the write means: where it is the shift the graph computes, copy the source first "
+                "(`t[..., 1:] = t[..., :-1].clone()`; `trtcodemod apply --unsafe --select TRT740` writes it, given "
+                "`--facts` from `migrate --save-facts` where the code does not show the tensor) or build the shifted "
                 "tensor out of place (`torch.cat((t[..., :1], t[..., :-1]), -1)`), then migrate again; no export can "
                 "be verified against eager outputs the copy order decides (guidance: Tracing export)")
 #: An operator or pattern TensorRT or the exporter does not take.
