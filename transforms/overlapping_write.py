@@ -89,7 +89,6 @@ def _never_observed(_seen: object) -> None:
     return None
 
 
-
 class OverlappingWrite(SubscriptWriteRule):
     needs_text = (b"] =",)
     info = RuleInfo(

@@ -742,7 +742,7 @@ OVERLAPPING_WRITE_WHY = (
     "parts overlapping): eager PyTorch leaves that copy undefined (it copies in the kernel's order, so later elements "
     "read values already written), and every exporter's graph writes the source as it was, so no export can equal the "
     "eager outputs; by hand, where the shift is what the code means, copy the source first (`t[..., 1:] = "
-    "t[..., :-1].clone()`, TRT740 with --unsafe)")
+    "t[..., :-1].clone()`: `trtcodemod apply --unsafe --select TRT740`)")
 #: ... where the graph matched the eager outputs all the same.
 OVERLAP_MATCHED_NOTE = ("; the graph matched the eager outputs here all the same (a copy order that read each "
                         "element first)")
