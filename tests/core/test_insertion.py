@@ -641,3 +641,31 @@ def test_a_helper_defined_twice_is_refused(tmp_path, monkeypatch) -> None:
         assert set(helpers._helper_nodes()) == {"_trt_twice"}
     finally:
         helpers._helper_nodes.cache_clear()
+
+
+def test_what_each_helper_needs_is_read_as_libcst_reads_its_names() -> None:
+    """The index reads each helper's dependencies with Python's parser and parses a module with LibCST only
+    when one of its helpers is copied: the dependencies must be the helpers named anywhere in the LibCST
+    definition the engine copies (a missed one would be a helper called but never inserted)."""
+    import libcst as cst
+
+    import trtcodemod.helpers as helpers
+
+    class Names(cst.CSTVisitor):
+        def __init__(self) -> None:
+            self.names: set[str] = set()
+
+        def visit_Name(self, node: cst.Name) -> None:
+            self.names.add(node.value)
+
+    table = helpers._helper_nodes()
+    assert len(table) > 500
+    with_needs = 0
+    for name in table:
+        definition, needs = table[name]
+        assert definition.name.value == name
+        collector = Names()
+        definition.visit(collector)
+        assert set(needs) == {other for other in table if other != name and other in collector.names}, name
+        with_needs += bool(needs)
+    assert with_needs > 50  # helpers calling helpers are common: an empty table would pass the loop above

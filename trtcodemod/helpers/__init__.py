@@ -19,13 +19,14 @@ Rules:
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import importlib
 import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import Iterable, Mapping, Sequence
+from typing import Iterable, Iterator, Mapping, Sequence
 
 import libcst as cst
 
@@ -63,45 +64,83 @@ def is_reserved(statement: cst.CSTNode) -> bool:
     return False
 
 
-@lru_cache(maxsize=None)
-def _helper_nodes() -> dict[str, tuple[Definition, tuple[str, ...]]]:
-    """Helper name → (its definition parsed from the package source, helpers it needs)."""
-    here = Path(__file__).parent
-    definitions: dict[str, Definition] = {}
-    for module_name in HELPER_MODULES:
-        path = here / f"{module_name}.py"
-        if not path.exists():
-            continue
-        module = cst.parse_module(path.read_bytes())
-        for stmt in module.body:
-            if is_reserved(stmt):
-                if stmt.name.value in definitions:
+class _HelperTable(Mapping[str, tuple[Definition, tuple[str, ...]]]):
+    """Helper name → (its definition parsed from the package source, helpers it needs).
+
+    The names and what each helper needs come from Python's own parser (milliseconds for every
+    module); a module is parsed with LibCST, whose nodes the engine copies, only when one of its
+    helpers is first asked for. Parsing all 500-odd helpers with LibCST and walking them took
+    about 3 s in every process that inserted a helper."""
+
+    def __init__(self, folder: Path, module_names: Sequence[str]) -> None:
+        self._folder = folder
+        self._module_of: dict[str, str] = {}
+        mentioned: dict[str, set[str]] = {}
+        for module_name in module_names:
+            path = folder / f"{module_name}.py"
+            if not path.exists():
+                continue
+            for stmt in ast.parse(path.read_bytes(), str(path)).body:
+                if not isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) \
+                        or not _reserved_name(stmt.name, isinstance(stmt, ast.ClassDef)):
+                    continue
+                if stmt.name in self._module_of:
                     # Python keeps the last definition and the engine would copy the first: two helpers
                     # under one name are a bug in the package, never a choice.
-                    raise RuntimeError(f"helper {stmt.name.value!r} is defined twice (the second in {path.name})")
-                definitions[stmt.name.value] = stmt
-    # Dependencies may cross helper modules; a helper calling itself needs nothing more.
-    table = {}
-    for name, node in definitions.items():
-        mentioned = _names_in(node)
-        table[name] = (node, tuple(other for other in definitions if other != name and other in mentioned))
-    return table
+                    raise RuntimeError(f"helper {stmt.name!r} is defined twice (the second in {path.name})")
+                self._module_of[stmt.name] = module_name
+                mentioned[stmt.name] = _names_in(stmt)
+        # Dependencies may cross helper modules; a helper calling itself needs nothing more.
+        self._needs = {name: tuple(other for other in self._module_of if other != name and other in names)
+                       for name, names in mentioned.items()}
+        self._parsed: dict[str, dict[str, Definition]] = {}
+
+    def __getitem__(self, name: str) -> tuple[Definition, tuple[str, ...]]:
+        module_name = self._module_of[name]
+        if module_name not in self._parsed:
+            module = cst.parse_module((self._folder / f"{module_name}.py").read_bytes())
+            self._parsed[module_name] = {stmt.name.value: stmt for stmt in module.body if is_reserved(stmt)}
+        return self._parsed[module_name][name], self._needs[name]
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._module_of
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._module_of)
+
+    def __len__(self) -> int:
+        return len(self._module_of)
+
+    def needs(self, name: str) -> tuple[str, ...]:
+        """The other helpers ``name`` calls (read without parsing its module with LibCST)."""
+        return self._needs[name]
 
 
-class _NameCollector(cst.CSTVisitor):
-    def __init__(self) -> None:
-        self.names: set[str] = set()
-
-    def visit_Name(self, node: cst.Name) -> None:
-        self.names.add(node.value)
+def _reserved_name(name: str, is_class: bool) -> bool:
+    return name.startswith(RESERVED_CLASS_PREFIX if is_class else RESERVED_PREFIX)
 
 
-def _names_in(node: cst.CSTNode) -> set[str]:
-    """Every name written in ``node``, in one traversal (walking ``children`` node by node, once
-    per other helper, took half a minute per process)."""
-    collector = _NameCollector()
-    node.visit(collector)
-    return collector.names
+@lru_cache(maxsize=None)
+def _helper_nodes() -> _HelperTable:
+    """Every helper of :data:`HELPER_MODULES`, indexed once per process."""
+    return _HelperTable(Path(__file__).parent, HELPER_MODULES)
+
+
+#: The fields of Python's syntax tree that hold an identifier as written (a ``cst.Name`` in LibCST's).
+_NAME_FIELDS = ("id", "attr", "name", "arg", "asname", "rest")
+
+
+def _names_in(node: ast.AST) -> set[str]:
+    """Every identifier written in ``node``: names, attributes, definitions, parameters, keywords."""
+    names: set[str] = set()
+    for child in ast.walk(node):
+        for field in _NAME_FIELDS:
+            value = getattr(child, field, None)
+            if isinstance(value, str):
+                names.add(value)
+        if isinstance(child, (ast.Global, ast.Nonlocal)):
+            names.update(child.names)
+    return names
 
 
 def helper_names() -> frozenset[str]:
@@ -111,7 +150,7 @@ def helper_names() -> frozenset[str]:
 
 def helper_requires(name: str) -> tuple[str, ...]:
     """The other helpers that helper ``name`` calls."""
-    return _helper_nodes()[name][1]
+    return _helper_nodes().needs(name)
 
 
 def helper_closure(names: Iterable[str]) -> list[str]:
@@ -123,12 +162,12 @@ def helper_closure(names: Iterable[str]) -> list[str]:
     return ordered
 
 
-def _add_with_dependencies(name: str, table: dict, ordered: list[str]) -> None:
+def _add_with_dependencies(name: str, table: _HelperTable, ordered: list[str]) -> None:
     if name in ordered:
         return
     if name not in table:
         raise KeyError(f"unknown helper {name!r}")
-    for dep in table[name][1]:
+    for dep in table.needs(name):
         _add_with_dependencies(dep, table, ordered)
     ordered.append(name)
 
