@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, short_code, walk
+from trtcodemod.astutil import bound_names, children, short_code, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
@@ -34,7 +34,7 @@ def _own_nodes(body: cst.CSTNode):
     while stack:
         node = stack.pop()
         yield node
-        for child in node.children:
+        for child in children(node):  # LibCST's own ``.children`` rebuilds the node: 20x slower
             if type(child) not in (cst.FunctionDef, cst.ClassDef, cst.Lambda):
                 stack.append(child)
 
