@@ -2,7 +2,7 @@
 ``class_labels.unique()``, the positions taken from a range picked by the class's mask.
 
 Reduced from UditBhaskar19/ANCHOR_FREE_OBJECT_DETECTOR_FOR_CAMERA @ b6af6003442e92cbb22df735b503a6df6368a86b
-AnchorFree2DObjectDetection/modules/proposal/nms.py:8-28 (``class_spec_nms_``, the loop kept beside the offset version
+AnchorFree2DObjectDetection/modules/proposal/nms.py:8-26 (``class_spec_nms_``, the loop kept beside the offset version
 ``class_spec_nms`` in the same file): an empty index where there is no box, ``unique_class_labels =
 class_labels.unique()`` bound before the loop, ``index_tensor = torch.arange(boxes.shape[0])``, and for each label
 ``class_mask = (class_labels == class_label)``, the class's rows bound to names (``class_boxes = boxes[class_mask]``,

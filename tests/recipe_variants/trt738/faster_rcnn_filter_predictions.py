@@ -2,7 +2,7 @@
 ``torch.unique(pred_labels)``, the kept positions set in a mask.
 
 Reduced from explainingai-code/FasterRCNN-PyTorch @ cf9f1db60c14f19d9e5f3ccce2dc8c4a795f8772 model/faster_rcnn.py:
-670-741 (the ROI head's inference branch and ``ROIHead.filter_predictions``): softmax class scores and per-class
+670-740 (the ROI head's inference branch and ``ROIHead.filter_predictions``): softmax class scores and per-class
 boxes for every proposal, ``pred_labels = torch.arange(num_classes).view(1, -1).expand_as(pred_scores)``, the
 background column dropped, every (proposal, class) pair made a separate instance by ``reshape(-1)``; then the scores
 over ``low_score_threshold`` kept by ``torch.where(...)[0]``, boxes smaller than ``min_size`` removed, ``keep_mask =
