@@ -157,7 +157,7 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
             labels = self._unique_labels(loop.iter, before)
             if labels is None:
                 continue
-            recipe = _recipe(loop, labels, loop.target.value, _ranges(before))
+            recipe = _recipe(loop, labels, loop.target.value, self._ranges(before))
             if recipe is None:
                 continue
             if recipe.marked:
@@ -205,6 +205,25 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
                     or code_of(argument.value).strip() != "True":
                 return None
         return labels
+
+    def _ranges(self, before: list[cst.BaseStatement]) -> frozenset[str]:
+        """The names whose last binding among ``before``'s simple statements is ``torch.arange(n)``: one positional
+        argument (from 0 by 1), and at most a device and an int64 dtype (the positions ``nonzero`` gives are int64;
+        a float range would give float positions)."""
+        names = {small.targets[0].target.value for statement in before if type(statement) is cst.SimpleStatementLine
+                 for small in statement.body
+                 if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name}
+        found = set()
+        for name in names:
+            bound = _last_binding(before, name)
+            if type(bound) is not cst.Call or self.context.refers_to(bound.func, "torch.arange") is None \
+                    or any(a.star for a in bound.args) or len([a for a in bound.args if a.keyword is None]) != 1:
+                continue
+            keywords = {a.keyword.value: a.value for a in bound.args if a.keyword is not None}
+            if set(keywords) <= {"device", "dtype"} and ("dtype" not in keywords or self.context.refers_to(
+                    keywords["dtype"], "torch.int64", "torch.long") is not None):
+                found.add(name)
+        return frozenset(found)
 
     def _same_values(self, iterated: cst.BaseExpression) -> cst.BaseExpression:
         """``iterated`` without the conversions that keep its values and their order: ``x.cpu()``, ``x.tolist()``
@@ -539,26 +558,6 @@ def _range_picked(value: cst.BaseExpression, ranges: frozenset[str], masks: set[
     base = strip_parens(value.value)
     return type(base) is cst.Name and base.value in ranges \
         and _is_mask(value.slice[0].slice.value, masks, labels, label)
-
-
-def _ranges(before: list[cst.BaseStatement]) -> frozenset[str]:
-    """The names whose last binding among ``before``'s simple statements is ``torch.arange(n)`` (one positional
-    argument: from 0 by 1; a device or dtype keyword changes no value)."""
-    names = set()
-    for statement in before:
-        if type(statement) is not cst.SimpleStatementLine:
-            continue
-        for small in statement.body:
-            if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name:
-                names.add(small.targets[0].target.value)
-    found = set()
-    for name in names:
-        bound = _last_binding(before, name)
-        if type(bound) is cst.Call and code_of(bound.func).strip() == "torch.arange" \
-                and len([a for a in bound.args if a.keyword is None]) == 1 and not any(a.star for a in bound.args) \
-                and all(a.keyword is None or a.keyword.value in ("device", "dtype") for a in bound.args):
-            found.add(name)
-    return frozenset(found)
 
 
 def _last_binding(before: list[cst.BaseStatement], name: str) -> cst.BaseExpression | None:

@@ -292,6 +292,9 @@ NOT_TAKEN = {
     # a range from 1: its entries picked by the mask are not the class's positions
     "a range that does not start at 0": SPELLINGS["rows named, positions from a range"][0].replace(
         "torch.arange(boxes.shape[0])", "torch.arange(1, boxes.shape[0] + 1)"),
+    # a float range: the positions it gives are float, where the rewrite's are int64
+    "a float range": SPELLINGS["rows named, positions from a range"][0].replace(
+        "torch.arange(boxes.shape[0])", "torch.arange(boxes.shape[0], dtype=torch.float32)"),
     # the range bound again in the loop, to the class's boxes: no longer the positions
     "the range bound again in the loop": SPELLINGS["rows named, positions from a range"][0].replace(
         "        class_index = index_tensor[class_mask]",
