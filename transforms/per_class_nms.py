@@ -33,7 +33,8 @@ _ASSUMPTION = ("the function the loop calls is greedy NMS of corner boxes `(x1, 
                "the same order on a set as on the set's rows of one class), and the labels are whole numbers (class "
                "indices): moving each class's boxes by its label times a span wider than all boxes leaves no overlap "
                "between classes; the corners moved that far round to within a float32 step of the moved distance, "
-               "which decides nothing except an IoU within that rounding of the threshold")
+               "which decides nothing except an IoU within that rounding of the threshold, or the IoU of boxes not "
+               "much wider than that step (the span, and so the step, grows with the widest and farthest box)")
 
 
 @dataclass(frozen=True)
@@ -60,11 +61,15 @@ class PerClassNms(RuntimeScopeRule):
                 "tracing",
         doc="""\
 What it finds, in run-time code: a `for c in <labels>.unique():` loop (or `torch.unique(labels)`, `sorted=True`
-or nothing else, or a name the block bound to one of those) with no `else`, whose body picks the candidates of
+or nothing else, or a name the block bound to one of those; through the conversions that keep the values and their
+order: `.cpu()`, `.detach()`, `.tolist()` and `torch.jit.annotate(List[int], ...)`, as in detectron2's
+`batched_nms`) with no `else`, whose body picks the candidates of
 class `c` by a mask (`m = labels == c`, `labels.eq(c)`, `torch.eq(labels, c)`) or by their positions (`idx =
 torch.nonzero(labels == c).squeeze(1)`, `(labels == c).nonzero(as_tuple=True)[0]`, `torch.where(labels == c)[0]`,
-`(idx,) = torch.where(m)`), runs a function whose name says NMS on the picked rows of a boxes tensor and a
-scores tensor (`keep = nms(boxes[idx], scores[idx], iou_threshold)`, torchvision's or the project's own), and
+`(idx,) = torch.where(m)`, or a range of the rows picked by the mask, `index_tensor[m]` where the block bound
+`index_tensor = torch.arange(n)` before the loop), runs a function whose name says NMS on the picked rows of a boxes
+tensor and a scores tensor (`keep = nms(boxes[idx], scores[idx], iou_threshold)`, the picked rows written inline or
+bound to names first, `class_boxes = boxes[m]`; torchvision's or the project's own), and
 appends the kept positions mapped back to the whole set (`kept.append(idx[keep])`, `torch.nonzero(m).squeeze(1)
 [keep]`) to a list the block made empty before the loop, or sets them in a boolean mask (`keep_mask[idx[keep]] =
 True`, torchvision's own `_batched_nms_vanilla`). It may skip a class that has no candidate (`if m.sum() == 0: continue`, a test of the class's mask or positions
@@ -94,8 +99,11 @@ both and the graph holds one NMS node.
 Fix safety: unsafe; the assumption is that the function called is greedy NMS of corner boxes in the first four
 columns and that the labels are whole numbers (class indices); the moved corners round to within a float32 step
 of the distance moved (about 0.004 for a 500-pixel image and 80 classes), which changes a pick only where an IoU
-lies within that rounding of the threshold. `migrate` applies it where the loop's lines hold a located problem
-(the loop unrolled, `Unique` in the graph) and keeps it only where the rewritten graph matches eager mode.
+lies within that rounding of the threshold, or where boxes are not much wider than that step (the span grows with
+the widest and farthest box: a decode that overflows to boxes of millions of pixels beside boxes of a hundredth of a
+pixel moves the small ones by steps wider than they are). `migrate` applies it where the loop's lines hold a
+located problem (the loop unrolled, `Unique` in the graph) and keeps it only where the rewritten graph matches eager
+mode.
 
 TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called is torchvision's (or TRT397's).""",
         fix=Safety.UNSAFE,
@@ -106,6 +114,8 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
             "labels that are not whole numbers: two labels closer than 1 move their boxes less than the span apart",
             "an IoU within a float32 step of the moved distance of the threshold: the moved corners decide it "
             "otherwise than the loop",
+            "boxes not much wider than a float32 step of the moved distance (a span stretched by a huge or far-off "
+            "box): their moved corners lose their size, and their IoUs are not the loop's",
         ),
         examples=(
             Example(
@@ -147,7 +157,7 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
             labels = self._unique_labels(loop.iter, before)
             if labels is None:
                 continue
-            recipe = _recipe(loop, labels, loop.target.value)
+            recipe = _recipe(loop, labels, loop.target.value, self._ranges(before))
             if recipe is None:
                 continue
             if recipe.marked:
@@ -171,12 +181,12 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
                        ) -> cst.BaseExpression | None:
         """The labels of ``torch.unique(labels)`` / ``labels.unique()`` / ``_trt_unique(labels)`` (sorted, nothing
         else asked), directly or through the last binding of a name in ``before``."""
-        iterated = strip_parens(iterated)
+        iterated = self._same_values(iterated)
         if type(iterated) is cst.Name:
             bound = _last_binding(before, iterated.value)
             if bound is None:
                 return None
-            iterated = strip_parens(bound)
+            iterated = self._same_values(bound)
         if type(iterated) is not cst.Call:
             return None
         arguments = list(iterated.args)
@@ -195,6 +205,41 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
                     or code_of(argument.value).strip() != "True":
                 return None
         return labels
+
+    def _ranges(self, before: list[cst.BaseStatement]) -> frozenset[str]:
+        """The names whose last binding among ``before``'s simple statements is ``torch.arange(n)``: one positional
+        argument (from 0 by 1), and at most a device and an int64 dtype (the positions ``nonzero`` gives are int64;
+        a float range would give float positions)."""
+        names = {small.targets[0].target.value for statement in before if type(statement) is cst.SimpleStatementLine
+                 for small in statement.body
+                 if type(small) is cst.Assign and len(small.targets) == 1 and type(small.targets[0].target) is cst.Name}
+        found = set()
+        for name in names:
+            bound = _last_binding(before, name)
+            if type(bound) is not cst.Call or self.context.refers_to(bound.func, "torch.arange") is None \
+                    or any(a.star for a in bound.args) or len([a for a in bound.args if a.keyword is None]) != 1:
+                continue
+            keywords = {a.keyword.value: a.value for a in bound.args if a.keyword is not None}
+            if set(keywords) <= {"device", "dtype"} and ("dtype" not in keywords or self.context.refers_to(
+                    keywords["dtype"], "torch.int64", "torch.long") is not None):
+                found.add(name)
+        return frozenset(found)
+
+    def _same_values(self, iterated: cst.BaseExpression) -> cst.BaseExpression:
+        """``iterated`` without the conversions that keep its values and their order: ``x.cpu()``, ``x.tolist()``
+        (Python numbers, which compare with the labels as the tensor's entries do), ``x.detach()`` and
+        ``torch.jit.annotate(List[int], x)`` (a type for the scripting compiler; eager mode returns ``x``)."""
+        iterated = strip_parens(iterated)
+        while type(iterated) is cst.Call:
+            func = iterated.func
+            if type(func) is cst.Attribute and func.attr.value in ("cpu", "tolist", "detach") and not iterated.args:
+                iterated = strip_parens(func.value)
+            elif len(iterated.args) == 2 and not any(a.keyword or a.star for a in iterated.args) \
+                    and self.context.refers_to(func, "torch.jit.annotate") is not None:
+                iterated = strip_parens(iterated.args[1].value)
+            else:
+                break
+        return iterated
 
     def _read_as_whole(self, kept: str, loop: cst.For) -> bool:
         """Whether, after the loop and until it is bound again, the list is only concatenated (``torch.cat(kept,
@@ -251,11 +296,17 @@ TensorRT versions: NonMaxSuppression from 8.5 (INMSLayer), where the NMS called 
 
 
 # --- reading the loop ---------------------------------------------------------------------
-def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str) -> Recipe | None:
-    """The per-class NMS recipe in ``loop``'s body (None: not one; see the rule's doc)."""
+def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str, ranges: frozenset[str] = frozenset()
+            ) -> Recipe | None:
+    """The per-class NMS recipe in ``loop``'s body (None: not one; see the rule's doc). ``ranges``: the names the
+    block bound to ``torch.arange(n)`` before the loop (a range picked by the class's mask is its positions)."""
     lines = loop.body.body if type(loop.body) is cst.IndentedBlock else [cst.SimpleStatementLine(body=loop.body.body)]
+    # a range the body binds again is not the range bound before the loop
+    ranges = ranges - {n.value for node in walk(loop) if type(node) is cst.AssignTarget
+                       for n in walk(node.target) if type(n) is cst.Name} - {label}
     masks: set[str] = set()  # names bound to `labels == c`
     positions: set[str] = set()  # names bound to the positions of `labels == c`
+    picked: dict[str, cst.Subscript] = {}  # names bound to a tensor's rows of class `c` (`class_boxes = boxes[m]`)
     kept_local: dict[str, cst.Call] = {}  # name -> the NMS call that bound it
     global_kept: set[str] = set()  # names bound to the kept positions mapped back (`idx[keep]`)
     kept: str | None = None
@@ -299,15 +350,20 @@ def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str) -> Recipe | N
             if type(target) is not cst.Name:
                 return None
             name = target.value
+            if name in picked:
+                return None  # picked rows bound again: the call's arguments are read from one binding only
             if _is_mask(value, masks, labels, label):
                 masks.add(name)
-            elif _positions_of(value, masks, labels, label):
+            elif _positions_of(value, masks, labels, label) or _range_picked(value, ranges, masks, labels, label):
                 positions.add(name)
+            elif _rows_picked(value, masks | positions, labels, label):
+                if name in masks | positions | set(kept_local) | global_kept or name == label:
+                    return None
+                picked[name] = value  # type: ignore[assignment]
             elif type(value) is cst.Call and _names_nms(value.func):
                 if call is not None:
                     return None
-                picked = _picked_call(value, masks | positions, labels, label)
-                if picked is None:
+                if _picked_call(value, masks | positions, labels, label, picked) is None:
                     return None
                 call = value
                 kept_local[name] = value
@@ -317,8 +373,8 @@ def _recipe(loop: cst.For, labels: cst.BaseExpression, label: str) -> Recipe | N
                 return None
     if kept is None or call is None:
         return None
-    boxes, scores = _picked_call(call, masks | positions, labels, label)  # type: ignore[misc]
-    if kept in masks | positions | set(kept_local) | global_kept or kept == label:
+    boxes, scores = _picked_call(call, masks | positions, labels, label, picked)  # type: ignore[misc]
+    if kept in masks | positions | set(picked) | set(kept_local) | global_kept or kept == label:
         return None
     return Recipe(kept, marked, labels, call, boxes, scores)
 
@@ -436,26 +492,39 @@ def _names_nms(func: cst.BaseExpression) -> bool:
     return "nms" in lowered and not any(word in lowered for word in _OTHER_ALGORITHMS)
 
 
-def _picked_call(call: cst.Call, pickers: set[str], labels: cst.BaseExpression, label: str
+def _rows_picked(value: cst.BaseExpression, pickers: set[str], labels: cst.BaseExpression, label: str) -> bool:
+    """``tensor[p]`` where ``p`` picks the class (a mask or positions, named or written inline) and ``tensor`` is
+    free of the loop's names: the class's rows of a tensor of every candidate."""
+    value = strip_parens(value)
+    if type(value) is not cst.Subscript or len(value.slice) != 1 or type(value.slice[0].slice) is not cst.Index:
+        return False
+    picker = strip_parens(value.slice[0].slice.value)
+    if not (type(picker) is cst.Name and picker.value in pickers or _is_mask(picker, set(), labels, label)):
+        return False
+    return not variable_names(value.value) & (pickers | {label})
+
+
+def _picked_call(call: cst.Call, pickers: set[str], labels: cst.BaseExpression, label: str,
+                 named: dict[str, cst.Subscript] | None = None,
                  ) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
     """``(boxes, scores)`` of ``nms(boxes[p], scores[p], ...)`` where ``p`` picks the class (a mask or positions,
-    named or written inline), the other arguments free of the loop's names and no cap among them."""
+    named or written inline; the picked rows themselves written inline or a name in ``named`` bound to them), the
+    other arguments free of the loop's names and no cap among them."""
     if len(call.args) < 2 or any(a.star for a in call.args):
         return None
+    named = named or {}
     picked: list[cst.BaseExpression] = []
     for argument in call.args[:2]:
         value = strip_parens(argument.value)
-        if argument.keyword is not None or type(value) is not cst.Subscript or len(value.slice) != 1 \
-                or type(value.slice[0].slice) is not cst.Index:
+        if argument.keyword is not None:
             return None
-        picker = strip_parens(value.slice[0].slice.value)
-        if not (type(picker) is cst.Name and picker.value in pickers or _is_mask(picker, set(), labels, label)):
+        if type(value) is cst.Name and value.value in named:
+            value = named[value.value]
+        if not _rows_picked(value, pickers, labels, label):
             return None
-        if variable_names(value.value) & (pickers | {label}):
-            return None
-        picked.append(value.value)
+        picked.append(value.value)  # type: ignore[attr-defined]
     for argument in call.args[2:]:
-        if variable_names(argument.value) & (pickers | {label}):
+        if variable_names(argument.value) & (pickers | {label} | set(named)):
             return None
         if argument.keyword is not None and any(word in argument.keyword.value.lower() for word in _CAPS):
             return None
@@ -476,6 +545,19 @@ def _mapped_back(value: cst.BaseExpression, kept_local: dict[str, cst.Call], mas
     if type(base) is cst.Name:
         return base.value in positions
     return _positions_of(base, masks, labels, label)
+
+
+def _range_picked(value: cst.BaseExpression, ranges: frozenset[str], masks: set[str], labels: cst.BaseExpression,
+                  label: str) -> bool:
+    """``index[m]`` where ``index`` was bound to ``torch.arange(n)`` before the loop and ``m`` is the class's mask:
+    a boolean mask picks from a range of its own length (any other length raises) the positions it holds, in
+    order, as ``nonzero`` gives them."""
+    value = strip_parens(value)
+    if type(value) is not cst.Subscript or len(value.slice) != 1 or type(value.slice[0].slice) is not cst.Index:
+        return False
+    base = strip_parens(value.value)
+    return type(base) is cst.Name and base.value in ranges \
+        and _is_mask(value.slice[0].slice.value, masks, labels, label)
 
 
 def _last_binding(before: list[cst.BaseStatement], name: str) -> cst.BaseExpression | None:

@@ -6,11 +6,14 @@ sorted=True)``, ``torch.nonzero(..., as_tuple=False).squeeze(1)``), a class-awar
 (``(labels == c).nonzero(as_tuple=True)[0]``, the list concatenated only where it holds anything), a page-layout
 detector's evaluation (a mask per class, ``if m.sum() == 0: continue``, the kept positions mapped back through
 ``torch.nonzero(m)``), a per-class helper that binds the unique labels first and unpacks ``torch.where``, and
-torchvision's own ``_batched_nms_vanilla`` (the kept positions set in a mask). For each:
+torchvision's own ``_batched_nms_vanilla`` (the kept positions set in a mask), detectron2's ``batched_nms`` (the labels
+through ``torch.jit.annotate(List[int], torch.unique(idxs).cpu().tolist())``) and an anchor-free detector's
+``class_spec_nms_`` (the class's rows bound to names, its positions ``torch.arange(n)[class_mask]``). For each:
 the rewrite's text; eager mode unchanged; the original's TorchScript export keeps the example's classes and differs
 on another set, the rewritten one's equals eager mode on boxes with other classes, one class, no box, negative
 corners, tied scores and float labels. Not taken: a per-class cap, soft-NMS, the list read as a list, `unique` asked
-for more than its values, and a loop doing anything else. The reduced owndet variant (tests/recipe_variants/trt738/)
+for more than its values or reordered, a range that does not start at 0, picked rows bound again, and a loop doing
+anything else. The reduced owndet variant (tests/recipe_variants/trt738/)
 migrates to exit 0 with TRT397 and TRT738 applied.
 """
 
@@ -103,6 +106,39 @@ def suppress(boxes, scores, labels, iou_threshold=0.5):
     return torch.cat(keep)
 ''', "keep = [_trt_by_class(torchvision.ops.nms(_trt_classes_apart(boxes, labels), scores, "
      "iou_threshold=iou_threshold), labels)]"),
+    # facebookresearch/detectron2's `batched_nms` (tests/recipe_variants/trt738/detectron2_batched_nms.py): the class
+    # ids as Python ints through `.cpu().tolist()`, annotated for the scripting compiler; the kept positions in a mask
+    "ints for the labels, annotated": ('''
+from typing import List
+
+
+def suppress(boxes, scores, labels):
+    result_mask = scores.new_zeros(scores.size(), dtype=torch.bool)
+    for id in torch.jit.annotate(List[int], torch.unique(labels).cpu().tolist()):
+        mask = (labels == id).nonzero().view(-1)
+        keep = nms(boxes[mask], scores[mask], 0.5)
+        result_mask[mask[keep]] = True
+    keep = result_mask.nonzero().view(-1)
+    return keep[scores[keep].argsort(descending=True)]
+''', "result_mask[nms(_trt_classes_apart(boxes, labels), scores, 0.5)] = True"),
+    # an anchor-free detector's `class_spec_nms_` (tests/recipe_variants/trt738/anchor_free_class_spec_nms.py): the
+    # class's rows bound to names, its positions a range picked by its mask, `torch.concat`
+    "rows named, positions from a range": ('''
+def suppress(boxes, scores, class_labels):
+    unique_class_labels = class_labels.unique()
+    keep = []
+    index_tensor = torch.arange(boxes.shape[0])
+    for class_label in unique_class_labels:
+        class_mask = (class_labels == class_label)
+        class_boxes = boxes[class_mask]
+        class_scores = scores[class_mask]
+        class_index = index_tensor[class_mask]
+        keep_indices = torchvision.ops.nms(class_boxes, class_scores, 0.5)
+        keep.append(class_index[keep_indices])
+    keep = torch.concat(keep, dim=0)
+    return keep
+''', "keep = [_trt_by_class(torchvision.ops.nms(_trt_classes_apart(boxes, class_labels), scores, 0.5), "
+     "class_labels)]"),
     # pytorch/vision @ 2f3a43fbca2070ca6f0a863e7e92fcd750eb0c1a torchvision/ops/boxes.py `_batched_nms_vanilla`: the
     # kept positions set in a mask, read back in ascending order and sorted by score
     "torchvision's mask": ('''
@@ -253,6 +289,23 @@ NOT_TAKEN = {
     "another label than the loop's": SPELLINGS["owndet"][0].replace("labels == label", "labels == 1"),
     "the background class skipped": SPELLINGS["mask, skip, mapped inline"][0].replace(
         "if m.sum() == 0: continue", "if c == 0: continue"),
+    # a range from 1: its entries picked by the mask are not the class's positions
+    "a range that does not start at 0": SPELLINGS["rows named, positions from a range"][0].replace(
+        "torch.arange(boxes.shape[0])", "torch.arange(1, boxes.shape[0] + 1)"),
+    # a float range: the positions it gives are float, where the rewrite's are int64
+    "a float range": SPELLINGS["rows named, positions from a range"][0].replace(
+        "torch.arange(boxes.shape[0])", "torch.arange(boxes.shape[0], dtype=torch.float32)"),
+    # the range bound again in the loop, to the class's boxes: no longer the positions
+    "the range bound again in the loop": SPELLINGS["rows named, positions from a range"][0].replace(
+        "        class_index = index_tensor[class_mask]",
+        "        index_tensor = boxes[class_mask]\n        class_index = index_tensor[class_mask]"),
+    # the picked rows bound again after the NMS call (the call read the first binding)
+    "the picked rows bound again": SPELLINGS["rows named, positions from a range"][0].replace(
+        "        keep.append(class_index[keep_indices])",
+        "        keep.append(class_index[keep_indices])\n        class_boxes = scores[class_mask]"),
+    # the unique values reordered before the loop: not the classes in ascending order
+    "the unique values reversed": SPELLINGS["ints for the labels, annotated"][0].replace(
+        "torch.unique(labels).cpu().tolist()", "torch.unique(labels).flip(0).cpu().tolist()"),
 }
 
 
