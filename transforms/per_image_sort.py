@@ -19,10 +19,10 @@ from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRul
 from trtcodemod.transforms.per_image_nms import SORT_HELPER as HELPER, PerImageNms
 
 _ASSUMPTION = ("rows whose sort keys tie within an image keep the order of their positions (the loop's sort, not "
-               "stable unless asked to be, may order them otherwise; TensorRT does not document its TopK's order of "
-               "ties); with a cap of 1 to 3840 a NaN key ranks with an infinite one (`torch.sort` puts NaN past "
-               "every number); the image-index column and the sort key are read from the same rows tensor the loop "
-               "picks from, unchanged during the loop")
+               "stable unless asked to be, or its TopK may order them otherwise; TensorRT does not document its "
+               "TopK's order of ties); with a cap of 1 to 3840 a NaN key ranks with an infinite one (`torch.sort` "
+               "puts NaN past every number); the image-index column and the sort key are read from the same rows "
+               "tensor the loop picks from, unchanged during the loop")
 
 _LOOP = ("for i in range(batch_size):\n"
          "    (pick,) = torch.where(i == preds[:, 5])\n"
@@ -44,10 +44,15 @@ class _Body:
     key: cst.BaseExpression | None = None
     descending: bool = False
     cap: cst.BaseExpression | None = None
+    #: The pick binds the picked rows themselves (``x = rows[rows[:, c] == i]``), not their positions.
+    masked: bool = False
+    #: The name bound to ``min(k, <the image's row count>)``, a TopK's K: the cap ``k`` where no more rows are left.
+    limit: str = ""
+    limit_cap: cst.BaseExpression | None = None
 
 
 class PerImageSort(RuntimeScopeRule):
-    needs_text = spelled("where", "nonzero")
+    needs_text = (b"==",)  # every pick compares the image column with the loop's index
     info = RuleInfo(
         id="TRT737",
         name="per-image-sorted-rows",
@@ -57,12 +62,18 @@ class PerImageSort(RuntimeScopeRule):
 What it finds, in run-time code: a list filled by a loop over the images, `out = []` / `for i in
 range(n):` / `out.append(...)`, only concatenated along its first axis after it, whose body
 - picks the rows of image `i` of a rows tensor by its image-index column: `(p,) = torch.where(i ==
-  rows[:, c])` (or `rows[:, c] == i`, `p, = ...`, `torch.where(...)[0]`, `(...).nonzero(as_tuple=True)[0]`);
+  rows[:, c])` (or `rows[:, c] == i`, `p, = ...`, `torch.where(...)[0]`, `(...).nonzero(as_tuple=True)[0]`),
+  or the rows themselves by that mask, `x = rows[rows[:, c] == i]` (then `x` stands for `rows[p]`);
+- may skip an image without rows: `if x.numel() == 0: continue` (`len(x)`, `x.shape[0]`, `x.size(0)`; `p`
+  too): it appends nothing, which the concatenation does not tell from its zero rows;
 - may sort them by one of their columns: `o = rows[p, s].sort(descending=True)[1]` (or `.indices`,
-  `_, o = ....sort(...)`, `.argsort(...)`, `torch.argsort(..., descending=True)`; ascending too);
-- appends them, sorted, maybe capped: `rows[p][o][:k]` (also `rows[p, :]`, `[:k, :]`, `rows[p][o[:k]]`).
+  `_, o = ....sort(...)`, `.argsort(...)`, `torch.argsort(..., descending=True)`; ascending too; `x[:, s]`),
+  or keep the best of them by a sorted TopK whose K is `min(k, <the image's row count>)` (bound to a name
+  first or not; `largest=False` ascending): the sort cut at `k`;
+- appends them, sorted, maybe capped: `rows[p][o][:k]` (also `rows[p, :]`, `[:k, :]`, `rows[p][o[:k]]`, `x[o]`).
 
-fastface's `FaceDetector._postprocess` keeps each image's best `keep_n` candidates so before one batched NMS.
+fastface's `FaceDetector._postprocess` keeps each image's best `keep_n` candidates so before one batched NMS;
+United-Perception's `RpnMerger.merge` keeps each image's best `top_n` proposals by a TopK.
 
 Why it hurts: a traced export runs the loop with the example's batch: at another batch size the graph
 returns the example's number of images (ONNX Runtime drops the others' rows or fails on missing ones).
@@ -77,7 +88,8 @@ specifies; otherwise each row's rank is counted by pairwise comparisons (NaN fir
 image's offset plus their rank.
 
 Fix safety: unsafe: {_ASSUMPTION}. Not taken: a body that does anything else, a name it binds read after
-the loop, a rows tensor or column the loop changes.""",
+the loop, a rows tensor or column the loop changes, a TopK unsorted or of a K that is not `min(k, <the image's
+row count>)`, a skip that does more than `continue`.""",
         fix=Safety.UNSAFE,
         assumption=_ASSUMPTION,
         examples=(
@@ -112,8 +124,9 @@ the loop, a rows tensor or column the loop changes.""",
             return
         index = node.target.value
         body = node.body.body if type(node.body) is cst.IndentedBlock else ()
-        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in body]
-        if len(small) < 2 or any(s is None for s in small):
+        small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1
+                 else s if type(s) is cst.If else None for s in body]
+        if len(small) < 2 or any(s is None for s in small) or type(small[-1]) is cst.If:
             return
         rule = PerImageNms  # its list helpers, on this rule's context
         target = rule._appended(self, small[-1])
@@ -122,11 +135,12 @@ the loop, a rows tensor or column the loop changes.""",
             return
         found = _Body()
         for statement in small[:-1]:
-            if not self._statement(statement, index, found):
+            if not (self._skips_empty(statement, found) if type(statement) is cst.If
+                    else self._statement(statement, index, found)):
                 return
         if not found.pick or not self._appended_rows(small[-1].value.args[0].value, found):
             return
-        bound = {index, found.pick, *found.sorted_names}
+        bound = {index, found.pick, *found.sorted_names} | ({found.limit} if found.limit else set())
         if found.cap is not None and any(type(n) is cst.Name and n.value in bound for n in walk(found.cap)) \
                 or found.rows.split(".")[0].split("[")[0] in bound or rule._read_after(self, block, position, bound):
             return  # a cap that changes image by image, rows the loop binds anew, a name read after the loop
@@ -169,15 +183,80 @@ the loop, a rows tensor or column the loop changes.""",
         names = _names(statement.targets[0].target)
         value = strip_parens(statement.value)
         if not found.pick and len(names) == 1:
-            picked = self._pick(value, index, tuple_target=type(statement.targets[0].target) in (cst.Tuple, cst.List))
+            tuple_target = type(statement.targets[0].target) in (cst.Tuple, cst.List)
+            picked = self._pick(value, index, tuple_target=tuple_target)
+            if picked is None and not tuple_target:
+                picked, found.masked = self._masked_pick(value, index), True
             if picked is None:
                 return False
             found.rows, found.column = picked
             found.pick = names[0]
             return True
+        if found.pick and not found.order and not found.limit and type(statement.targets[0].target) is cst.Name \
+                and self._row_limit(value, found) is not None:
+            found.limit, found.limit_cap = names[0], self._row_limit(value, found)
+            return True
         if found.pick and not found.order and names:
             return self._sort(value, names, found)
         return False
+
+    def _masked_pick(self, value: cst.BaseExpression, index: str) -> tuple[str, cst.BaseExpression] | None:
+        """(the rows tensor, the column) of ``rows[rows[:, c] == i]`` (or ``i == rows[:, c]``): the rows the mask
+        picks, in their order, as ``rows[torch.where(mask)[0]]`` picks them."""
+        if type(value) is not cst.Subscript or len(value.slice) != 1 or type(value.slice[0].slice) is not cst.Index \
+                or not plain_read(value.value):
+            return None
+        found = self._image_column(strip_parens(value.slice[0].slice.value), index)
+        return found if found is not None and found[0] == code_of(value.value).strip() else None
+
+    def _count_of(self, node: cst.BaseExpression, found: _Body) -> bool:
+        """Is ``node`` the number of the picked rows: ``x.shape[0]``, ``x.size(0)``, ``len(x)`` (``x`` the picked
+        rows, or their positions ``p``), ``x.numel()`` of the positions?"""
+        node = strip_parens(node)
+        if type(node) is cst.Subscript and type(node.value) is cst.Attribute and node.value.attr.value == "shape" \
+                and len(node.slice) == 1 and code_of(node.slice[0].slice).strip() == "0":
+            return _is_name(node.value.value, found.pick)
+        if type(node) is not cst.Call:
+            return False
+        if PerImageNms._builtin_call(self, node, "len") is not None and len(node.args) == 1:
+            return _is_name(node.args[0].value, found.pick)
+        if type(node.func) is cst.Attribute and _is_name(node.func.value, found.pick):
+            args = [code_of(a).strip().rstrip(",") for a in node.args]
+            return node.func.attr.value == "size" and args == ["0"] \
+                or node.func.attr.value == "numel" and not args and not found.masked
+        return False
+
+    def _row_limit(self, value: cst.BaseExpression, found: _Body) -> cst.BaseExpression | None:
+        """``k`` of ``min(k, <the picked rows' count>)`` (either order): a TopK's K that takes every row where
+        fewer than ``k`` are left, so that TopK is the sort cut at ``k``."""
+        call = PerImageNms._builtin_call(self, value, "min")
+        if call is None or len(call.args) != 2 or any(a.keyword is not None or a.star for a in call.args):
+            return None
+        first, second = (strip_parens(a.value) for a in call.args)
+        for cap, count in ((first, second), (second, first)):
+            if self._count_of(count, found) and (plain_read(cap) or int_value(cap) is not None):
+                return cap
+        return None
+
+    def _skips_empty(self, statement: cst.If, found: _Body) -> bool:
+        """``if x.numel() == 0: continue`` (``len(x)``, ``x.shape[0]``, ``x.size(0)``), ``x`` the picked rows or
+        their positions: an image with no row appends nothing, which the concatenation does not tell from its zero
+        rows."""
+        if not found.pick or statement.orelse is not None or type(statement.body) is not cst.IndentedBlock \
+                or len(statement.body.body) != 1:
+            return False
+        [line] = statement.body.body
+        if type(line) is not cst.SimpleStatementLine or len(line.body) != 1 or type(line.body[0]) is not cst.Continue:
+            return False
+        test = strip_parens(statement.test)
+        if type(test) is not cst.Comparison or len(test.comparisons) != 1 \
+                or type(test.comparisons[0].operator) is not cst.Equal:
+            return False
+        sides = [strip_parens(test.left), strip_parens(test.comparisons[0].comparator)]
+        return any(int_value(a) == 0 and type(a) is cst.Integer and (self._count_of(b, found) or type(b) is cst.Call
+                   and type(b.func) is cst.Attribute and b.func.attr.value == "numel" and not b.args
+                   and _is_name(b.func.value, found.pick))
+                   for a, b in (sides, sides[::-1]))
 
     def _pick(self, value: cst.BaseExpression, index: str, tuple_target: bool) \
             -> tuple[str, cst.BaseExpression] | None:
@@ -225,6 +304,10 @@ the loop, a rows tensor or column the loop changes.""",
         if type(call) is not cst.Call:
             return False
         method = type(call.func) is cst.Attribute and not self.context.qualified_names(call.func)
+        topk = method and call.func.attr.value == "topk" or self.context.refers_to(call.func, "torch.topk") \
+            and bool(call.args) and call.args[0].keyword is None
+        if topk and take_indices:
+            return self._topk(call, method, names, found)
         if method and call.func.attr.value == "sort" and take_indices:
             subject, args = call.func.value, list(call.args)
         elif method and call.func.attr.value == "argsort" and len(names) == 1 and not take_indices:
@@ -252,10 +335,54 @@ the loop, a rows tensor or column the loop changes.""",
         found.key, found.descending, found.order, found.sorted_names = key, descending, names[-1], tuple(names)
         return True
 
+    def _topk(self, call: cst.Call, method: bool, names: list[str], found: _Body) -> bool:
+        """``_, o = torch.topk(key, k=K, sorted=True)`` (``key.topk(K)``, ``largest=False``), ``K`` the name bound
+        to ``min(k, <the picked rows' count>)`` or that call itself: the sort (descending where ``largest``) cut
+        at ``k``; its indices order the picked rows."""
+        subject = call.func.value if method else call.args[0].value
+        args = list(call.args) if method else list(call.args[1:])
+        descending, limit = True, None
+        for position, arg in enumerate(args):
+            keyword = arg.keyword.value if arg.keyword is not None else None
+            text = code_of(arg.value).strip()
+            if arg.star:
+                return False
+            if keyword == "k" or keyword is None and position == 0:
+                limit = strip_parens(arg.value)
+            elif keyword == "dim" or keyword is None and position == 1:
+                if text not in ("0", "-1"):
+                    return False
+            elif keyword == "largest" or keyword is None and position == 2:
+                if text not in ("True", "False"):
+                    return False
+                descending = text == "True"
+            elif keyword == "sorted" or keyword is None and position == 3:
+                if text != "True":
+                    return False  # unsorted: the kept rows in an order of TopK's choosing
+            else:
+                return False
+        if limit is None:
+            return False
+        if found.limit and _is_name(limit, found.limit):
+            cap = found.limit_cap
+        elif not found.limit:
+            cap = self._row_limit(limit, found)
+        else:
+            return False
+        key = self._picked_column(strip_parens(subject), found)
+        if cap is None or key is None:
+            return False
+        found.key, found.descending, found.order, found.sorted_names = key, descending, names[-1], tuple(names)
+        found.cap = cap
+        return True
+
     def _picked_column(self, node: cst.BaseExpression, found: _Body) -> cst.BaseExpression | None:
         """``c`` of ``rows[p, c]``, ``rows[p][:, c]`` or ``rows[p, :][:, c]``."""
         if type(node) is not cst.Subscript:
             return None
+        if found.masked:  # `x[:, c]`, `x` the picked rows
+            return _literal(node.slice[1]) if len(node.slice) == 2 and _is_name(node.value, found.pick) \
+                and code_of(node.slice[0].slice).strip() == ":" else None
         if len(node.slice) == 2 and _is_name(node.value, found.rows) \
                 and _is_name(_index(node.slice[0]), found.pick):
             return _literal(node.slice[1])
@@ -268,6 +395,8 @@ the loop, a rows tensor or column the loop changes.""",
     def _picks(node: cst.BaseExpression, found: _Body) -> bool | None:
         """True for ``rows[p]`` or ``rows[p, :]``; None otherwise."""
         node = strip_parens(node)
+        if found.masked:  # the picked rows themselves
+            return True if _is_name(node, found.pick) else None
         if type(node) is not cst.Subscript or not _is_name(node.value, found.rows) \
                 or not _is_name(_index(node.slice[0]), found.pick):
             return None
@@ -280,6 +409,8 @@ the loop, a rows tensor or column the loop changes.""",
         ``rows[p, :][o][:k, :]``, ``rows[p][o[:k]]``, ``rows[p][o]``, ``rows[p][:k]`` (no sort)?"""
         node = strip_parens(value)
         cap = _cap(node)
+        if cap is not None and found.cap is not None:
+            return False  # a TopK's cap, then another
         if cap is not None:
             found.cap, node = cap, strip_parens(node.value)  # type: ignore[attr-defined]
         if found.order:

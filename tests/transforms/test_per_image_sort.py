@@ -61,6 +61,38 @@ SPELLINGS = {
                 "_trt_rows_by_image(preds, preds[:, 5], None, False, keep_n, batch_size)"),
     "no cap": ((("preds[pick_n, :][order][:keep_n, :]", "preds[pick_n][order]"),),
                "_trt_rows_by_image(preds, preds[:, 5], preds[:, 4], True, None, batch_size)"),
+    # United-Perception's `RpnMerger.merge`: the rows picked by a mask, an image without rows skipped, a TopK of
+    # K = min(cap, rows) (the sort cut at the cap)
+    "mask, skip, topk": ((("""        (pick_n,) = torch.where(batch_idx == preds[:, 5])
+        order = preds[pick_n, 4].sort(descending=True)[1]
+        batch_preds.append(preds[pick_n, :][order][:keep_n, :])
+""", """        image = preds[preds[:, 5] == batch_idx]
+        if image.numel() == 0:
+            continue
+        k = min(keep_n, image.shape[0])
+        _, order = torch.topk(image[:, 4], k=k, sorted=True)
+        batch_preds.append(image[order])
+"""),), "_trt_rows_by_image(preds, preds[:, 5], preds[:, 4], True, keep_n, batch_size)"),
+    "mask, argsort, cap": ((("""        (pick_n,) = torch.where(batch_idx == preds[:, 5])
+        order = preds[pick_n, 4].sort(descending=True)[1]
+        batch_preds.append(preds[pick_n, :][order][:keep_n, :])
+""", """        image = preds[batch_idx == preds[:, 5]]
+        order = image[:, 4].argsort(descending=True)
+        batch_preds.append(image[order][:keep_n])
+"""),), "_trt_rows_by_image(preds, preds[:, 5], preds[:, 4], True, keep_n, batch_size)"),
+    "mask, smallest by topk": ((("""        (pick_n,) = torch.where(batch_idx == preds[:, 5])
+        order = preds[pick_n, 4].sort(descending=True)[1]
+        batch_preds.append(preds[pick_n, :][order][:keep_n, :])
+""", """        image = preds[preds[:, 5] == batch_idx]
+        order = image[:, 3].topk(min(len(image), keep_n), 0, False)[1]
+        batch_preds.append(image[order])
+"""),), "_trt_rows_by_image(preds, preds[:, 5], preds[:, 3], False, keep_n, batch_size)"),
+    "positions, skip by len, no sort": ((("""        order = preds[pick_n, 4].sort(descending=True)[1]
+        batch_preds.append(preds[pick_n, :][order][:keep_n, :])
+""", """        if len(pick_n) == 0:
+            continue
+        batch_preds.append(preds[pick_n][:keep_n])
+"""),), "_trt_rows_by_image(preds, preds[:, 5], None, False, keep_n, batch_size)"),
 }
 
 
@@ -89,10 +121,26 @@ def test_each_spelling_is_rewritten_and_runs_as_the_loop(name: str, tmp_path) ->
     after = rewrite(code, unsafe=True, select=RULE)
     assert f"        batch_preds.append({SPELLINGS[name][1]})\n" in after
     assert rewrite(after, unsafe=True, select=RULE) == after  # idempotent
-    before_fn, after_fn = import_source(code, tmp_path)["best"], import_source(after, tmp_path)["best"]
-    for images, per_image, keep in ((1, 5, 3), (3, 7, 4), (2, 0, 2), (4, 9, 0)):
+    before_fn = import_source(code, tmp_path)["best"]
+    namespace = import_source(after, tmp_path)
+    after_fn = namespace["best"]
+    for images, per_image, keep in ((1, 5, 3), (3, 7, 4), (2, 0, 2), (4, 9, 0), (3, 2, 5), (5, 3, 1)):
         rows = _rows(images, per_image, seed=images * 10 + keep)
-        assert torch.equal(before_fn(rows, images, keep), after_fn(rows, images, keep))
+        if images == 5:
+            rows[:, 3:5] -= 20.0  # negative keys
+            rows[rows[:, 5] == 2, 5] = 9.0  # image 2 keeps no row
+        try:
+            want = before_fn(rows, images, keep)
+        except ValueError:  # every image skipped: nothing to concatenate, in both
+            with pytest.raises(ValueError):
+                after_fn(rows, images, keep)
+            continue
+        assert torch.equal(want, after_fn(rows, images, keep))  # eager: the loop itself
+        namespace["_trt_tracing"] = lambda: True  # the branch a trace takes: the helper, on the same rows
+        try:
+            assert torch.equal(want, after_fn(rows, images, keep)), (images, per_image, keep)
+        finally:
+            namespace["_trt_tracing"] = lambda: False
 
 
 def _stable_loop(rows: torch.Tensor, count: int, keyed: bool, descending: bool, cap: int | None) -> torch.Tensor:
@@ -222,6 +270,54 @@ def test_other_loops_are_left(change: tuple[str, str]) -> None:
     if "top, order" in code:
         code = code.replace("    return batch_preds\n", "    return batch_preds, top\n")
     assert code != LOOP
+    assert rewrite(code, unsafe=True, select=RULE) == code
+
+
+MASKED = '''\
+import torch
+
+
+def best(preds, batch_size, keep_n):
+    batch_preds = []
+    for batch_idx in range(batch_size):
+        image = preds[preds[:, 5] == batch_idx]
+        if image.numel() == 0:
+            continue
+        k = min(keep_n, image.shape[0])
+        _, order = torch.topk(image[:, 4], k=k, sorted=True)
+        batch_preds.append(image[order])
+    return torch.cat(batch_preds, dim=0)
+'''
+
+
+def test_the_masked_form_is_taken() -> None:
+    assert "_trt_rows_by_image(preds, preds[:, 5], preds[:, 4], True, keep_n, batch_size)" in rewrite(
+        MASKED, unsafe=True, select=RULE)
+
+
+@pytest.mark.parametrize("change", [
+    # TopK's order of its kept rows is its own
+    ("sorted=True", "sorted=False"),
+    # K is the cap alone: the loop fails on an image with fewer rows, the helper would not
+    ("k=k, sorted", "k=keep_n, sorted"),
+    # K is not the image's count
+    ("min(keep_n, image.shape[0])", "min(keep_n, preds.shape[0])"),
+    # the guard stops the loop at an empty image (the later images are not appended)
+    ("            continue\n", "            break\n"),
+    # the guard tests another tensor
+    ("if image.numel() == 0:", "if preds.numel() == 0:"),
+    # the guard does something else too
+    ("            continue\n", "            print(batch_idx)\n            continue\n"),
+    # the mask picks from other rows than those its column is read from
+    ("image = preds[preds[:, 5] == batch_idx]", "image = preds[:, :5][preds[:, 5] == batch_idx]"),
+    # a second cap after the TopK's
+    ("batch_preds.append(image[order])", "batch_preds.append(image[order][:2])"),
+    # the TopK's count read after the loop
+    ("    return torch.cat(batch_preds, dim=0)\n", "    return torch.cat(batch_preds, dim=0), k\n"),
+])
+def test_other_masked_loops_are_left(change: tuple[str, str]) -> None:
+    code = MASKED.replace(*change)
+    assert code != MASKED
     assert rewrite(code, unsafe=True, select=RULE) == code
 
 

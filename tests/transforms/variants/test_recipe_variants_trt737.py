@@ -2,10 +2,15 @@
 
 Each variant in ``tests/recipe_variants/trt737/`` is a small runnable model reduced from real code (cited in its
 docstring): fastface 0.1.4's ``FaceDetector._postprocess`` (the image column 5 of rows with a score in 4), its later
-form that keeps the landmarks and reads the image from the last column (``preds[:, -1]``), and a CenterNet head's
+form that keeps the landmarks and reads the image from the last column (``preds[:, -1]``), a CenterNet head's
 ``decode`` by the same author (the image column 0, the score in 5, the loop's count from ``cls_logits.shape[0]``, the
-concatenation scaled in place afterwards). All three are one author's (borhanMorphy): the recipe's bar of five authors
-is not met here; NOT_TAKEN lists the relatives of other authors that were read and why they stay out.
+concatenation scaled in place afterwards), and United-Perception's ``RpnMerger.merge`` (ModelTC: the image column 0,
+the rows picked by the mask itself, an image without rows skipped by ``continue``, a sorted TopK of K =
+``min(top_n, rows)`` as the sort and the cap). The first three are one author's (borhanMorphy), the fourth another
+owner's: two owners, so the recipe's bar of five owners is NOT met here. NOT_TAKEN lists the relatives of other
+authors that were read and why they stay out (a code search over detection, 3-D detection, keypoint and deployment
+code found no other owner's loop of this meaning in a form to take: parallel tensors, comprehensions, padded slots
+or contiguous blocks instead of one rows tensor picked image by image).
 
 From the code alone the rule finds each loop and writes the helper call; eager mode is the loop itself (unchanged on
 every set); the original's TorchScript export unrolls the loop with the example's two images, the rewritten one's
@@ -15,6 +20,7 @@ scores, where images keep more rows than the cap; ``migrate`` applies TRT737 at 
 
 from __future__ import annotations
 
+import re
 import shutil
 from pathlib import Path
 from unittest import mock
@@ -23,8 +29,8 @@ import numpy as np
 import pytest
 import torch
 from support import migrate_json
-from variant_models import (assert_eager_unchanged, assert_follows_the_batch, axes_json, built_variant,
-                            export_variant, seeded)
+from variant_models import (assert_cited_by_distinct_owners, assert_eager_unchanged, assert_follows_the_batch,
+                            axes_json, built_variant, export_variant, seeded)
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -40,7 +46,18 @@ TAKEN: dict[str, tuple[str, int, int]] = {
     "centernet_head_decode": (
         "batch_preds.append(_trt_rows_by_image(preds, preds[:, 0], preds[:, 5], True, keep_n, "
         "cls_logits.shape[0]))", 0, 3),
+    "modeltc_rpn_merger": (
+        "merged_rois.append(_trt_rows_by_image(mlvl_rois, mlvl_rois[:, 0], mlvl_rois[:, 5], True, self.top_n, B))",
+        0, 3),
 }
+
+#: variant -> the score column of its output rows, and where its cap is set (attributes from the model down)
+SCORE_COLUMN = {"fastface_postprocess": 4, "fastface_landmarks_last_column": 4, "centernet_head_decode": 5,
+                "modeltc_rpn_merger": 5}
+CAP_AT = {"fastface_postprocess": ("keep_n",), "fastface_landmarks_last_column": ("keep_n",),
+          "centernet_head_decode": ("keep_n",), "modeltc_rpn_merger": ("merger", "top_n")}
+#: one variant of each owner (the others are the same owner's)
+BY_OWNER = ["fastface_postprocess", "modeltc_rpn_merger"]
 
 #: Relatives of the recipe by other authors, found by code search and left out (their repositories not pinned
 #: to a commit here: the search's excerpts do not name them).
@@ -49,6 +66,31 @@ NOT_TAKEN = {
                               "sigmoid with K = min(count, MAX_NPOINTS): several parallel tensors, not one rows tensor",
     "VoxelNeXt _topk_1d": "two nested TopKs (per class, then over classes) of a masked score table, returning "
                           "indices and classes: not rows sorted and capped",
+    "PVT-SSD-like vote and key-voxel layers": "`indices[indices[:, 0] == bs_idx]` and `features[...]` (up to four "
+                                              "tensors by one mask), `torch.topk` of a sigmoid with a fixed K: "
+                                              "several parallel tensors, and a K the image may lack rows for",
+    "LightGlue SuperPoint (cvg/LightGlue @ 1fd587b6f5a7a0befd31188f1e5d2f05740006d7, lightglue/superpoint.py:"
+    "189-205, 224)": "`best_kp = torch.where(scores > threshold)` over the batch, then list comprehensions "
+                     "`[torch.stack(best_kp[1:3], -1)[best_kp[0] == i] for i in range(b)]` and the scores alike, "
+                     "each image capped by `top_k_keypoints` (a TopK in a function of its own), then "
+                     "`torch.stack`: parallel lists, comprehensions, a stack (equal counts), not one rows tensor "
+                     "concatenated",
+    "super-gradients PickNMSPredictionsAndReturnAsBatchedResult (Deci-AI/super-gradients @ "
+    "0515496b76db7e53cba771e6d867122c25dfb283, src/super_gradients/conversion/onnx/nms.py:93-99)":
+        "each image's NMS rows picked by a mask row `predictions[masks[i]]`, padded and cut to "
+        "`max_predictions_per_image` and written into a fixed slot `batch_predictions[i]`: no sort (the NMS order), "
+        "padded slots of a batch fixed at construction, not a concatenation (TRT393's kind); its flat form is "
+        "already computed at once",
+    "an OpenMMLab-derived easydeploy `sort_nms_index` (found by code search; repository not named)":
+        "the NMS index rows sorted by their image column, then per image a slice `[start:end]` of the contiguous "
+        "block re-sorted by score in place and cut by rebuilding the tensor with `torch.cat`: blocks by cumulative "
+        "counts and in-place writes, not a pick by the image column",
+    "a Faster R-CNN's RPN (found by code search; repository not named)":
+        "`keep = torch.cat([keep[imidx[keep] == i][:imtop] for i in range(n)])` after a batched NMS: a list "
+        "comprehension over an index vector with the image read from a parallel tensor, no for loop appending",
+    "United-Perception's RetinaMerger / RetinaMergerMultiCls (same file as RpnMerger)":
+        "the same per-image pick, but a per-class NMS between the sort and the cap: an NMS, not rows sorted and "
+        "capped (the owner is counted once, by RpnMerger)",
 }
 
 
@@ -65,7 +107,8 @@ def _sets(seed: int) -> dict[str, tuple[torch.Tensor]]:
 
 
 #: A fill that leaves the middle image of "an-image-without-rows" no row over the threshold.
-EMPTY_FILL = {"fastface_postprocess": 40.0, "fastface_landmarks_last_column": 40.0, "centernet_head_decode": -40.0}
+EMPTY_FILL = {"fastface_postprocess": 40.0, "fastface_landmarks_last_column": 40.0, "centernet_head_decode": -40.0,
+              "modeltc_rpn_merger": 40.0}
 
 
 def _variant_sets(name: str) -> dict[str, tuple[torch.Tensor]]:
@@ -114,26 +157,33 @@ def test_eager_is_unchanged_and_the_graph_follows_the_batch(variant: dict) -> No
     name, original = variant["name"], variant["original"]
     sets = _variant_sets(name)
     column, cap = TAKEN[name][1], TAKEN[name][2]
+    *path, attribute = CAP_AT[name]
+    holder = original
+    for step in path:
+        holder = getattr(holder, step)
     with torch.no_grad():
         # the cap bites (an image has more rows than it without the cap), and one image keeps none
-        original_cap = original.keep_n
-        original.keep_n = 10 ** 6
+        original_cap = getattr(holder, attribute)
+        assert original_cap == cap
+        setattr(holder, attribute, 10 ** 6)
         uncapped = _counts(original(*sets["batch-3"]), column, 3)
-        original.keep_n = original_cap
+        setattr(holder, attribute, original_cap)
         assert max(uncapped) > cap, uncapped
         assert max(_counts(original(*sets["batch-3"]), column, 3)) == cap
         assert _counts(original(*sets["an-image-without-rows"]), column, 3)[1] == 0
-        scores = original(*sets["ties"])[:, 4 if name.startswith("fastface") else 5]
+        scores = original(*sets["ties"])[:, SCORE_COLUMN[name]]
         assert scores.unique().numel() < scores.numel()  # tied scores among the kept rows
     ties = sets.pop("ties")
     example = variant["module"].inputs(seeded(0))
     assert_follows_the_batch(original, variant["rewritten"], variant["module"], example, sets, variant["folder"])
     # tied scores: eager mode unchanged; the graph keeps ties in their rows' order (the rule's assumption), which is
-    # the loop run with a stable sort (the loop's own sort may order them otherwise, and the cap may cut through them)
+    # the loop run with a stable sort (the loop's own sort or TopK may order them otherwise, and the cap may cut
+    # through them)
     assert_eager_unchanged(original, variant["rewritten"], {"ties": ties})
     session, _ = export_variant(variant["rewritten"], example, variant["module"].DYNAMIC,
                                 variant["folder"] / "ties.onnx", variant["folder"])
-    with mock.patch.object(torch.Tensor, "sort", _stable_sort), torch.no_grad():
+    with mock.patch.object(torch.Tensor, "sort", _stable_sort), mock.patch.object(torch, "topk", _stable_topk), \
+            torch.no_grad():
         want = original(*ties).numpy()
     [got] = session.run(None, {"x": ties[0].numpy()})
     assert got.shape == want.shape and np.allclose(got, want, rtol=0, atol=1e-5), (got, want)
@@ -141,6 +191,16 @@ def test_eager_is_unchanged_and_the_graph_follows_the_batch(variant: dict) -> No
 
 def _stable_sort(self: torch.Tensor, *args, **kwargs):
     return torch.sort(self, *args, stable=True, **kwargs)
+
+
+_SORT = torch.sort
+
+
+def _stable_topk(values: torch.Tensor, k: int, dim: int = -1, largest: bool = True, sorted: bool = True):
+    """``torch.topk`` with ties kept in their positions' order: a stable sort cut at ``k``."""
+    assert sorted and dim in (0, -1) and values.dim() == 1
+    kept, order = _SORT(values, descending=largest, stable=True)
+    return kept[:k], order[:k]
 
 
 def test_migrate_applies_the_rule_at_first_contact(variant: dict, tmp_path: Path) -> None:
@@ -155,6 +215,9 @@ def test_migrate_applies_the_rule_at_first_contact(variant: dict, tmp_path: Path
 
 
 def test_the_variants_cite_their_sources() -> None:
+    # each cites one repository at a full commit; one variant of each owner: as many owners as those variants
     for name in TAKEN:
-        text = (HERE / f"{name}.py").read_text()
-        assert "borhanMorphy/" in text and " @ " in text, name
+        assert_cited_by_distinct_owners(HERE, [name], count=1)
+    assert_cited_by_distinct_owners(HERE, BY_OWNER, count=len(BY_OWNER))
+    owners = {re.search(r"\b([\w.-]+)/[\w.-]+ @ ", (HERE / f"{name}.py").read_text()).group(1) for name in TAKEN}
+    assert owners == {"borhanMorphy", "ModelTC"}, owners  # the recipe's bar of five owners is not met (docstring)
