@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from support import TESTS, import_file, rewrite, rules_found
+from support import import_file, rewrite, rules_found
 
 FORMS = """
 import torch
@@ -228,80 +228,8 @@ def centred(x, k: int):
     assert not torch.equal(eager, traced)
 
 
-VARIANTS = TESTS / "recipe_variants" / "trt396"
-NERF = VARIANTS / "nerf_pytorch_batchify.py"
-
-
-def test_nerf_batchify_is_unchanged_in_eager_mode_and_its_graph_follows_the_rays(tmp_path: Path) -> None:
-    from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, export_variant,
-                                graph_matches, rewritten_variant, seeded)
-
-    variant = rewritten_variant(NERF, "TRT396", tmp_path)
-    assert_unsafe_rewrite(variant, ("return (fn(inputs) if _trt_tracing() else torch.cat([fn(inputs[i:i+chunk]) "
-                                    "for i in range(0, inputs.shape[0], chunk)], 0))",), "TRT396")
-    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
-    example = module.inputs(seeded(0))
-    sets = {"1 ray": module.inputs(seeded(1), 1), "5 rays": module.inputs(seeded(2), 5),
-            "7 rays of 3": module.inputs(seeded(3), 7, 3)}
-    specials = example[0].clone()
-    specials[0, 0, 0], specials[1, 1, 1] = float("inf"), float("nan")
-    assert_eager_unchanged(original, rewritten, {**sets, "example": example, "zeros": (torch.zeros(2, 4, 3),),
-                                                 "negatives": (-example[0].abs(),), "inf and NaN": (specials,)})
-    for model in (original, rewritten):  # no rays: no chunk to concatenate, the same error before as after
-        with pytest.raises(ValueError, match="non-empty list"):
-            model(torch.zeros(0, 4, 3))
-    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
-    assert graph_matches(before, original, example)
-    assert not graph_matches(before, original, sets["5 rays"])  # two chunks of the twelve traced points
-    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **sets}.items():
-        assert_graph_within(after, original, inputs, 1e-5, label)
-
-
-STAP = VARIANTS / "stap_split_model.py"
-MOCHI = VARIANTS / "diffusers_mochi_chunked_group_norm.py"
-
-
-@pytest.mark.parametrize(("path", "fragment", "sizes"), [
-    (STAP, "        y = ([self.model(x)] if _trt_tracing() else [self.model(x_split) for x_split in "
-           "x.split(self.batch_size)])", [(1, 16), (5, 16), (7, 9)]),
-    (MOCHI, "        output = (self.norm_layer(x) if _trt_tracing() else torch.cat([self.norm_layer(chunk) for chunk "
-            "in x.split(self.chunk_size, dim=0)], dim=0))", [(1, 2), (5, 3), (3, 1)]),
-], ids=["stap", "diffusers-mochi"])
-def test_split_variants_are_unchanged_in_eager_mode_and_their_graphs_follow_the_batch(
-        tmp_path: Path, path: Path, fragment: str, sizes: list) -> None:
-    from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, export_variant,
-                                graph_matches, rewritten_variant, seeded)
-
-    variant = rewritten_variant(path, "TRT396", tmp_path)
-    assert_unsafe_rewrite(variant, (fragment,), "TRT396")
-    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
-    example = module.inputs(seeded(0))
-    sets = {f"sizes {size}": module.inputs(seeded(sum(size)), *size) for size in sizes}
-    specials = example[0].clone()
-    specials.view(-1)[0], specials.view(-1)[-1] = float("inf"), float("nan")
-    assert_eager_unchanged(original, rewritten, {**sets, "example": example, "zeros": (torch.zeros_like(example[0]),),
-                                                 "negatives": (-example[0].abs(),), "inf and NaN": (specials,)})
-    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
-    assert graph_matches(before, original, example)
-    assert not all(graph_matches(before, original, inputs) for inputs in sets.values())  # the example's pieces
-    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **sets}.items():
-        assert_graph_within(after, original, inputs, 1e-5, label)
-
-
-@pytest.mark.parametrize("path", [NERF, STAP, MOCHI], ids=["nerf-pytorch", "stap", "diffusers-mochi"])
-def test_migrate_takes_the_whole_call(path: Path) -> None:
-    from variant_models import assert_migrate_corrects
-
-    assert_migrate_corrects(path, "TRT396", f"trt396_migrate_{path.stem}")
-
-
-def test_the_variants_are_cited_by_distinct_owners() -> None:
-    from variant_models import assert_cited_by_distinct_owners
-
-    assert_cited_by_distinct_owners(VARIANTS, [NERF.stem, STAP.stem, MOCHI.stem], count=3)
-
+# The real-code variants (tests/recipe_variants/trt396/, five owners): tests/transforms/variants/
+# test_recipe_variants_trt396.py.
 
 # One row at a time: per-sample calls of a network over `range(n)` (chunks of one), in a comprehension or a loop
 # appending each sample's output.
