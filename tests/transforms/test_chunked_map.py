@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from support import import_file, rewrite, rules_found
+from support import bits_equal, import_file, rewrite, rules_found
 
 FORMS = """
 import torch
@@ -362,3 +362,101 @@ def test_rows_made_batches_of_one(tmp_path: Path) -> None:
             x = torch.randn(batch, 3, 5, 4, generator=generator)
             for got, want in zip(traced(x), original(x)):
                 torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+# The loop over a name bound to the pieces earlier in the block (Occupancy Networks' `eval_points`): `p_split =
+# torch.split(p, k)`, `occ_hats = []`, `for pi in p_split:` appending, then the concatenation.
+BOUND = """
+import torch
+from torch import nn
+
+
+class Points(nn.Module):
+    def __init__(self, k: int = 3):
+        super().__init__()
+        self.k = k
+        self.net = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+
+    def forward(self, p, z):
+        p_split = torch.split(p, self.k)
+        occ_hats = []
+
+        for pi in p_split:
+            pi = pi.unsqueeze(0)
+            with torch.no_grad():
+                occ_hat = self.net(pi) + z
+
+            occ_hats.append(occ_hat.squeeze(0).detach())
+
+        occ_hat = torch.cat(occ_hats, dim=0)
+
+        return occ_hat
+
+
+def kept(p, k: int, f):
+    parts = p.split(k)
+    n = len(parts)                                  # the pieces' name read besides the loop
+    outs = []
+    for q in parts:
+        outs.append(f(q))
+    a = torch.cat(outs)
+    parts2 = p.split(k)
+    p = p * 2                                       # the split tensor bound again before the loop
+    outs2 = []
+    for q in parts2:
+        outs2.append(f(q))
+    b = torch.cat(outs2)
+    parts3 = p.split(k)
+    outs3 = []
+    for q in parts3:
+        y = f(q)
+        outs3.append(y)
+    c = torch.cat(outs3) + y                        # the loop's last `y` read after it
+    parts4 = p.split(k)
+    outs4 = []
+    for q in parts4:
+        outs4.append(f(q) * len(parts4))            # the pieces' name read in the loop
+    d = torch.cat(outs4)
+    parts5 = p.split([1, 2])                        # fixed sections
+    outs5 = []
+    for q in parts5:
+        outs5.append(f(q))
+    e = torch.cat(outs5)
+    return a, b, c, d, e, n
+"""
+
+
+def test_a_loop_over_pieces_bound_to_a_name_runs_once_on_the_whole_tensor_while_tracing(tmp_path: Path) -> None:
+    assert rules_found(BOUND, select=("TRT396",)) == ["TRT396"]
+    new = rewrite(BOUND, unsafe=True, select=("TRT396",))
+    assert "        p_split = torch.split(p, self.k)\n" in new  # the binding stays, for eager mode
+    assert "        for pi in ([p] if _trt_tracing() else p_split):\n" in new
+    assert new.split("def kept")[1] == BOUND.split("def kept")[1]  # every refusal left as written
+    assert rules_found(new, select=("TRT396",)) == []
+    assert rewrite(BOUND, select=("TRT396",)) == BOUND
+    (tmp_path / "before.py").write_text(BOUND)
+    (tmp_path / "after.py").write_text(new)
+    torch.manual_seed(0)
+    original = import_file(tmp_path / "before.py", "trt396_bound_before").Points().eval()
+    rewritten = import_file(tmp_path / "after.py", "trt396_bound_after").Points().eval()
+    rewritten.load_state_dict(original.state_dict())
+    z = torch.tensor([[0.5, -1.0]])
+    generator = torch.Generator().manual_seed(3)
+    sets = {f"{n} points": torch.randn(n, 3, generator=generator) for n in (6, 7, 2, 1, 10)}
+    specials = torch.randn(6, 3, generator=generator)
+    specials[0, 0], specials[4, 2], specials[5, 1] = float("inf"), float("nan"), -float("inf")
+    sets.update({"zeros": torch.zeros(5, 3), "negatives": -torch.rand(8, 3, generator=generator) - 1,
+                 "specials": specials, "empty": torch.zeros(0, 3)})
+    for label, p in sets.items():
+        want = original(p, z)
+        assert want.shape == (p.shape[0], 2), label
+        assert bits_equal(want, rewritten(p, z)), label
+    example = sets["6 points"]
+    traced_before = torch.jit.trace(original, (example, z), check_trace=False)
+    traced_after = torch.jit.trace(rewritten, (example, z), check_trace=False)
+    for label, p in sets.items():
+        if label in ("empty", "specials"):
+            continue
+        assert torch.allclose(traced_after(p, z), original(p, z), atol=1e-6), label
+    with pytest.raises(RuntimeError, match="Expected 2 elements in a list but found 4"):
+        traced_before(sets["10 points"], z)  # the original's trace unpacks the example's two pieces

@@ -21,11 +21,19 @@ the chunk, not a multiple, smaller than one chunk, empty, and on zeros, negative
 TorchScript export unrolls the example's chunks and misses a larger size; the rewritten one's graph equals eager mode
 at every size. ``migrate`` applies TRT396 at that line and ends at exit 0, equivalent and faithful.
 
+A sixth variant, autonomousvision/occupancy_networks ``Generator3D.eval_points`` (``p_split = torch.split(p,
+self.points_batch_size)``, ``occ_hats = []``, ``for pi in p_split:`` appending, ``torch.cat(occ_hats, dim=0)``), is the
+form the rule was widened for (a loop over pieces bound to a name earlier in the block): the rule takes it from the
+code with every scope, and the tests above hold for it, but it is not one of the five: ``migrate`` works in the model
+scope, whose function-name filter counts ``eval_*`` functions as evaluation code, so it reports the baked ``Split`` at
+the ``torch.split`` line and leaves the loop alone (the method's real name is kept; renaming it would be another code).
+
 Read and left out: diffusers' VAE ``use_slicing`` decode (``if self.use_slicing and z.shape[0] > 1:`` chooses between
-the whole batch and ``z.split(1)``: a size test, TRT389's), lucidrains/reformer-pytorch ``Chunk`` (``chunks =
-x.chunk(self.chunks, dim = self.dim)`` then a comprehension over ``chunks``: a count of chunks rather than a size, which
-the TorchScript exporter may split by the traced size's ratio, and a list bound a line earlier, a form the rule does
-not take; not tested here, so not claimed), and AD-NeRF's ``batchify_rays`` (a dict of lists of render outputs
+the whole batch and ``z.split(1)``: a size test, TRT389's), lucidrains/reformer-pytorch ``Chunk`` (reformer_pytorch/reformer_pytorch.py,
+``chunks = x.chunk(self.chunks, dim = self.dim)`` then ``torch.cat([self.fn(c) for c in chunks], dim = self.dim)``: a
+count of chunks, not a size, which the TorchScript exporter splits by the size it meets, so its graph already follows
+the tokens (tried on a linear layer over 9, 7, 12 and 2 tokens after a trace at 9): nothing to migrate; and the
+comprehension over a name bound a line earlier is a form the rule does not take), and AD-NeRF's ``batchify_rays`` (a dict of lists of render outputs
 concatenated key by key: no one concatenation of one list).
 """
 
@@ -69,13 +77,21 @@ VARIANTS: dict[str, tuple[str, dict[str, tuple[int, ...]]]] = {
         {"beyond": (5, 3), "smaller": (1, 2), "ragged": (3, 1), "other": (2, 6), "empty": (0, 2)}),
 }
 
+#: A sixth owner's code, the rule's loop over pieces bound to a name: taken from the code (every scope), eager mode
+#: unchanged, the rewritten graph following the points; not among the five, as ``migrate`` leaves it out (below).
+BOUND_NAME = {
+    "autonomousvision_onet_eval_points": (
+        "        for pi in ([p] if _trt_tracing() else p_split):",
+        {"beyond": (17,), "smaller": (3,), "ragged": (13,), "other": (20,), "empty": (0,)}),
+}
+
 
 def _line(path: Path, call: str) -> int:
     [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == call]
     return line
 
 
-@pytest.fixture(scope="module", params=list(VARIANTS))
+@pytest.fixture(scope="module", params=[*VARIANTS, *BOUND_NAME])
 def variant(request, tmp_path_factory) -> dict:
     """The variant rewritten from its code alone (``--unsafe``), both models with the same weights."""
     folder = tmp_path_factory.mktemp(f"trt396_{request.param}")
@@ -93,7 +109,7 @@ def test_the_rule_finds_the_chunked_call_at_its_line(variant: dict) -> None:
     found = [(f.rule, f.line) for f in check_source(path.read_bytes(), str(path.resolve()),
                                                     Options(select=("TRT396",), scope="all"))]
     assert found == [("TRT396", _line(path, variant["module"].CALL))], found
-    assert_unsafe_rewrite(variant, (VARIANTS[variant["name"]][0],), "TRT396")
+    assert_unsafe_rewrite(variant, ({**VARIANTS, **BOUND_NAME}[variant["name"]][0],), "TRT396")
 
 
 def _sets(module, sizes: dict[str, tuple[int, ...]]) -> dict[str, tuple]:
@@ -109,7 +125,7 @@ def _sets(module, sizes: dict[str, tuple[int, ...]]) -> dict[str, tuple]:
 def test_eager_is_unchanged_and_the_rewritten_graph_follows_the_chunked_axis(variant: dict) -> None:
     module, original, rewritten, folder = variant["module"], variant["original"], variant["rewritten"], \
         variant["folder"]
-    sizes = VARIANTS[variant["name"]][1]
+    sizes = {**VARIANTS, **BOUND_NAME}[variant["name"]][1]
     sets = _sets(module, sizes)
     assert_eager_unchanged(original, rewritten, sets)
     if "fn(inputs[i:i+chunk])" in module.CALL:
@@ -118,7 +134,8 @@ def test_eager_is_unchanged_and_the_rewritten_graph_follows_the_chunked_axis(var
                 model(*sets["empty"])
     example = sets["example"]
     before, _ = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", folder)
-    assert graph_matches(before, original, example)
+    # at the example the baked graph is right, except ONNX Runtime refuses the ONet split's last piece even there
+    assert graph_matches(before, original, example) is (variant["name"] in VARIANTS)
     assert not graph_matches(before, original, sets["beyond"])  # the example's chunks, baked
     after, _ = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
     for label, inputs in sets.items():
@@ -126,5 +143,6 @@ def test_eager_is_unchanged_and_the_rewritten_graph_follows_the_chunked_axis(var
             assert_graph_within(after, original, inputs, 1e-5, label)
 
 
-def test_migrate_applies_the_rule_at_the_line(variant: dict) -> None:
-    assert_migrate_corrects(variant["path"], "TRT396", f"trt396_migrate_{variant['name']}")
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_migrate_applies_the_rule_at_the_line(name: str) -> None:
+    assert_migrate_corrects(HERE / f"{name}.py", "TRT396", f"trt396_migrate_{name}")
