@@ -326,7 +326,8 @@ The rewrite: the element computed on the whole tensor, taken while tracing:
 `(fn(inputs) if _trt_tracing() else torch.cat([...], 0))`, or for a bound list
 `outs = [self.model((x - self.mean) / self.std)] if _trt_tracing() else [...]` (the concatenation of one
 tensor is that tensor); the loop form's iterable becomes `([x] if _trt_tracing() else x.split(k))`
-(`([p] if _trt_tracing() else p_split)` over a bound name), so its body runs once, on the whole tensor; a one-row loop runs `range(1 if _trt_tracing() else n)`,
+(`([p] if _trt_tracing() else p_split)` over a bound name), so its body runs once, on the whole
+tensor; a one-row loop runs `range(1 if _trt_tracing() else n)`,
 each of its one-row reads `(x if _trt_tracing() else x[i].unsqueeze(0))`. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run the
 chunks as written (`_trt_tracing()` is False there); `torch.jit.trace` and `torch.export` record
 one call that follows the size.

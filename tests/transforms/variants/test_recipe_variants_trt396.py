@@ -29,12 +29,13 @@ scope, whose function-name filter counts ``eval_*`` functions as evaluation code
 the ``torch.split`` line and leaves the loop alone (the method's real name is kept; renaming it would be another code).
 
 Read and left out: diffusers' VAE ``use_slicing`` decode (``if self.use_slicing and z.shape[0] > 1:`` chooses between
-the whole batch and ``z.split(1)``: a size test, TRT389's), lucidrains/reformer-pytorch ``Chunk`` (reformer_pytorch/reformer_pytorch.py,
-``chunks = x.chunk(self.chunks, dim = self.dim)`` then ``torch.cat([self.fn(c) for c in chunks], dim = self.dim)``: a
-count of chunks, not a size, which the TorchScript exporter splits by the size it meets, so its graph already follows
-the tokens (tried on a linear layer over 9, 7, 12 and 2 tokens after a trace at 9): nothing to migrate; and the
-comprehension over a name bound a line earlier is a form the rule does not take), and AD-NeRF's ``batchify_rays`` (a dict of lists of render outputs
-concatenated key by key: no one concatenation of one list).
+the whole batch and ``z.split(1)``: a size test, TRT389's); lucidrains/reformer-pytorch ``Chunk``
+(reformer_pytorch/reformer_pytorch.py, ``chunks = x.chunk(self.chunks, dim = self.dim)`` then ``torch.cat([self.fn(c)
+for c in chunks], dim = self.dim)``: a count of chunks, not a size, which the TorchScript exporter splits by the size
+it meets, so its graph already follows the tokens (tried on a linear layer over 9, 7, 12 and 2 tokens after a trace
+at 9): nothing to migrate; and a comprehension over a name bound a line earlier is a form the rule does not take);
+AD-NeRF's ``batchify_rays`` (a dict of lists of render outputs concatenated key by key: no one concatenation of one
+list).
 """
 
 from __future__ import annotations
