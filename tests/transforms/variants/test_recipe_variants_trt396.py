@@ -24,7 +24,8 @@ at every size. ``migrate`` applies TRT396 at that line and ends at exit 0, equiv
 A sixth variant, autonomousvision/occupancy_networks ``Generator3D.eval_points`` (``p_split = torch.split(p,
 self.points_batch_size)``, ``occ_hats = []``, ``for pi in p_split:`` appending, ``torch.cat(occ_hats, dim=0)``), is the
 form the rule was widened for (a loop over pieces bound to a name earlier in the block): the rule takes it from the
-code with every scope, and the tests above hold for it, but it is not one of the five: ``migrate`` works in the model
+code with every scope, and the tests above hold for it (its baked graph fails even at the example: ONNX Runtime
+refuses the last of the fixed pieces 5, 5, 5 of 12 points), but it is not one of the five: ``migrate`` works in the model
 scope, whose function-name filter counts ``eval_*`` functions as evaluation code, so it reports the baked ``Split`` at
 the ``torch.split`` line and leaves the loop alone (the method's real name is kept; renaming it would be another code).
 
