@@ -25,9 +25,10 @@ A sixth variant, autonomousvision/occupancy_networks ``Generator3D.eval_points``
 self.points_batch_size)``, ``occ_hats = []``, ``for pi in p_split:`` appending, ``torch.cat(occ_hats, dim=0)``), is the
 form the rule was widened for (a loop over pieces bound to a name earlier in the block): the rule takes it from the
 code with every scope, and the tests above hold for it (its baked graph fails even at the example: ONNX Runtime
-refuses the last of the fixed pieces 5, 5, 5 of 12 points), but it is not one of the five: ``migrate`` works in the model
-scope, whose function-name filter counts ``eval_*`` functions as evaluation code, so it reports the baked ``Split`` at
-the ``torch.split`` line and leaves the loop alone (the method's real name is kept; renaming it would be another code).
+refuses the last of the fixed pieces 5, 5, 5 of 12 points), but it is not one of the five: ``migrate`` works in the
+model scope, whose function-name filter counts ``eval_*`` functions as evaluation code, so it reports the baked
+``Split`` at the ``torch.split`` line and leaves the loop alone (the method's real name is kept; renaming it would be
+another code).
 
 Read and left out: diffusers' VAE ``use_slicing`` decode (``if self.use_slicing and z.shape[0] > 1:`` chooses between
 the whole batch and ``z.split(1)``: a size test, TRT389's); lucidrains/reformer-pytorch ``Chunk``
