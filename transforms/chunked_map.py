@@ -310,9 +310,11 @@ the same block is `torch.cat(name[, dim])` (face-crop-plus' BiSeNet wrapper,
 `outs = [self.model(...) for sub in torch.split(x, self.model.batch_size)]`, then
 `torch.cat(outs)`). Also the same as a loop: `out = []`, then `for c in x.split(k):` whose body appends
 one result an iteration (`out.append(v)`, `out` read nowhere else in it), then a statement that
-concatenates `out` along the split's axis, `out` and the names the loop binds read nowhere
-after it (the chunked inference
-helpers that bind a chunk's output to a local first and append it); or `for i in range(n):` whose
+concatenates `out` along the split's axis, `out` read nowhere after it and no name the loop binds
+read after it before it is bound again (the chunked inference helpers that bind a chunk's output to
+a local first and append it); the loop may go over a name bound to the pieces earlier in the block
+(`p_split = torch.split(p, k)`, then `for pi in p_split:`, Occupancy Networks' `eval_points`) where
+nothing else reads that name and nothing in between binds a name the split tensor reads; or `for i in range(n):` whose
 body reads only one row at a time as above (`outs.append(self.net(x[i].unsqueeze(0)))`).
 
 Why it hurts: the TorchScript export runs the comprehension once, with the example's number of
@@ -323,8 +325,9 @@ specialises on the size or stops at the data-dependent number of pieces.
 The rewrite: the element computed on the whole tensor, taken while tracing:
 `(fn(inputs) if _trt_tracing() else torch.cat([...], 0))`, or for a bound list
 `outs = [self.model((x - self.mean) / self.std)] if _trt_tracing() else [...]` (the concatenation of one
-tensor is that tensor); the loop form's iterable becomes `([x] if _trt_tracing() else x.split(k))`, so
-its body runs once, on the whole tensor; a one-row loop runs `range(1 if _trt_tracing() else n)`,
+tensor is that tensor); the loop form's iterable becomes `([x] if _trt_tracing() else x.split(k))`
+(`([p] if _trt_tracing() else p_split)` over a bound name), so its body runs once, on the whole
+tensor; a one-row loop runs `range(1 if _trt_tracing() else n)`,
 each of its one-row reads `(x if _trt_tracing() else x[i].unsqueeze(0))`. Eager mode, `torch.jit.script`, `torch.fx` and `torch.compile` run the
 chunks as written (`_trt_tracing()` is False there); `torch.jit.trace` and `torch.export` record
 one call that follows the size.
@@ -432,6 +435,9 @@ on its inputs.""".format(assumption=_ASSUMPTION),
                 or type(loop.target) is not cst.Name:
             return
         pieces = _pieces(loop.iter)
+        if pieces is None and type(strip_parens(loop.iter)) is cst.Name:
+            # the pieces bound to a name before (`p_split = torch.split(p, k)`, `occ_hats = []`, `for pi in p_split:`)
+            pieces = _bound_pieces(body, at - 1, strip_parens(loop.iter).value)
         rows = _one_row_loop(loop) if pieces is None else None
         if pieces is None and rows is None or not _uses(loop.body, loop.target.value):
             return
@@ -439,7 +445,7 @@ on its inputs.""".format(assumption=_ASSUMPTION),
         if axis != (pieces[1] if pieces is not None else "0") or _uses_after(body[at + 1:], name) \
                 or not _appends_once(loop, name):
             return
-        if any(_uses_after(body[at:], left) for left in _loop_bindings(loop)):
+        if any(_read_before_bound(body[at:], left) for left in _loop_bindings(loop)):
             return  # a name the loop leaves behind would hold the whole tensor's value, not the last chunk's
         if rows is not None:
             # one row an iteration: while tracing, one iteration whose reads are the whole tensors
@@ -452,7 +458,7 @@ on its inputs.""".format(assumption=_ASSUMPTION),
             self._report(loop.iter, loop.iter, f"one-row slices of `{loop.target.value}` in a loop appending to "
                                                f"`{name}`", Fix(edits, safety=Safety.UNSAFE, helpers=(TRACING,)))
             return
-        whole = cst.List([cst.Element(pieces[0])])
+        whole = cst.List([cst.Element(pieces[0].deep_clone())])
         iterable = strip_parens(loop.iter)
         self._report(loop.iter, loop.iter, f"the pieces of `{code_of(loop.iter).strip()}` in a loop appending to "
                                            f"`{name}`", Fix({iterable: _tracing_or(whole, iterable)},
@@ -511,8 +517,13 @@ def _appends_once(loop: cst.For, name: str) -> bool:
 
 def _loop_bindings(loop: cst.For) -> set[str]:
     """The names a loop binds: its target and the targets of the assignments in its body."""
-    names = set(bound_names(loop.target))
-    for node in walk(loop.body):
+    return set(bound_names(loop.target)) | _bindings_in(loop.body)
+
+
+def _bindings_in(tree: cst.CSTNode) -> set[str]:
+    """The names the assignments and ``for`` targets in ``tree`` bind."""
+    names: set[str] = set()
+    for node in walk(tree):
         if type(node) is cst.Assign:
             names.update(n for target in node.targets for n in bound_names(target.target))
         elif type(node) in (cst.AugAssign, cst.AnnAssign):
@@ -520,6 +531,38 @@ def _loop_bindings(loop: cst.For) -> set[str]:
         elif type(node) is cst.For:
             names.update(bound_names(node.target))
     return names
+
+
+def _bound_pieces(body: list[cst.BaseStatement], loop_at: int, name: str) -> tuple[cst.BaseExpression, str] | None:
+    """The tensor and axis of the pieces (``_pieces``) the name ``name`` holds at ``body[loop_at]``, the loop over it:
+    bound by one ``name = x.split(k)`` earlier in the block, read by nothing but the loop (in the statements between,
+    in the loop's body, after it), and no name the pieces' tensor reads bound again in between; else None."""
+    for index in range(loop_at - 1, -1, -1):
+        bound, value = _single_assignment(body[index])
+        if bound == name:
+            pieces = _pieces(value)
+            between = body[index + 1:loop_at]
+            read = {n.value for n in walk(pieces[0]) if type(n) is cst.Name} if pieces is not None else set()
+            if pieces is None or _uses_after(between, name) or _uses(body[loop_at].body, name) \
+                    or _uses_after(body[loop_at + 1:], name) \
+                    or any(read & _bindings_in(statement) for statement in between):
+                return None
+            return pieces
+        if _uses(body[index], name):
+            return None
+    return None
+
+
+def _read_before_bound(rest: list[cst.BaseStatement], name: str) -> bool:
+    """Whether a statement of ``rest`` reads ``name`` before one binds it again (``name = v`` with ``v`` not reading
+    it): the value a loop left in ``name`` is read."""
+    for statement in rest:
+        bound, value = _single_assignment(statement)
+        if bound == name and not _uses(value, name):
+            return False
+        if _uses(statement, name):
+            return True
+    return False
 
 
 def _uses_after(rest: list[cst.BaseStatement], name: str) -> bool:

@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 import torch
 
-from support import TESTS, import_file, rewrite, rules_found
+from support import bits_equal, import_file, rewrite, rules_found
 
 FORMS = """
 import torch
@@ -228,80 +228,8 @@ def centred(x, k: int):
     assert not torch.equal(eager, traced)
 
 
-VARIANTS = TESTS / "recipe_variants" / "trt396"
-NERF = VARIANTS / "nerf_pytorch_batchify.py"
-
-
-def test_nerf_batchify_is_unchanged_in_eager_mode_and_its_graph_follows_the_rays(tmp_path: Path) -> None:
-    from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, export_variant,
-                                graph_matches, rewritten_variant, seeded)
-
-    variant = rewritten_variant(NERF, "TRT396", tmp_path)
-    assert_unsafe_rewrite(variant, ("return (fn(inputs) if _trt_tracing() else torch.cat([fn(inputs[i:i+chunk]) "
-                                    "for i in range(0, inputs.shape[0], chunk)], 0))",), "TRT396")
-    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
-    example = module.inputs(seeded(0))
-    sets = {"1 ray": module.inputs(seeded(1), 1), "5 rays": module.inputs(seeded(2), 5),
-            "7 rays of 3": module.inputs(seeded(3), 7, 3)}
-    specials = example[0].clone()
-    specials[0, 0, 0], specials[1, 1, 1] = float("inf"), float("nan")
-    assert_eager_unchanged(original, rewritten, {**sets, "example": example, "zeros": (torch.zeros(2, 4, 3),),
-                                                 "negatives": (-example[0].abs(),), "inf and NaN": (specials,)})
-    for model in (original, rewritten):  # no rays: no chunk to concatenate, the same error before as after
-        with pytest.raises(ValueError, match="non-empty list"):
-            model(torch.zeros(0, 4, 3))
-    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
-    assert graph_matches(before, original, example)
-    assert not graph_matches(before, original, sets["5 rays"])  # two chunks of the twelve traced points
-    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **sets}.items():
-        assert_graph_within(after, original, inputs, 1e-5, label)
-
-
-STAP = VARIANTS / "stap_split_model.py"
-MOCHI = VARIANTS / "diffusers_mochi_chunked_group_norm.py"
-
-
-@pytest.mark.parametrize(("path", "fragment", "sizes"), [
-    (STAP, "        y = ([self.model(x)] if _trt_tracing() else [self.model(x_split) for x_split in "
-           "x.split(self.batch_size)])", [(1, 16), (5, 16), (7, 9)]),
-    (MOCHI, "        output = (self.norm_layer(x) if _trt_tracing() else torch.cat([self.norm_layer(chunk) for chunk "
-            "in x.split(self.chunk_size, dim=0)], dim=0))", [(1, 2), (5, 3), (3, 1)]),
-], ids=["stap", "diffusers-mochi"])
-def test_split_variants_are_unchanged_in_eager_mode_and_their_graphs_follow_the_batch(
-        tmp_path: Path, path: Path, fragment: str, sizes: list) -> None:
-    from variant_models import (assert_eager_unchanged, assert_graph_within, assert_unsafe_rewrite, export_variant,
-                                graph_matches, rewritten_variant, seeded)
-
-    variant = rewritten_variant(path, "TRT396", tmp_path)
-    assert_unsafe_rewrite(variant, (fragment,), "TRT396")
-    module, original, rewritten = variant["module"], variant["original"], variant["rewritten"]
-    example = module.inputs(seeded(0))
-    sets = {f"sizes {size}": module.inputs(seeded(sum(size)), *size) for size in sizes}
-    specials = example[0].clone()
-    specials.view(-1)[0], specials.view(-1)[-1] = float("inf"), float("nan")
-    assert_eager_unchanged(original, rewritten, {**sets, "example": example, "zeros": (torch.zeros_like(example[0]),),
-                                                 "negatives": (-example[0].abs(),), "inf and NaN": (specials,)})
-    before, _ = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", tmp_path)
-    assert graph_matches(before, original, example)
-    assert not all(graph_matches(before, original, inputs) for inputs in sets.values())  # the example's pieces
-    after, _ = export_variant(rewritten, example, module.DYNAMIC, tmp_path / "after.onnx", tmp_path)
-    for label, inputs in {"example": example, **sets}.items():
-        assert_graph_within(after, original, inputs, 1e-5, label)
-
-
-@pytest.mark.parametrize("path", [NERF, STAP, MOCHI], ids=["nerf-pytorch", "stap", "diffusers-mochi"])
-def test_migrate_takes_the_whole_call(path: Path) -> None:
-    from variant_models import assert_migrate_corrects
-
-    assert_migrate_corrects(path, "TRT396", f"trt396_migrate_{path.stem}")
-
-
-def test_the_variants_are_cited_by_distinct_owners() -> None:
-    from variant_models import assert_cited_by_distinct_owners
-
-    assert_cited_by_distinct_owners(VARIANTS, [NERF.stem, STAP.stem, MOCHI.stem], count=3)
-
+# The real-code variants (tests/recipe_variants/trt396/, five owners): tests/transforms/variants/
+# test_recipe_variants_trt396.py.
 
 # One row at a time: per-sample calls of a network over `range(n)` (chunks of one), in a comprehension or a loop
 # appending each sample's output.
@@ -434,3 +362,101 @@ def test_rows_made_batches_of_one(tmp_path: Path) -> None:
             x = torch.randn(batch, 3, 5, 4, generator=generator)
             for got, want in zip(traced(x), original(x)):
                 torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+# The loop over a name bound to the pieces earlier in the block (Occupancy Networks' `eval_points`): `p_split =
+# torch.split(p, k)`, `occ_hats = []`, `for pi in p_split:` appending, then the concatenation.
+BOUND = """
+import torch
+from torch import nn
+
+
+class Points(nn.Module):
+    def __init__(self, k: int = 3):
+        super().__init__()
+        self.k = k
+        self.net = nn.Sequential(nn.Linear(3, 5), nn.Tanh(), nn.Linear(5, 2))
+
+    def forward(self, p, z):
+        p_split = torch.split(p, self.k)
+        occ_hats = []
+
+        for pi in p_split:
+            pi = pi.unsqueeze(0)
+            with torch.no_grad():
+                occ_hat = self.net(pi) + z
+
+            occ_hats.append(occ_hat.squeeze(0).detach())
+
+        occ_hat = torch.cat(occ_hats, dim=0)
+
+        return occ_hat
+
+
+def kept(p, k: int, f):
+    parts = p.split(k)
+    n = len(parts)                                  # the pieces' name read besides the loop
+    outs = []
+    for q in parts:
+        outs.append(f(q))
+    a = torch.cat(outs)
+    parts2 = p.split(k)
+    p = p * 2                                       # the split tensor bound again before the loop
+    outs2 = []
+    for q in parts2:
+        outs2.append(f(q))
+    b = torch.cat(outs2)
+    parts3 = p.split(k)
+    outs3 = []
+    for q in parts3:
+        y = f(q)
+        outs3.append(y)
+    c = torch.cat(outs3) + y                        # the loop's last `y` read after it
+    parts4 = p.split(k)
+    outs4 = []
+    for q in parts4:
+        outs4.append(f(q) * len(parts4))            # the pieces' name read in the loop
+    d = torch.cat(outs4)
+    parts5 = p.split([1, 2])                        # fixed sections
+    outs5 = []
+    for q in parts5:
+        outs5.append(f(q))
+    e = torch.cat(outs5)
+    return a, b, c, d, e, n
+"""
+
+
+def test_a_loop_over_pieces_bound_to_a_name_runs_once_on_the_whole_tensor_while_tracing(tmp_path: Path) -> None:
+    assert rules_found(BOUND, select=("TRT396",)) == ["TRT396"]
+    new = rewrite(BOUND, unsafe=True, select=("TRT396",))
+    assert "        p_split = torch.split(p, self.k)\n" in new  # the binding stays, for eager mode
+    assert "        for pi in ([p] if _trt_tracing() else p_split):\n" in new
+    assert new.split("def kept")[1] == BOUND.split("def kept")[1]  # every refusal left as written
+    assert rules_found(new, select=("TRT396",)) == []
+    assert rewrite(BOUND, select=("TRT396",)) == BOUND
+    (tmp_path / "before.py").write_text(BOUND)
+    (tmp_path / "after.py").write_text(new)
+    torch.manual_seed(0)
+    original = import_file(tmp_path / "before.py", "trt396_bound_before").Points().eval()
+    rewritten = import_file(tmp_path / "after.py", "trt396_bound_after").Points().eval()
+    rewritten.load_state_dict(original.state_dict())
+    z = torch.tensor([[0.5, -1.0]])
+    generator = torch.Generator().manual_seed(3)
+    sets = {f"{n} points": torch.randn(n, 3, generator=generator) for n in (6, 7, 2, 1, 10)}
+    specials = torch.randn(6, 3, generator=generator)
+    specials[0, 0], specials[4, 2], specials[5, 1] = float("inf"), float("nan"), -float("inf")
+    sets.update({"zeros": torch.zeros(5, 3), "negatives": -torch.rand(8, 3, generator=generator) - 1,
+                 "specials": specials, "empty": torch.zeros(0, 3)})
+    for label, p in sets.items():
+        want = original(p, z)
+        assert want.shape == (p.shape[0], 2), label
+        assert bits_equal(want, rewritten(p, z)), label
+    example = sets["6 points"]
+    traced_before = torch.jit.trace(original, (example, z), check_trace=False)
+    traced_after = torch.jit.trace(rewritten, (example, z), check_trace=False)
+    for label, p in sets.items():
+        if label in ("empty", "specials"):
+            continue
+        assert torch.allclose(traced_after(p, z), original(p, z), atol=1e-6), label
+    with pytest.raises(RuntimeError, match="Expected 2 elements in a list but found 4"):
+        traced_before(sets["10 points"], z)  # the original's trace unpacks the example's two pieces
