@@ -10,29 +10,33 @@ import pytest
 
 sys.path.insert(0, str(pathlib.Path(__file__).parent))
 
-#: Seconds the slowest files took (the sum of their tests, `pytest --durations=0 -n 2`, 2026-11-29,
-#: 1813 s in all), keyed by file name: names are unique across the suite's folders.
-#: test_safety_exporters.py scaled by its CPU time after the shared torchlib table (137 s -> 64 s). `--dist loadfile` gives a worker the next file in line when it is free: with the
-#: longest first, no long file starts last while the other worker has nothing left (the
-#: longest-processing-time-first order). Stale figures only change the order, never a result.
+#: Seconds the slowest files took (the sum of their tests' setup, call and teardown, `pytest --durations=0 -n 2
+#: --dist loadfile` on 2026-12-07: 11,533 tests, 6,246 s in all, 53m24s wall, helper sessions running beside it for
+#: most of it), keyed by file name: names are unique across the suite's folders; every file of 30 s or more, and the
+#: variant files added after that run at their own measured time. `--dist loadfile` gives a worker the next file in
+#: line when it is free: with the longest first, no long file starts last while the other worker has nothing left
+#: (the longest-processing-time-first order). Stale figures only change the order, never a result.
 SLOW_FILES = {
-    "test_safety_exporters.py": 66, "test_temporal_lift.py": 79,
-    # The prefilter files: `-n 2` on 2026-12-07, beside another job (the sample over four files, 11m33s in all).
-    "test_prefilter.py": 283, "test_prefilter_model_scope.py": 388, "test_prefilter_newest_target.py": 379,
-    "test_prefilter_middle_target.py": 289,
-    "test_recipe_variants_trt727.py": 72, "test_migrate.py": 55, "test_recipe_variants_trt725.py": 54,
-    "test_recipe_variants_trt301.py": 49, "test_zoo.py": 48, "test_recipe_variants_trt306.py": 42,
-    "test_recipe_variants_trt402.py": 39, "test_zoo_ray.py": 39, "test_batch.py": 38, "test_detection.py": 37,
-    "test_bicubic_resize.py": 37, "test_safety.py": 33, "test_recipe_variants_trt601.py": 33,
-    "test_recipe_variants_trt303.py": 30, "test_recipe_variants_trt308.py": 45, "test_recipe_variants_trt401.py": 28, "test_recipe_variants_trt102.py": 26,
-    "test_recipe_variants_trt703.py": 25, "test_recipe_variants_trt201.py": 25, "test_size_recipe_variants.py": 25,
-    "test_recipe_variants_trt709.py": 47, "test_recipe_variants_trt708.py": 42,
-    "test_recipe_variants_trt602.py": 60, "test_recipe_variants_trt603.py": 41, "test_recipe_variants_trt733.py": 27,
-    "test_recipe_variants_trt320.py": 24, "test_recipe_variants_trt321.py": 27,
-    "test_recipe_variants_trt318.py": 30, "test_recipe_variants_trt319.py": 50,
-    "test_recipe_variants_trt732.py": 51, "test_recipe_variants_trt336.py": 30,
-    "test_recipe_variants_trt728.py": 47,
-    "test_recipe_variants_trt334.py": 31,
+    "test_spectral.py": 271, "test_recipe_variants_trt361.py": 162, "test_recipe_variants_trt360.py": 156,
+    "test_per_image_nms.py": 138, "test_prefilter.py": 122, "test_prefilter_middle_target.py": 118,
+    "test_prefilter_model_scope.py": 101, "test_prefilter_newest_target.py": 100, "test_shape_cache.py": 99,
+    "test_recipe_variants_trt315.py": 94, "test_zoo_ray.py": 81, "test_recipe_variants_trt344.py": 78,
+    "test_baked_shapes.py": 71, "test_zoo.py": 70, "test_safety_exporters.py": 69,
+    "test_recipe_variants_trt362.py": 64, "test_temporal_lift.py": 64, "test_recipe_variants_trt301.py": 63,
+    "test_recipe_variants_trt727.py": 63, "test_layers.py": 59, "test_recipe_variants_trt709.py": 59,
+    "test_traversal.py": 58, "test_insertion.py": 56, "test_safety.py": 55, "test_recipe_variants_trt402.py": 55,
+    "test_assignment.py": 54, "test_missing_symbolic.py": 52, "test_detection.py": 52, "test_batch.py": 51,
+    "test_recipe_variants_trt703.py": 51, "test_recipe_variants_trt313.py": 49, "test_pooling.py": 48,
+    "test_migrate.py": 48, "test_size_recipe_variants.py": 47, "test_recipe_variants_trt366.py": 46,
+    "test_recipe_variants_trt360_lists.py": 45, "test_recipe_variants_trt316.py": 44, "test_grid_sample_3d.py": 43,
+    "test_flex_attention.py": 43, "test_recipe_variants_trt353.py": 41, "test_traced_branch_migrate.py": 41,
+    "test_slice_bound_fill.py": 41, "test_recipe_variants_trt381.py": 40, "test_per_image_rows.py": 38,
+    "test_guidance_migrate.py": 38, "test_robustness.py": 37, "test_recipe_variants_trt385.py": 36,
+    "test_einsum.py": 34, "test_recipe_variants_trt401.py": 34, "test_recipe_variants_trt331.py": 33,
+    "test_pool_1d.py": 33, "test_recipe_variants_trt340.py": 33, "test_recipe_variants_trt725.py": 32,
+    "test_full_dtype.py": 32, "test_recipe_variants_trt369.py": 32, "test_recipe_variants_trt603.py": 31,
+    "test_diagonal.py": 30, "test_recipe_variants_trt306.py": 30,
+    "test_recipe_variants_trt738.py": 35, "test_recipe_variants_trt737.py": 37, "test_recipe_variants_trt396.py": 20,
 }
 
 
