@@ -434,10 +434,11 @@ on its inputs.""".format(assumption=_ASSUMPTION),
         if name is None or type(loop) is not cst.For or loop.orelse is not None or loop.asynchronous is not None \
                 or type(loop.target) is not cst.Name:
             return
-        pieces = _pieces(loop.iter)
+        pieces, split = _pieces(loop.iter), None
         if pieces is None and type(strip_parens(loop.iter)) is cst.Name:
             # the pieces bound to a name before (`p_split = torch.split(p, k)`, `occ_hats = []`, `for pi in p_split:`)
-            pieces = _bound_pieces(body, at - 1, strip_parens(loop.iter).value)
+            split = _bound_pieces(body, at - 1, strip_parens(loop.iter).value)
+            pieces = _pieces(split) if split is not None else None
         rows = _one_row_loop(loop) if pieces is None else None
         if pieces is None and rows is None or not _uses(loop.body, loop.target.value):
             return
@@ -460,9 +461,14 @@ on its inputs.""".format(assumption=_ASSUMPTION),
             return
         whole = cst.List([cst.Element(pieces[0].deep_clone())])
         iterable = strip_parens(loop.iter)
+        edits = {iterable: _tracing_or(whole, iterable)}
+        if split is not None:
+            # The graph's fixed pieces are made at the split's own line, where `migrate` locates them (ONNX Runtime
+            # refuses the Split there at another size): the finding runs from that line, which stays as it is.
+            edits[split] = split
         self._report(loop.iter, loop.iter, f"the pieces of `{code_of(loop.iter).strip()}` in a loop appending to "
-                                           f"`{name}`", Fix({iterable: _tracing_or(whole, iterable)},
-                                                            safety=Safety.UNSAFE, helpers=(TRACING,)))
+                                           f"`{name}`", Fix(edits, safety=Safety.UNSAFE, helpers=(TRACING,),
+                                                            covers=split is not None))
 
     def _rows_of_a_tensor(self, comp: cst.ListComp | cst.GeneratorExp, what: str) -> bool:
         """Where the comprehension goes over an iterable's rows (`net(img[None]) for img in x`), is ``x`` a tensor
@@ -533,10 +539,10 @@ def _bindings_in(tree: cst.CSTNode) -> set[str]:
     return names
 
 
-def _bound_pieces(body: list[cst.BaseStatement], loop_at: int, name: str) -> tuple[cst.BaseExpression, str] | None:
-    """The tensor and axis of the pieces (``_pieces``) the name ``name`` holds at ``body[loop_at]``, the loop over it:
-    bound by one ``name = x.split(k)`` earlier in the block, read by nothing but the loop (in the statements between,
-    in the loop's body, after it), and no name the pieces' tensor reads bound again in between; else None."""
+def _bound_pieces(body: list[cst.BaseStatement], loop_at: int, name: str) -> cst.BaseExpression | None:
+    """The split (``_pieces`` reads its tensor and axis) the name ``name`` holds at ``body[loop_at]``, the loop over
+    it: bound by one ``name = x.split(k)`` earlier in the block, read by nothing but the loop (in the statements
+    between, in the loop's body, after it), and no name the pieces' tensor reads bound again in between; else None."""
     for index in range(loop_at - 1, -1, -1):
         bound, value = _single_assignment(body[index])
         if bound == name:
@@ -547,7 +553,7 @@ def _bound_pieces(body: list[cst.BaseStatement], loop_at: int, name: str) -> tup
                     or _uses_after(body[loop_at + 1:], name) \
                     or any(read & _bindings_in(statement) for statement in between):
                 return None
-            return pieces
+            return value
         if _uses(body[index], name):
             return None
     return None

@@ -81,4 +81,5 @@ def inputs(generator: torch.Generator, points: int = 12) -> tuple[torch.Tensor, 
 
 
 DYNAMIC = {"p": {0: "points"}}
-CALL = "for pi in p_split:"
+#: The finding runs from the split (where the graph makes its fixed pieces) to the loop over them.
+CALL = "p_split = torch.split(p, self.points_batch_size)"
