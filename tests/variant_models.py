@@ -45,6 +45,18 @@ def variant_inputs(module: ModuleType, shapes: list[tuple[int, ...]] | None, see
     return tuple(made)
 
 
+def random_boxes(count: int, seed: int, classes: int = 3, low: float = 0.0, spread: float = 40.0,
+                 size: float = 16.0) -> tuple[torch.Tensor, ...]:
+    """``count`` corner boxes (x1, y1 within ``spread`` of ``low``, 1 to ``size + 1`` wide and high), their scores in
+    [0, 1) and their labels among ``classes``: candidates for an NMS, seeded."""
+    generator = torch.Generator().manual_seed(seed)
+    corner = torch.rand(count, 2, generator=generator) * spread + low
+    boxes = torch.cat([corner, corner + torch.rand(count, 2, generator=generator) * size + 1], 1)
+    scores = torch.rand(count, generator=generator)
+    labels = torch.randint(0, classes, (count,), generator=generator)
+    return boxes, scores, labels
+
+
 def input_names(model: torch.nn.Module) -> list[str]:
     return list(inspect.signature(model.forward).parameters)
 

@@ -32,7 +32,7 @@ import pytest
 import torch
 from safety import import_source
 from support import rewrite, rules_found
-from variant_models import TORCHVISION_STANDIN, axes_json, built_variant
+from variant_models import TORCHVISION_STANDIN, axes_json, built_variant, random_boxes
 
 import torchvision_standin
 from trtcodemod.helpers.suppression import _trt_by_class, _trt_classes_apart
@@ -162,25 +162,16 @@ class Model(torch.nn.Module):
 '''
 
 
-def _boxes(count: int, seed: int, classes: int = 3, low: float = 0.0) -> tuple[torch.Tensor, ...]:
-    generator = torch.Generator().manual_seed(seed)
-    corner = torch.rand(count, 2, generator=generator) * 40 + low
-    boxes = torch.cat([corner, corner + torch.rand(count, 2, generator=generator) * 16 + 1], 1)
-    scores = torch.rand(count, generator=generator)
-    labels = torch.randint(0, classes, (count,), generator=generator)
-    return boxes, scores, labels
-
-
 def _sets() -> dict[str, tuple[torch.Tensor, ...]]:
-    boxes, scores, labels = _boxes(30, 5)
+    boxes, scores, labels = random_boxes(30, 5)
     tied = scores.clone()
     tied[::2] = 0.5
     return {
-        "other classes": _boxes(25, 1, classes=5),
-        "one class": _boxes(20, 2, classes=1),
-        "one box": _boxes(1, 3),
+        "other classes": random_boxes(25, 1, classes=5),
+        "one class": random_boxes(20, 2, classes=1),
+        "one box": random_boxes(1, 3),
         "no box": (torch.zeros(0, 4), torch.zeros(0), torch.zeros(0, dtype=torch.long)),
-        "negative corners": _boxes(24, 4, low=-60.0),
+        "negative corners": random_boxes(24, 4, low=-60.0),
         "tied scores": (boxes, tied, labels),
         "zeros": (torch.zeros(6, 4), torch.zeros(6), torch.tensor([0, 1, 0, 1, 2, 2])),
         "negative labels": (boxes, scores, labels - 2),
@@ -228,7 +219,7 @@ def test_each_spelling_is_one_nms_call_while_tracing_and_the_loop_otherwise(name
     assert "if not torch.jit.is_scripting() and _trt_tracing():" in fixed
     original = import_source(source, tmp_path)["Model"]()
     rewritten = import_source(fixed, tmp_path)["Model"]()
-    example = _boxes(30, 0, classes=2)
+    example = random_boxes(30, 0, classes=2)
     sets = _sets()
     raising = set()
     for label, inputs in {"example": example, **sets}.items():  # eager mode: the loop itself, its errors too

@@ -29,7 +29,7 @@ import numpy as np
 import pytest
 import torch
 from variant_models import TORCHVISION_STANDIN, assert_cited_by_distinct_owners, assert_eager_unchanged, \
-    assert_graph_within, export_variant, load_variant, migrate_with_standin, seeded
+    assert_graph_within, export_variant, load_variant, migrate_with_standin, random_boxes, seeded
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -142,12 +142,7 @@ def test_eager_is_the_loop_at_other_sizes_and_edges(variant: dict) -> None:
 
 
 def _boxes(count: int, seed: int, classes: int = 3, low: float = 0.0) -> tuple[torch.Tensor, ...]:
-    generator = torch.Generator().manual_seed(seed)
-    corner = torch.rand(count, 2, generator=generator) * 30 + low
-    boxes = torch.cat([corner, corner + torch.rand(count, 2, generator=generator) * 14 + 1], 1)
-    scores = torch.rand(count, generator=generator)
-    labels = torch.randint(0, classes, (count,), generator=generator)
-    return boxes, scores, labels
+    return random_boxes(count, seed, classes, low, spread=30.0, size=14.0)
 
 
 def _suppression_sets() -> dict[str, tuple[torch.Tensor, ...]]:
