@@ -2228,7 +2228,11 @@ def test_nested_configuration_ifs_are_kept_and_their_results_selected() -> None:
     # The trace keeps the test in the graph: self and cross inputs both follow eager mode.
     x = torch.randn(2, 4)
     with warnings.catch_warnings():
-        warnings.simplefilter("error", torch.jit.TracerWarning)
+        # A decision baked by the trace shows as a conversion to a Python value. Not every TracerWarning: torch's
+        # generic constructor warning for `torch.as_tensor` (of a traced tensor here, which the trace records as
+        # `.to`) came up once in a full suite run and never alone, and as an error raised inside the tracer's C++
+        # call it ends in a SystemError; the comparisons below show the graph follows both cases.
+        warnings.filterwarnings("error", message="Converting a tensor to a Python", category=torch.jit.TracerWarning)
         traced = torch.jit.trace(after_model, (x, x), check_trace=False)
     for source, target in _nested_cases():
         assert_same(traced(source, target), after_model(source, target))
