@@ -22,7 +22,9 @@ _ASSUMPTION = ("rows whose sort keys tie within an image keep the order of their
                "stable unless asked to be, or its TopK may order them otherwise; TensorRT does not document its "
                "TopK's order of ties); with a cap of 1 to 3840 a NaN key ranks with an infinite one (`torch.sort` "
                "puts NaN past every number); the image-index column and the sort key are read from the same rows "
-               "tensor the loop picks from, unchanged during the loop")
+               "tensor the loop picks from, unchanged during the loop; where the loop skips images without rows, "
+               "some image has rows (with none, the loop's concatenation of an empty list raises, the graph gives no "
+               "rows)")
 
 _LOOP = ("for i in range(batch_size):\n"
          "    (pick,) = torch.where(i == preds[:, 5])\n"
