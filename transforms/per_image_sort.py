@@ -16,7 +16,7 @@ import libcst as cst
 from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
-from trtcodemod.transforms.per_image_nms import SORT_HELPER as HELPER, PerImageNms
+from trtcodemod.transforms.per_image_nms import SORT_HELPER as HELPER, PerImageNms, _topk_arguments
 
 _ASSUMPTION = ("rows whose sort keys tie within an image keep the order of their positions (the loop's sort, not "
                "stable unless asked to be, or its TopK may order them otherwise; TensorRT does not document its "
@@ -306,10 +306,8 @@ row count>)`, a skip that does more than `continue`.""",
         if type(call) is not cst.Call:
             return False
         method = type(call.func) is cst.Attribute and not self.context.qualified_names(call.func)
-        topk = method and call.func.attr.value == "topk" or self.context.refers_to(call.func, "torch.topk") \
-            and bool(call.args) and call.args[0].keyword is None
-        if topk and take_indices:
-            return self._topk(call, method, names, found)
+        if take_indices and _topk_arguments(self.context, call) is not None:
+            return self._topk(call, names, found)
         if method and call.func.attr.value == "sort" and take_indices:
             subject, args = call.func.value, list(call.args)
         elif method and call.func.attr.value == "argsort" and len(names) == 1 and not take_indices:
@@ -337,32 +335,19 @@ row count>)`, a skip that does more than `continue`.""",
         found.key, found.descending, found.order, found.sorted_names = key, descending, names[-1], tuple(names)
         return True
 
-    def _topk(self, call: cst.Call, method: bool, names: list[str], found: _Body) -> bool:
+    def _topk(self, call: cst.Call, names: list[str], found: _Body) -> bool:
         """``_, o = torch.topk(key, k=K, sorted=True)`` (``key.topk(K)``, ``largest=False``), ``K`` the name bound
         to ``min(k, <the picked rows' count>)`` or that call itself: the sort (descending where ``largest``) cut
         at ``k``; its indices order the picked rows."""
-        subject = call.func.value if method else call.args[0].value
-        args = list(call.args) if method else list(call.args[1:])
-        descending, limit = True, None
-        for position, arg in enumerate(args):
-            keyword = arg.keyword.value if arg.keyword is not None else None
-            text = code_of(arg.value).strip()
-            if arg.star:
-                return False
-            if keyword == "k" or keyword is None and position == 0:
-                limit = strip_parens(arg.value)
-            elif keyword == "dim" or keyword is None and position == 1:
-                if text not in ("0", "-1"):
-                    return False
-            elif keyword == "largest" or keyword is None and position == 2:
-                if text not in ("True", "False"):
-                    return False
-                descending = text == "True"
-            elif keyword == "sorted" or keyword is None and position == 3:
-                if text != "True":
-                    return False  # unsorted: the kept rows in an order of TopK's choosing
-            else:
-                return False
+        given = _topk_arguments(self.context, call)
+        if given is None or "input" not in given:
+            return False
+        said = {name: code_of(value).strip() for name, value in given.items()}
+        if said.get("dim", "0") not in ("0", "-1") or said.get("largest", "True") not in ("True", "False") \
+                or said.get("sorted", "True") != "True":
+            return False  # unsorted: the kept rows in an order of TopK's choosing
+        subject, descending = given["input"], said.get("largest", "True") == "True"
+        limit = strip_parens(given["k"]) if "k" in given else None
         if limit is None:
             return False
         if found.limit and _is_name(limit, found.limit):
