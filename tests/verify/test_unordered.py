@@ -103,6 +103,56 @@ def test_pairing_keeps_sets_apart_and_edge_values() -> None:
     assert np.array_equal(matched_rows(order_rows(ints, 0), order_rows(ints[::-1], 0), 0, 0, 0), order_rows(ints, 0))
 
 
+def test_thousands_of_rows_pair_at_the_cost_of_the_displaced_ones() -> None:
+    # 3,000 text cells of 15 values (quad, box, score, image): 135M pairwise comparisons, past what pairing every
+    # row with every row may cost; the graph's rounding sorts a few neighbours the other way round.
+    rng = np.random.default_rng(5)
+    cells = rng.uniform(-50, 500, size=(3000, 15)).astype(np.float32)
+    cells[:, 0] = rng.uniform(100, 500, size=3000)  # the sort's first key: x of the first corner
+    cells[10, 1:] = 0.0
+    cells[11, 1:5] = -cells[11, 1:5]
+    graph = cells.copy()
+    order = np.argsort(cells[:, 0])
+    near = np.flatnonzero(np.diff(cells[order, 0]) < 2e-2)
+    near = near[np.diff(near, prepend=-2) > 1][:40]  # pairs of neighbours that share no row
+    assert near.size >= 5
+    for t in near:  # the first of two near neighbours rounded just past the second, within rtol 1e-3
+        graph[order[t], 0] = cells[order[t + 1], 0] + np.float32(1e-3)
+    assert not _equal(cells, graph, axis=0)
+    assert _paired_equal(cells, graph, axis=0)
+    wrong = graph.copy()
+    wrong[100, 5] += 1.0
+    assert not _paired_equal(cells, wrong, axis=0)
+
+
+def test_rows_beyond_the_tolerance_pair_nearest_for_the_float64_run_to_judge() -> None:
+    # Quads whose corners the graph rounds 0.013 px otherwise than eager mode (outside atol 1e-4 and rtol 1e-3 of
+    # values near 1) where eager mode itself is as far from float64: sorted alone they meet other rows' corners.
+    rng = np.random.default_rng(6)
+    rows = rng.uniform(0, 2, size=(40, 4)).astype(np.float32)
+    rows[:, 0] = np.linspace(1.0, 1.156, 40)  # first corners 0.004 apart: 0.01 moves a row past two others
+    graph, exact = rows.copy(), rows.astype(np.float64)
+    graph[0::6] += np.float32(0.013)  # past their neighbours in the sort, and past each other
+    graph[3::6] -= np.float32(0.013)
+    exact[0::6] += 0.013  # float64 agrees with the graph: eager float32 rounded the other way
+    exact[3::6] -= 0.013
+    labels, axes = ["output"], {"output": 0}
+    expected = order_all(labels, [rows], axes)[0]
+    paired = match_all(labels, [expected], order_all(labels, [graph[::-1]], axes), axes, 1e-4, 1e-3)[0]
+    # each row beside its own (filled in sorted order, rows 0.013 apart met rows a whole value apart, and a
+    # float64 run paired the same way then "agreed" with them)
+    assert np.abs(paired - expected).max() < 0.02
+    assert _set_compare(labels, [rows], [graph[::-1]], axes) == [False]
+    assert _set_compare(labels, [rows], [graph[::-1]], axes, [exact]) == [True]
+    far = graph.copy()
+    far[3] += np.float32(0.5)  # a row float64 does not back
+    assert _set_compare(labels, [rows], [far[::-1]], axes, [exact]) == [False]
+    # a row twice and another missing still fails, with or without float64
+    twice = graph.copy()
+    twice[0] = twice[1]
+    assert _set_compare(labels, [rows], [twice], axes, [exact]) == [False]
+
+
 def _boxes_and_masks(rows: int = 6) -> tuple[np.ndarray, np.ndarray]:
     """A detector's rows ``(rows, 6)`` and their 0/1 masks ``(rows, 8, 8)``; one box of zeros, one negative."""
     rng = np.random.default_rng(3)

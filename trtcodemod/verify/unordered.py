@@ -20,7 +20,7 @@ nothing.
 
 from __future__ import annotations
 
-from typing import Mapping, Sequence
+from typing import Callable, Mapping, Sequence
 
 import numpy as np
 
@@ -119,8 +119,8 @@ def order_rows(array: np.ndarray, axis: int = 0) -> np.ndarray:
     return flat[order].reshape(array.shape)
 
 
-#: The most pairwise element comparisons :func:`matched_rows` makes for one output (rows by rows by values):
-#: past it, the sorted order is kept as it is.
+#: The most pairwise element comparisons :func:`matched_rows` makes for one output (rows out of place by rows out of
+#: place by values): past it, the sorted order is kept as it is.
 _MATCH_LIMIT = 50_000_000
 
 
@@ -131,9 +131,10 @@ def matched_rows(expected: np.ndarray, actual: np.ndarray, axis: int, atol: floa
     Sorting lines equal sets of rows up only while no two rows sort apart by rounding alone: a detector's boxes
     whose first coordinates lie within the tolerance of each other (or a clamped zero and a coordinate just
     past it) sort in one order on one side and the other on the other. A row keeps its place where it already
-    matches; the others are paired greedily, each with the first unpaired partner. Every pair moved is within the
-    tolerance, so a comparison that then passes has shown a one-to-one pairing of equal rows: the same set.
-    Rows with no partner stay where they were (the comparison reports them)."""
+    matches; only the others are compared with each other (so thousands of rows cost what their few displaced
+    ones do) and paired greedily, each with the first unpaired partner; rows with no partner within the tolerance
+    are paired nearest first (:func:`_pairs`). The comparison that follows judges every pair, so a pass still
+    shows a one-to-one pairing of equal rows: the same set."""
     expected, actual = np.asarray(expected), np.asarray(actual)
     if expected.shape != actual.shape or actual.ndim <= axis or actual.shape[axis] < 2 or actual.size == 0 \
             or not np.issubdtype(actual.dtype, np.number) or not np.issubdtype(expected.dtype, np.number):
@@ -142,16 +143,61 @@ def matched_rows(expected: np.ndarray, actual: np.ndarray, axis: int, atol: floa
     rows = actual.shape[axis]
     e_rows = expected.reshape(batch, rows, -1).astype(np.float64)
     a_rows = actual.reshape(batch, rows, -1)
-    if rows * rows * e_rows.shape[2] > _MATCH_LIMIT:
-        return actual
     out = a_rows.copy()
     for b in range(batch):
         e, a = e_rows[b], a_rows[b].astype(np.float64)
-        close = _close(e, a, atol, rtol)  # close[i, j]: expected row i equals actual row j
-        partner = _pairs(close, close)
+        partner = _displaced_pairs([e], [a], atol, rtol)
         if partner is not None:
             out[b] = a_rows[b][partner]
     return out.reshape(actual.shape)
+
+
+def _displaced_pairs(expected: list[np.ndarray], actual: list[np.ndarray], atol: float,
+                     rtol: float) -> np.ndarray | None:
+    """:func:`_pairs` over the rows that do not already equal the row at their place: ``expected[k]`` and
+    ``actual[k]`` are one batch element's ``(rows, values)`` of the group's ``k``-th output, the first leading.
+    None where no row moves, or where the displaced rows are too many to compare pairwise (:data:`_MATCH_LIMIT`)."""
+    in_place = [_close_in_place(e, a, atol, rtol) for e, a in zip(expected, actual)]
+    moving = np.flatnonzero(~np.logical_and.reduce(in_place))
+
+    def fits(rows: np.ndarray) -> bool:
+        return moving.size * moving.size * max(1, rows.shape[1]) <= _MATCH_LIMIT
+
+    if moving.size == 0 or not fits(expected[0]):
+        return None
+    lead_e, lead_a = expected[0][moving], actual[0][moving]
+    lead = _close(lead_e, lead_a, atol, rtol)
+    every = lead.copy()
+    for e, a in zip(expected[1:], actual[1:]):
+        if fits(e):  # a follower too wide to compare pairwise (full-size masks) is judged after pairing only
+            every &= _close(e[moving], a[moving], atol, rtol)
+    partner = _pairs(lead, every, lambda i, j: _distance(lead_e[i], lead_a[j], atol, rtol))
+    if partner is None:
+        return None
+    whole = np.arange(expected[0].shape[0])
+    whole[moving] = moving[partner]
+    return whole
+
+
+def _close_in_place(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """``[i]``: every value of expected row ``i`` within the tolerance of actual row ``i`` (NaN equals NaN)."""
+    with np.errstate(invalid="ignore"):
+        within = np.abs(actual - expected) <= atol + rtol * np.abs(expected)
+    within |= (np.isnan(expected) & np.isnan(actual)) | ((expected == actual) & np.isinf(expected))
+    return within.reshape(within.shape[0], -1).all(axis=1)
+
+
+def _distance(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
+    """``[i, j]``: the largest difference between expected row ``i`` and actual row ``j``, in units of the
+    tolerance at the expected value (0 where both are NaN or the same infinity; infinite where only one is not
+    finite, or where the tolerance is 0 and the values differ)."""
+    e, a = expected[:, None, :], actual[None, :, :]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        gap = np.abs(a - e)
+        units = np.where(gap == 0, 0.0, gap / (atol + rtol * np.abs(e)))
+    same = (np.isnan(e) & np.isnan(a)) | ((e == a) & np.isinf(e))
+    units = np.where(same, 0.0, np.where(np.isnan(units), np.inf, units))
+    return units.max(axis=2, initial=0.0)
 
 
 def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
@@ -223,17 +269,10 @@ def match_all(labels: Sequence[str], expected: Sequence[np.ndarray | None], actu
             continue
         e_rows = [_as_rows(np.asarray(expected[i]), axis) for i in group]
         a_rows = [_as_rows(np.asarray(actual[i]), axis) for i in group]
-        batch, count = e_rows[0].shape[:2]
-        sized = [k for k, e in enumerate(e_rows) if count * count * max(1, e[0].size // count) <= _MATCH_LIMIT]
-        if 0 not in sized:
-            continue
+        batch = e_rows[0].shape[0]
         moved = [a.copy() for a in a_rows]
         for b in range(batch):
-            lead = _close(_flat(e_rows[0][b]), _flat(a_rows[0][b]), atol, rtol)
-            every = lead.copy()
-            for k in sized[1:]:
-                every &= _close(_flat(e_rows[k][b]), _flat(a_rows[k][b]), atol, rtol)
-            partner = _pairs(lead, every)
+            partner = _displaced_pairs([_flat(e[b]) for e in e_rows], [_flat(a[b]) for a in a_rows], atol, rtol)
             if partner is None:
                 continue
             for k in range(len(group)):
@@ -253,10 +292,13 @@ def _flat(rows: np.ndarray) -> np.ndarray:
     return rows.reshape(rows.shape[0], -1).astype(np.float64)
 
 
-def _pairs(lead: np.ndarray, every: np.ndarray) -> np.ndarray | None:
+def _pairs(lead: np.ndarray, every: np.ndarray,
+           distance: Callable[[np.ndarray, np.ndarray], np.ndarray] | None = None) -> np.ndarray | None:
     """``partner[i]``: the actual row placed at expected row ``i``: a row keeps its place where it pairs; the
-    others go, first to a partner equal in every output, then to one equal in the lead's values; rows left
-    over fill the places left in their order. None where every row keeps its place."""
+    others go, first to a partner equal in every output, then to one equal in the lead's values. Rows left over
+    (no partner within the tolerance: values that moved further, by a graph's other rounding that a float64 run
+    may admit) pair nearest first by ``distance(expected rows, actual rows)``, else fill the places left in their
+    order. None where every row keeps its place."""
     count = lead.shape[0]
     taken = np.zeros(count, dtype=bool)
     partner = np.full(count, -1)
@@ -269,5 +311,13 @@ def _pairs(lead: np.ndarray, every: np.ndarray) -> np.ndarray | None:
                 partner[i], taken[free[0]] = free[0], True
     if np.all(partner == np.arange(count)):
         return None
+    alone, free = np.flatnonzero(partner < 0), np.flatnonzero(~taken)
+    if distance is not None and alone.size:
+        gaps = distance(alone, free)
+        # Nearest pairs first; ties by place, so that the pairing is the same on every run.
+        for flat in np.lexsort((np.arange(gaps.size), gaps.ravel())):
+            i, j = divmod(int(flat), free.size)
+            if partner[alone[i]] < 0 and not taken[free[j]]:
+                partner[alone[i]], taken[free[j]] = free[j], True
     partner[partner < 0] = np.flatnonzero(~taken)
     return partner
