@@ -40,7 +40,7 @@ def _indent(text: str) -> str:
 
 
 class PerImagePad(RuntimeScopeRule):
-    needs_text = spelled("torch.stack")
+    needs_text = spelled("torch.stack", "torch.zeros")  # `new_zeros` holds "zeros" too
     info = RuleInfo(
         id="TRT393",
         name="per-image-pad",
@@ -105,9 +105,11 @@ inputs at other batch sizes.""",
         if not self.active():
             return
         body = node.body
-        for position in range(1, len(body) - 1):
+        for position in range(1, len(body)):
             if type(body[position]) is cst.For:
-                self._loop(body, position)
+                if position < len(body) - 1:
+                    self._loop(body, position)
+                self._filled(body, position)
 
     def _loop(self, body, position: int) -> None:
         loop, made, stacked = body[position], body[position - 1], body[position + 1]
@@ -160,10 +162,99 @@ inputs at other batch sizes.""",
                    Fix({loop: cst.FlattenSentinel(statements), stacked: cst.RemovalSentinel.REMOVE},
                        safety=Safety.UNSAFE, helpers=(TRACING_HELPER, ROWS_HELPER, PAD_HELPER), covers=True))
 
-    def _padding(self, node: cst.BaseExpression, entry: str) -> str | None:
+    def _filled(self, body, position: int) -> None:
+        """The preallocated form: ``out = torch.zeros((n, k, ...))`` right before ``for i, det in
+        enumerate(detections):`` (or ``for i in range(len(detections)): det = detections[i]``) whose body writes each
+        image's padded rows by its index: ``out[i] = F.pad(det, (0, 0, 0, k - det.shape[0]))`` (the widths maybe bound
+        to a name first), or after a cap ``det = det[:k]``, ``out[i] = torch.cat([det, det.new_zeros(k - len(det),
+        ...)])`` or ``out[i, :len(det)] = det``."""
+        loop, made = body[position], body[position - 1]
+        allocated = self._zeros(made)
+        if allocated is None or loop.orelse is not None or loop.asynchronous is not None:
+            return
+        out, size = allocated
+        header = _by_index(loop)
+        if header is None:
+            return
+        index, entry, results, statements = header
+        if not 1 <= len(statements) <= 3 or {index, entry} & {out} or index == entry:
+            return
+        *before, write = statements
+        cap, widths = None, {}
+        for statement in before:
+            if cap is None and not widths and _capped(statement, entry) is not None:
+                cap = code_of(_capped(statement, entry)).strip()
+            elif not widths and _widths(statement) is not None:
+                widths = dict([_widths(statement)])
+            else:
+                return
+        if type(write) is not cst.Assign or len(write.targets) != 1:
+            return
+        target = strip_parens(write.targets[0].target)
+        if type(target) is not cst.Subscript or code_of(target.value).strip() != out \
+                or not 1 <= len(target.slice) <= 2 or type(target.slice[0].slice) is not cst.Index \
+                or code_of(target.slice[0].slice.value).strip() != index:
+            return
+        if len(target.slice) == 1:
+            count = self._padding(write.value, entry, widths)
+            if count is None or (cap is None and not self._crops(write.value)) or (cap is not None and cap != count):
+                return  # `torch.cat` with `new_zeros` and no cap raises in eager mode where the rows outnumber `k`
+        else:
+            part = target.slice[1].slice
+            if widths or cap is None or code_of(strip_parens(write.value)).strip() != entry \
+                    or type(part) is not cst.Slice or part.lower is not None or part.step is not None \
+                    or part.upper is None or code_of(part.upper).strip() not in _counts(entry):
+                return
+            count = cap
+        if count != size or {n.value for n in walk(cst.parse_expression(count)) if type(n) is cst.Name} \
+                & {entry, index, out, *widths}:
+            return
+        if self._read_after(body[position + 1:], {entry, index, *widths}):
+            return
+        statements = [
+            cst.parse_statement(f"{_FLAT} = None\n").with_changes(leading_lines=loop.leading_lines),
+            cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                                f"    {_FLAT} = {ROWS_HELPER}({results})\n"),
+            cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
+                   body=cst.IndentedBlock(body=[cst.parse_statement(f"{out} = {PAD_HELPER}({results}, {count}).to({out})\n")]),
+                   orelse=cst.Else(body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=())]))),
+        ]
+        self.found(loop, "each image's rows padded with zeros to a fixed count and written by the image's index into "
+                         "a tensor of zeros: a traced export unrolls the loop with the example's batch; where the list "
+                         "is the one TRT360's rewrite of a per-image NMS loop made while tracing, the padded tensor is "
+                         f"filled from its flattened rows at once; assumes {_ASSUMPTION}",
+                   Fix({loop: cst.FlattenSentinel(statements)},
+                       safety=Safety.UNSAFE, helpers=(TRACING_HELPER, ROWS_HELPER, PAD_HELPER), covers=True))
+
+    def _zeros(self, statement: cst.BaseStatement) -> tuple[str, str] | None:
+        """(name, ``k``) of ``name = torch.zeros((n, k, ...))`` (or ``torch.zeros(n, k, ...)``, ``x.new_zeros(...)``;
+        ``dtype=`` and ``device=`` allowed): a tensor of zeros of three or more axes."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        if type(small) is not cst.Assign or len(small.targets) != 1 or type(small.targets[0].target) is not cst.Name:
+            return None
+        call = strip_parens(small.value)
+        if type(call) is not cst.Call or not (self.context.refers_to(call.func, "torch.zeros") or (
+                type(call.func) is cst.Attribute and call.func.attr.value == "new_zeros")):
+            return None
+        if any(a.star or (a.keyword is not None and a.keyword.value not in ("dtype", "device")) for a in call.args):
+            return None
+        sizes = [a.value for a in call.args if a.keyword is None]
+        if len(sizes) == 1 and type(strip_parens(sizes[0])) in (cst.Tuple, cst.List):
+            elements = strip_parens(sizes[0]).elements
+            if any(type(e) is cst.StarredElement for e in elements):
+                return None
+            sizes = [e.value for e in elements]
+        if len(sizes) < 3:
+            return None
+        return small.targets[0].target.value, code_of(sizes[1]).strip()
+
+    def _padding(self, node: cst.BaseExpression, entry: str, bound: dict | None = None) -> str | None:
         """The count ``k`` that ``node`` pads the rows ``entry`` to with zero rows: ``torch.cat([entry,
         entry.new_zeros(k - n, ...)])`` (along the first axis) or ``F.pad(entry, (0, 0, 0, k - n))``, ``n`` the
-        rows' count (``entry.shape[0]``, ``entry.size(0)``, ``len(entry)``); None for anything else."""
+        rows' count (``entry.shape[0]``, ``entry.size(0)``, ``len(entry)``), the widths maybe a name ``bound`` maps to
+        the tuple it was bound to; None for anything else."""
         node = strip_parens(node)
         if type(node) is not cst.Call or any(a.star for a in node.args):
             return None
@@ -191,6 +282,8 @@ inputs at other batch sizes.""",
             if arguments is None or code_of(arguments[0]).strip() != entry:
                 return None
             widths = strip_parens(arguments[1])
+            if type(widths) is cst.Name and widths.value in (bound or {}):
+                widths = bound[widths.value]
             if type(widths) not in (cst.Tuple, cst.List) or len(widths.elements) != 4 \
                     or any(int_value(strip_parens(e.value)) != 0 for e in widths.elements[:3]):
                 return None
@@ -209,7 +302,7 @@ inputs at other batch sizes.""",
         node = strip_parens(node)
         if type(node) is not cst.BinaryOperation or type(node.operator) is not cst.Subtract:
             return None
-        if code_of(node.right).strip() not in (f"{entry}.shape[0]", f"{entry}.size(0)", f"len({entry})"):
+        if code_of(node.right).strip() not in _counts(entry):
             return None
         return code_of(node.left).strip()
 
@@ -260,6 +353,52 @@ def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpressi
     if value is not None and not (type(value) in (cst.Integer, cst.Float) and float(value.value) == 0):
         return None
     return bound["input"], bound["pad"]
+
+
+def _counts(entry: str) -> tuple[str, ...]:
+    """The spellings of the count of the rows ``entry``."""
+    return f"{entry}.shape[0]", f"{entry}.size(0)", f"len({entry})"
+
+
+def _by_index(loop: cst.For) -> tuple[str, str, str, list] | None:
+    """(index, entry, list, the body's other statements) of ``for i, det in enumerate(detections):`` or of ``for i in
+    range(len(detections)):`` whose first statement is ``det = detections[i]``; None for another loop, or a body of
+    anything but one small statement a line."""
+    if type(loop.body) is not cst.IndentedBlock:
+        return None
+    small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in loop.body.body]
+    if not small or any(s is None for s in small):
+        return None
+    call = strip_parens(loop.iter)
+    if type(call) is not cst.Call or type(call.func) is not cst.Name or len(call.args) != 1 \
+            or call.args[0].keyword or call.args[0].star:
+        return None
+    argument = strip_parens(call.args[0].value)
+    target = strip_parens(loop.target)
+    if call.func.value == "enumerate" and plain_read(argument) and type(target) is cst.Tuple \
+            and len(target.elements) == 2 and all(type(e.value) is cst.Name for e in target.elements):
+        return target.elements[0].value.value, target.elements[1].value.value, code_of(argument).strip(), small
+    if call.func.value != "range" or type(target) is not cst.Name or type(argument) is not cst.Call \
+            or type(argument.func) is not cst.Name or argument.func.value != "len" or len(argument.args) != 1 \
+            or argument.args[0].keyword or argument.args[0].star or not plain_read(argument.args[0].value):
+        return None
+    results, index, first = code_of(argument.args[0].value).strip(), target.value, small[0]
+    if type(first) is not cst.Assign or len(first.targets) != 1 or type(first.targets[0].target) is not cst.Name:
+        return None
+    picked = strip_parens(first.value)
+    if type(picked) is not cst.Subscript or code_of(picked.value).strip() != results or len(picked.slice) != 1 \
+            or type(picked.slice[0].slice) is not cst.Index or code_of(picked.slice[0].slice.value).strip() != index:
+        return None
+    return index, first.targets[0].target.value, results, small[1:]
+
+
+def _widths(statement: cst.BaseSmallStatement) -> tuple[str, cst.BaseExpression] | None:
+    """(name, tuple) of ``pad = (0, 0, 0, k - det.shape[0])`` (a tuple or list bound to a name)."""
+    if type(statement) is not cst.Assign or len(statement.targets) != 1 \
+            or type(statement.targets[0].target) is not cst.Name:
+        return None
+    value = strip_parens(statement.value)
+    return (statement.targets[0].target.value, value) if type(value) in (cst.Tuple, cst.List) else None
 
 
 def _empty_list(statement: cst.BaseStatement) -> str | None:
