@@ -2,7 +2,8 @@
 
 A deployment that wants one fixed-size tensor of detections from a per-image NMS's list writes ``rows = []``, ``for
 det in detections: det = det[:k]; rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))``, ``return
-torch.stack(rows)``: ``(batch, k, 6)``. A trace unrolls the loop with the example's batch. Where ``detections`` is
+torch.stack(rows)``: ``(batch, k, 6)`` (or writes each image's padded rows by its index into ``torch.zeros((batch,
+k, 6))`` made before the loop). A trace unrolls the loop with the example's batch. Where ``detections`` is
 the list TRT360's rewrite of the NMS loop made while tracing (it carries every image's rows flattened, each row's
 image and the traced number of images), the rewrite fills the ``(batch, k, ...)`` tensor at once; the loop stays for
 eager code and for any other list.
@@ -27,7 +28,10 @@ _ASSUMPTION = ("the list that TRT360's rewrite of a per-image loop made while tr
                "entry added, removed, replaced or written in place since), the zeros the loop appends have the "
                "rows' other sizes (eager mode raises where they do not; the graph pads with the rows' own); where "
                "`F.pad` pads, each image's rows are 2-D (its four widths pad the second-to-last axis) and the count "
-               "is 0 or more (without a cap, eager mode raises on a negative one)")
+               "is 0 or more (without a cap, eager mode raises on a negative one); where the loop writes into "
+               "zeros made before it, their first size is the list's number of images and their sizes after the "
+               "count the rows' (eager mode raises where an image's slot is missing or of other sizes; where there "
+               "are more slots than images, the loop leaves zeros the graph does not make)")
 
 _LOOP = ("rows = []\n"
          "for det in detections:\n"
@@ -58,14 +62,22 @@ rows, pads them with zero rows up to `k`, and stacks the padded tensors into one
 (returned, assigned or along `dim=0`), the cap `k` the same in both places and not made in the loop.
 `F.pad` needs no cap (a negative width crops the rows to `k`, so `rows.append(F.pad(det, (0, 0, 0,
 k - len(det))))` alone is the same loop), and is also taken by keyword (`input=`, `pad=`) with
-`mode="constant"` and `value=0`.
+`mode="constant"` and `value=0`. Also the same padding written by the image's index into zeros
+made right before the loop (Ultralytics' `NMSModel`, Super Gradients' `ConvertFlatTensorToTRTFormat`):
+`out = torch.zeros((n, k, 6))` (or `torch.zeros(n, k, 6)`, `x.new_zeros(...)`, `dtype=`/`device=`) /
+`for i, det in enumerate(detections):` (or `for i in range(len(detections)):` / `det = detections[i]`) /
+`out[i] = F.pad(det, (0, 0, 0, k - det.shape[0]))` (the widths maybe bound first, `pad = (0, 0, 0,
+k - len(det))` / `out[i] = F.pad(det, pad)`), or after the cap `det = det[:k]`,
+`out[i] = torch.cat([det, det.new_zeros(k - len(det), 6)])` or `out[i, :len(det)] = det`; the zeros'
+second size the count `k`.
 
 Why it hurts: a traced export runs the loop once an image of the example and records each: at
 another batch size the graph still stacks the example's number of images.
 
 The rewrite keeps the loop for eager code and for every list of another origin. Where the list is
 the one TRT360's rewrite of the NMS loop made while tracing (`_trt_flat_rows(detections)` is then not
-`None`), the stacked tensor is `_trt_padded_by_image(detections, k)`: each row's slot is its rank
+`None`), the stacked tensor is `_trt_padded_by_image(detections, k)` (in the preallocated form, `out =
+_trt_padded_by_image(detections, k).to(out)`: in the zeros' dtype and device, as the writes cast): each row's slot is its rank
 among its image's rows (one-hot counts, no TopK), and slot `(image, j)` gathers that row, or a zero
 row where the image has fewer than `j + 1` rows: each image's `det[:k]` padded with zeros to `k`,
 in the dtype and device of the rows, for every image at once. A script compiles none of it (the list
@@ -91,6 +103,27 @@ inputs at other batch sizes.""",
                 "            det = det[:k]\n"
                 "            rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))\n"
                 "        return torch.stack(rows)\n",
+                unsafe=True,
+            ),
+            Example(
+                "def padded(detections, k):\n"
+                "    out = torch.zeros((len(detections), k, 6))\n"
+                "    for i, det in enumerate(detections):\n"
+                "        pad = (0, 0, 0, k - det.shape[0])\n"
+                "        out[i] = F.pad(det, pad)\n"
+                "    return out\n",
+                "def padded(detections, k):\n"
+                "    out = torch.zeros((len(detections), k, 6))\n"
+                f"    {_FLAT} = None\n"
+                f"    if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                f"        {_FLAT} = {ROWS_HELPER}(detections)\n"
+                f"    if {_FLAT} is not None:\n"
+                f"        out = {PAD_HELPER}(detections, k).to(out)\n"
+                "    else:\n"
+                "        for i, det in enumerate(detections):\n"
+                "            pad = (0, 0, 0, k - det.shape[0])\n"
+                "            out[i] = F.pad(det, pad)\n"
+                "    return out\n",
                 unsafe=True,
             ),
             Example("def padded(detections, k):\n    rows = []\n    for det in detections:\n"
@@ -206,9 +239,8 @@ inputs at other batch sizes.""",
                     or part.upper is None or code_of(part.upper).strip() not in _counts(entry):
                 return
             count = cap
-        if count != size or {n.value for n in walk(cst.parse_expression(count)) if type(n) is cst.Name} \
-                & {entry, index, out, *widths}:
-            return
+        if count != size or _names(count) & {entry, index, out, *widths, *_names(results)}:
+            return  # a count made from the rows, the list or the loop's names
         if self._read_after(body[position + 1:], {entry, index, *widths}):
             return
         statements = [
@@ -353,6 +385,11 @@ def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpressi
     if value is not None and not (type(value) in (cst.Integer, cst.Float) and float(value.value) == 0):
         return None
     return bound["input"], bound["pad"]
+
+
+def _names(code: str) -> set[str]:
+    """The names the expression ``code`` reads."""
+    return {n.value for n in walk(cst.parse_expression(code)) if type(n) is cst.Name}
 
 
 def _counts(entry: str) -> tuple[str, ...]:

@@ -124,6 +124,118 @@ def test_other_loops_are_left_alone(code: str) -> None:
     assert rules_found(code, select=RULE) == []
 
 
+FILLED = """import torch
+import torch.nn.functional as F
+
+
+def padded(detections, k):
+    {made}
+    {loop}
+{body}    return out
+"""
+ENUMERATE = "for i, det in enumerate(detections):"
+BY_INDEX = "for i in range(len(detections)):\n        det = detections[i]"
+# The preallocated forms: (allocation, loop header, body): Ultralytics' `NMSModel` binds the widths to `pad` first,
+# Super Gradients' `ConvertFlatTensorToTRTFormat` picks image `i`'s rows by index and pads them by keyword.
+FILLED_FORMS = {
+    "F.pad": ("out = torch.zeros((len(detections), k, 6))", ENUMERATE,
+              "        out[i] = F.pad(det, (0, 0, 0, k - det.shape[0]))\n"),
+    "widths bound": ("out = torch.zeros(len(detections), k, 6, dtype=torch.float64)", ENUMERATE,
+                     "        pad = (0, 0, 0, k - det.shape[0])\n        out[i] = torch.nn.functional.pad(det, pad)\n"),
+    "by index, keywords": ("out = torch.zeros((len(detections), k, 6), dtype=torch.float32)", BY_INDEX,
+                           "        out[i] = torch.nn.functional.pad(\n"
+                           "            det, (0, 0, 0, k - det.size(0)), value=0, mode=\"constant\"\n        )\n"),
+    "cap, slice": ("out = detections[0].new_zeros((len(detections), k, 6))", ENUMERATE,
+                   "        det = det[:k]\n        out[i, :len(det)] = det\n"),
+    "cap, cat": ("out = torch.zeros([len(detections), k, 6])", BY_INDEX,
+                 "        det = det[:k]\n        out[i] = torch.cat([det, det.new_zeros(k - det.shape[0], 6)])\n"),
+}
+
+
+def _filled(form: str) -> str:
+    made, loop, body = FILLED_FORMS[form]
+    return FILLED.format(made=made, loop=loop, body=body)
+
+
+@pytest.mark.parametrize("form", sorted(FILLED_FORMS))
+def test_the_preallocated_rewrite(form: str) -> None:
+    code = _filled(form)
+    assert rules_found(code, select=RULE) == ["TRT393"]
+    assert rewrite(code, select=RULE) == code  # unsafe: nothing without --unsafe
+    after = rewrite(code, select=RULE, unsafe=True)
+    made, loop, _ = FILLED_FORMS[form]
+    assert (f"    {made}\n    _trt_flat = None\n    if not torch.jit.is_scripting() and _trt_tracing():\n"
+            "        _trt_flat = _trt_flat_rows(detections)\n    if _trt_flat is not None:\n"
+            "        out = _trt_padded_by_image(detections, k).to(out)\n    else:\n"
+            f"        {loop.replace(chr(10) + '        ', chr(10) + '            ')}\n") in after, after
+    assert after.endswith("    return out\n")
+    assert rules_found(after, select=RULE) == []
+    assert rewrite(after, select=RULE, unsafe=True) == after
+
+
+@pytest.mark.parametrize("code", [
+    # the zeros' second size is not the count, or there are two axes only, or ones
+    _filled("F.pad").replace("torch.zeros((len(detections), k, 6))", "torch.zeros((len(detections), k + 1, 6))"),
+    _filled("F.pad").replace("torch.zeros((len(detections), k, 6))", "torch.zeros((len(detections), k))"),
+    _filled("F.pad").replace("torch.zeros(", "torch.ones("),
+    _filled("F.pad").replace("torch.zeros((len(detections), k, 6))", "torch.zeros((len(detections), k, 6), out=buf)"),
+    # without a cap, `torch.cat` and the slice raise in eager mode where the rows outnumber `k`: nothing to take
+    _filled("cap, slice").replace("        det = det[:k]\n", ""),
+    _filled("cap, cat").replace("        det = det[:k]\n", ""),
+    # the cap is not the zeros' count; the slice is not the rows' count; the rows written are not the entry
+    _filled("cap, slice").replace("det = det[:k]", "det = det[:k - 1]"),
+    _filled("cap, slice").replace("out[i, :len(det)] = det", "out[i, :k] = det"),
+    _filled("cap, slice").replace("out[i, :len(det)] = det", "out[i, :len(det)] = det * 2"),
+    # written elsewhere than the image's slot, or into another tensor
+    _filled("F.pad").replace("out[i] =", "out[i + 1] ="),
+    _filled("F.pad").replace("out[i] =", "other[i] ="),
+    _filled("F.pad").replace("out[i] =", "out[0] ="),
+    # padded along another axis or with another value
+    _filled("F.pad").replace("(0, 0, 0, k - det.shape[0])", "(0, k - det.shape[0])"),
+    _filled("F.pad").replace("(0, 0, 0, k - det.shape[0]))", "(0, 0, 0, k - det.shape[0]), value=-1)"),
+    # the widths bound to a name that is read after the loop, or the entry read after it
+    _filled("widths bound").replace("    return out\n", "    return out, pad\n"),
+    _filled("F.pad").replace("    return out\n", "    return out, det\n"),
+    # another statement in the loop; an index loop whose entry is not the list's `i`
+    _filled("F.pad").replace("        out[i] =", "        print(i)\n        out[i] ="),
+    _filled("by index, keywords").replace("det = detections[i]", "det = detections[0]"),
+    # the count made from the rows
+    _filled("F.pad").replace("k, 6))", "len(detections[0]), 6))").replace("k - det", "len(detections[0]) - det"),
+])
+def test_other_preallocated_loops_are_left_alone(code: str) -> None:
+    assert rules_found(code, select=RULE) == []
+
+
+def _run(code: str, name: str = "padded") -> dict:
+    namespace: dict = {}
+    exec(compile(code, "padded.py", "exec"), namespace)  # noqa: S102
+    return namespace
+
+
+@pytest.mark.parametrize("form", sorted(FILLED_FORMS))
+@pytest.mark.parametrize("counts", [(3, 0, 7), (0, 0), (5,), (9, 9)])
+def test_the_preallocated_rewrite_is_the_loop(form: str, counts: tuple[int, ...]) -> None:
+    """On real rows (an image without rows, fewer than the cap, more): the rewritten function, made to take the
+    flattened rows as it does while tracing, equals the original loop, in the zeros' dtype (float64 where they
+    were made so from float32 rows); eager mode and a plain list still run the loop."""
+    k = 4
+    generator = seeded(sum(counts) + len(form))
+    detections = [torch.randn(n, 6, generator=generator) * 50 for n in counts]
+    if counts[0]:
+        detections[0][0, 1], detections[0][-1, 2] = float("nan"), float("inf")
+    code = _filled(form)
+    original = _run(code)["padded"]
+    rewritten = _run(rewrite(code, select=RULE, unsafe=True))
+    want = original(detections, k)
+    assert want.shape == (len(counts), k, 6) and (want[:, :, 4] != 0).sum() <= k * len(counts)
+    torch.testing.assert_close(rewritten["padded"](detections, k), want, equal_nan=True, rtol=0, atol=0)
+    rewritten["_trt_tracing"] = lambda: True
+    torch.testing.assert_close(rewritten["padded"](detections, k), want, equal_nan=True, rtol=0, atol=0)
+    got = rewritten["padded"](_listed(detections), k)  # the flattened rows: the loop does not run
+    assert got.dtype == want.dtype
+    torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+
+
 def _loop(detections: list[torch.Tensor], k: int) -> torch.Tensor:
     rows = []
     for det in detections:
@@ -231,6 +343,19 @@ def test_a_script_compiles_none_of_it(tmp_path: Path) -> None:
     scripted = torch.jit.script(import_file(tmp_path / "padded_script.py", "trt393_padded_script").padded)
     detections = [torch.randn(5, 6), torch.randn(1, 6)]
     torch.testing.assert_close(scripted(detections, 3), _loop(detections, 3))
+
+
+@pytest.mark.parametrize("form", sorted(FILLED_FORMS))
+def test_a_script_compiles_none_of_the_preallocated_form(tmp_path: Path, form: str) -> None:
+    from support import import_file
+
+    code = _filled(form).replace("def padded(detections, k):", "def padded(detections: list[torch.Tensor], k: int):")
+    code = code.replace("value=0,", "value=0.0,")  # a script's `F.pad` takes a float fill only
+    (tmp_path / "filled_script.py").write_text(rewrite(code, select=RULE, unsafe=True))
+    module = import_file(tmp_path / "filled_script.py", f"trt393_filled_script_{len(form)}")
+    scripted = torch.jit.script(module.padded)
+    detections = [torch.randn(5, 6), torch.randn(0, 6), torch.randn(1, 6)]
+    torch.testing.assert_close(scripted(detections, 3), _run(code)["padded"](detections, 3))
 
 
 @pytest.mark.parametrize("name", sorted(TAKEN))
