@@ -44,7 +44,7 @@ def _indent(text: str) -> str:
 
 
 class PerImagePad(RuntimeScopeRule):
-    needs_text = spelled("torch.stack", "torch.zeros")  # `new_zeros` holds "zeros" too
+    needs_text = spelled("torch.stack", "torch.zeros", "torch.full")  # `new_zeros`, `new_full` hold them too
     info = RuleInfo(
         id="TRT393",
         name="per-image-pad",
@@ -62,26 +62,32 @@ rows, pads them with zero rows up to `k`, and stacks the padded tensors into one
 (returned, assigned or along `dim=0`), the cap `k` the same in both places and not made in the loop.
 `F.pad` needs no cap (a negative width crops the rows to `k`, so `rows.append(F.pad(det, (0, 0, 0,
 k - len(det))))` alone is the same loop), and is also taken by keyword (`input=`, `pad=`) with
-`mode="constant"` and `value=0`. Also the same padding written by the image's index into zeros
+`mode="constant"` and a `value` (below). Also the same padding written by the image's index into zeros
 made right before the loop (Ultralytics' `NMSModel`, Super Gradients' `ConvertFlatTensorToTRTFormat`):
 `out = torch.zeros((n, k, 6))` (or `torch.zeros(n, k, 6)`, `x.new_zeros(...)`, `dtype=`/`device=`) /
 `for i, det in enumerate(detections):` (or `for i in range(len(detections)):` / `det = detections[i]`) /
 `out[i] = F.pad(det, (0, 0, 0, k - det.shape[0]))` (the widths maybe bound first, `pad = (0, 0, 0,
 k - len(det))` / `out[i] = F.pad(det, pad)`), or after the cap `det = det[:k]`,
 `out[i] = torch.cat([det, det.new_zeros(k - len(det), 6)])` or `out[i, :len(det)] = det`; the zeros'
-second size the count `k`.
+second size the count `k`. The padding may fill with another number than zero (Super Gradients pads
+classes with -1, an ensemble's boxes with NaN): `F.pad`'s `value=` (a number, `float("nan")`,
+`float("inf")`, or a plain name or attribute such as `np.nan`, not made in the loop), or, where the
+loop writes the rows only (`out[i, :len(det)] = det`), the fill of `out = torch.full((n, k, 6), v)`
+(or `x.new_full(...)`).
 
 Why it hurts: a traced export runs the loop once an image of the example and records each: at
 another batch size the graph still stacks the example's number of images.
 
 The rewrite keeps the loop for eager code and for every list of another origin. Where the list is
 the one TRT360's rewrite of the NMS loop made while tracing (`_trt_flat_rows(detections)` is then not
-`None`), the stacked tensor is `_trt_padded_by_image(detections, k)` (in the preallocated form, `out =
-_trt_padded_by_image(detections, k).to(out)`: in the zeros' dtype and device, as the writes cast): each row's slot is its rank
-among its image's rows (one-hot counts, no TopK), and slot `(image, j)` gathers that row, or a zero
-row where the image has fewer than `j + 1` rows: each image's `det[:k]` padded with zeros to `k`,
-in the dtype and device of the rows, for every image at once. A script compiles none of it (the list
-is looked at only under `not torch.jit.is_scripting() and _trt_tracing()`).
+`None`), the stacked tensor is `_trt_padded_by_image(detections, k)` (with a fill other than zero,
+`_trt_padded_by_image(detections, k, fill)`; in the preallocated form, `out = _trt_padded_by_image(
+detections, k).to(out)`, in the zeros' dtype and device, as the writes cast): each row's slot is its
+rank among its image's rows (one-hot counts, no TopK), and slot `(image, j)` gathers that row, or a
+row of the fill where the image has fewer than `j + 1` rows: each image's `det[:k]` padded with
+zeros (or the fill) to `k`, in the dtype and device of the rows, for every image at once. A script
+compiles none of it (the list is looked at only under `not torch.jit.is_scripting() and
+_trt_tracing()`).
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` applies it with TRT360's rewrite of the loop that makes
 the list, and keeps it only where the rewritten model's graph is faithful and equivalent on its
@@ -175,10 +181,14 @@ inputs at other batch sizes.""",
             count = code_of(cap).strip()
         if {n.value for n in walk(cst.parse_expression(count)) if type(n) is cst.Name} & {entry, rows}:
             return  # a count made from the rows themselves
+        fill = self._fill_of(padded)
+        if fill is not None and _names(fill) & {entry, rows}:
+            return  # a fill made in the loop
         value = self._stacked(stacked, rows)
         if value is None or self._read_after(body[position + 2:], {rows, entry}):
             return
-        replaced = stacked.body[0].with_changes(value=cst.parse_expression(f"{PAD_HELPER}({results}, {count})"))
+        call = f"{PAD_HELPER}({results}, {count}{'' if fill is None else ', ' + fill})"
+        replaced = stacked.body[0].with_changes(value=cst.parse_expression(call))
         statements = [
             cst.parse_statement(f"{_FLAT} = None\n").with_changes(leading_lines=loop.leading_lines),
             cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
@@ -202,10 +212,10 @@ inputs at other batch sizes.""",
         to a name first), or after a cap ``det = det[:k]``, ``out[i] = torch.cat([det, det.new_zeros(k - len(det),
         ...)])`` or ``out[i, :len(det)] = det``."""
         loop, made = body[position], body[position - 1]
-        allocated = self._zeros(made)
+        allocated = self._allocated(made)
         if allocated is None or loop.orelse is not None or loop.asynchronous is not None:
             return
-        out, size = allocated
+        out, size, fill = allocated
         header = _by_index(loop)
         if header is None:
             return
@@ -232,6 +242,7 @@ inputs at other batch sizes.""",
             count = self._padding(write.value, entry, widths)
             if count is None or (cap is None and not self._crops(write.value)) or (cap is not None and cap != count):
                 return  # `torch.cat` with `new_zeros` and no cap raises in eager mode where the rows outnumber `k`
+            fill = self._fill_of(write.value)  # the whole slot written: the allocation's fill is overwritten
         else:
             part = target.slice[1].slice
             if widths or cap is None or code_of(strip_parens(write.value)).strip() != entry \
@@ -241,6 +252,9 @@ inputs at other batch sizes.""",
             count = cap
         if count != size or _names(count) & {entry, index, out, *widths, *_names(results)}:
             return  # a count made from the rows, the list or the loop's names
+        if fill is not None and _names(fill) & {entry, index, out, *widths}:
+            return  # a fill made in the loop
+        call = f"{PAD_HELPER}({results}, {count}{'' if fill is None else ', ' + fill}).to({out})"
         if self._read_after(body[position + 1:], {entry, index, *widths}):
             return
         statements = [
@@ -248,7 +262,7 @@ inputs at other batch sizes.""",
             cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
                                 f"    {_FLAT} = {ROWS_HELPER}({results})\n"),
             cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
-                   body=cst.IndentedBlock(body=[cst.parse_statement(f"{out} = {PAD_HELPER}({results}, {count}).to({out})\n")]),
+                   body=cst.IndentedBlock(body=[cst.parse_statement(f"{out} = {call}\n")]),
                    orelse=cst.Else(body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=())]))),
         ]
         self.found(loop, "each image's rows padded with zeros to a fixed count and written by the image's index into "
@@ -258,29 +272,56 @@ inputs at other batch sizes.""",
                    Fix({loop: cst.FlattenSentinel(statements)},
                        safety=Safety.UNSAFE, helpers=(TRACING_HELPER, ROWS_HELPER, PAD_HELPER), covers=True))
 
-    def _zeros(self, statement: cst.BaseStatement) -> tuple[str, str] | None:
-        """(name, ``k``) of ``name = torch.zeros((n, k, ...))`` (or ``torch.zeros(n, k, ...)``, ``x.new_zeros(...)``;
-        ``dtype=`` and ``device=`` allowed): a tensor of zeros of three or more axes."""
+    def _allocated(self, statement: cst.BaseStatement) -> tuple[str, str, str | None] | None:
+        """(name, ``k``, fill) of ``name = torch.zeros((n, k, ...))`` (or ``torch.zeros(n, k, ...)``,
+        ``x.new_zeros(...)``; ``dtype=`` and ``device=`` allowed; fill None) or of ``name = torch.full((n, k, ...),
+        v)`` (``x.new_full(...)``; fill ``v`` as :func:`_fill` reads it): a tensor of three or more axes."""
         if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
             return None
         small = statement.body[0]
         if type(small) is not cst.Assign or len(small.targets) != 1 or type(small.targets[0].target) is not cst.Name:
             return None
         call = strip_parens(small.value)
-        if type(call) is not cst.Call or not (self.context.refers_to(call.func, "torch.zeros") or (
-                type(call.func) is cst.Attribute and call.func.attr.value == "new_zeros")):
+        if type(call) is not cst.Call:
             return None
-        if any(a.star or (a.keyword is not None and a.keyword.value not in ("dtype", "device")) for a in call.args):
+        method = call.func.attr.value if type(call.func) is cst.Attribute else None
+        full = self.context.refers_to(call.func, "torch.full") is not None or method == "new_full"
+        if not full and self.context.refers_to(call.func, "torch.zeros") is None and method != "new_zeros":
             return None
-        sizes = [a.value for a in call.args if a.keyword is None]
+        arguments = list(call.args)
+        if any(a.star for a in arguments):
+            return None
+        fill: str | None = None
+        if full:  # `torch.full(size, fill_value)`: the size a tuple or list, the fill second or by keyword
+            sizes = [a for a in arguments if a.keyword is None]
+            value = [a for a in arguments if a.keyword is not None and a.keyword.value == "fill_value"]
+            if len(sizes) + len(value) != 2 or (value and len(sizes) != 1):
+                return None
+            read = _fill((value or sizes[1:])[0].value)
+            if read is False:
+                return None
+            fill = read
+            arguments = [sizes[0]] + [a for a in arguments if a.keyword is not None and a.keyword.value != "fill_value"]
+        if any(a.keyword is not None and a.keyword.value not in ("dtype", "device") for a in arguments):
+            return None
+        sizes = [a.value for a in arguments if a.keyword is None]
         if len(sizes) == 1 and type(strip_parens(sizes[0])) in (cst.Tuple, cst.List):
             elements = strip_parens(sizes[0]).elements
             if any(type(e) is cst.StarredElement for e in elements):
                 return None
             sizes = [e.value for e in elements]
+        elif full:
+            return None
         if len(sizes) < 3:
             return None
-        return small.targets[0].target.value, code_of(sizes[1]).strip()
+        return small.targets[0].target.value, code_of(sizes[1]).strip(), fill
+
+    def _fill_of(self, node: cst.BaseExpression) -> str | None:
+        """The fill of a padding :meth:`_padding` read: ``F.pad``'s ``value`` (None for zeros; ``new_zeros``'s too)."""
+        node = strip_parens(node)
+        if type(node) is cst.Call and self.context.refers_to(node.func, *_F_PAD):
+            return _pad_arguments(node)[2]
+        return None
 
     def _padding(self, node: cst.BaseExpression, entry: str, bound: dict | None = None) -> str | None:
         """The count ``k`` that ``node`` pads the rows ``entry`` to with zero rows: ``torch.cat([entry,
@@ -365,9 +406,10 @@ inputs at other batch sizes.""",
         return False
 
 
-def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(input, widths) of ``F.pad(input, widths)`` that pads with zeros: positional or by keyword (``input=``,
-    ``pad=``), with ``mode="constant"`` and ``value=0`` (or ``0.0``) allowed; None for another mode or value."""
+def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression, str | None] | None:
+    """(input, widths, fill) of ``F.pad(input, widths)`` that pads with a constant: positional or by keyword
+    (``input=``, ``pad=``), with ``mode="constant"`` and a ``value`` (:func:`_fill` reads it: ``None`` for zeros);
+    None for another mode or a fill of another form."""
     names = ("input", "pad", "mode", "value")
     bound: dict[str, cst.BaseExpression] = {}
     for position, argument in enumerate(call.args):
@@ -382,9 +424,33 @@ def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpressi
     if mode is not None and not (type(mode) is cst.SimpleString and mode.evaluated_value == "constant"):
         return None
     value = bound.get("value")
-    if value is not None and not (type(value) in (cst.Integer, cst.Float) and float(value.value) == 0):
+    fill = _fill(value) if value is not None else None
+    if value is not None and fill is False:
         return None
-    return bound["input"], bound["pad"]
+    return bound["input"], bound["pad"], fill or None
+
+
+def _fill(node: cst.BaseExpression) -> str | None | bool:
+    """The fill ``node`` spells as the helper takes it: ``None`` for zero (``0``, ``0.0``), the code of another number
+    (``-1``, ``1.5``), of ``float("nan")``/``float("inf")``/``-float("inf")`` or of a plain name or attribute
+    (``np.nan``, ``math.inf``, ``self.pad_value``: read once, as the loop reads it each time); False for anything
+    else (a call, a name the loop binds is checked by the caller)."""
+    node = strip_parens(node)
+    inner = node.expression if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus else node
+    inner = strip_parens(inner)
+    if type(inner) in (cst.Integer, cst.Float):
+        try:
+            return None if float(inner.value.replace("_", "")) == 0 else code_of(node).strip()
+        except ValueError:
+            return False
+    if type(inner) is cst.Call and type(inner.func) is cst.Name and inner.func.value == "float" \
+            and len(inner.args) == 1 and not inner.args[0].keyword and not inner.args[0].star \
+            and type(inner.args[0].value) is cst.SimpleString \
+            and inner.args[0].value.evaluated_value.strip().lower() in ("nan", "inf", "-inf", "+inf", "infinity"):
+        return code_of(node).strip()
+    if type(inner) in (cst.Name, cst.Attribute) and plain_read(inner):
+        return code_of(node).strip()
+    return False
 
 
 def _names(code: str) -> set[str]:

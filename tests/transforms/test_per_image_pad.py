@@ -97,11 +97,11 @@ def test_f_pad_caps_the_rows_by_itself(pad: str) -> None:
 
 
 @pytest.mark.parametrize("code", [
-    # padded with something else than zeros: another mode, another value
+    # padded with something else than a constant, or a fill the helper does not read (a call, the loop's rows)
     LOOP.format(pad='F.pad(det, (0, 0, 0, k - det.shape[0]), mode="reflect")', stack="return torch.stack(rows)"),
-    LOOP.format(pad="F.pad(det, (0, 0, 0, k - det.shape[0]), value=-1)", stack="return torch.stack(rows)"),
-    LOOP.format(pad='F.pad(det, (0, 0, 0, k - det.shape[0]), "constant", float("nan"))',
-                stack="return torch.stack(rows)"),
+    LOOP.format(pad="F.pad(det, (0, 0, 0, k - det.shape[0]), value=fill())", stack="return torch.stack(rows)"),
+    LOOP.format(pad='F.pad(det, (0, 0, 0, k - det.shape[0]), value=float("1.5"))', stack="return torch.stack(rows)"),
+    LOOP.format(pad="F.pad(det, (0, 0, 0, k - det.shape[0]), value=det.min)", stack="return torch.stack(rows)"),
     # an argument the call does not have, or the widths twice
     LOOP.format(pad="F.pad(det, (0, 0, 0, k - det.shape[0]), pad=(0, 0))", stack="return torch.stack(rows)"),
     # without a cap, a count made from the rows
@@ -190,9 +190,13 @@ def test_the_preallocated_rewrite(form: str) -> None:
     _filled("F.pad").replace("out[i] =", "out[i + 1] ="),
     _filled("F.pad").replace("out[i] =", "other[i] ="),
     _filled("F.pad").replace("out[i] =", "out[0] ="),
-    # padded along another axis or with another value
+    # padded along another axis, or filled with a value the loop makes, or made with a fill of another form
     _filled("F.pad").replace("(0, 0, 0, k - det.shape[0])", "(0, k - det.shape[0])"),
-    _filled("F.pad").replace("(0, 0, 0, k - det.shape[0]))", "(0, 0, 0, k - det.shape[0]), value=-1)"),
+    _filled("F.pad").replace("(0, 0, 0, k - det.shape[0]))", "(0, 0, 0, k - det.shape[0]), value=i)"),
+    _filled("cap, slice").replace("detections[0].new_zeros((len(detections), k, 6))",
+                                  "torch.full((len(detections), k, 6), fill())"),
+    _filled("cap, slice").replace("detections[0].new_zeros((len(detections), k, 6))",
+                                  "torch.full(len(detections), k, 6)"),
     # the widths bound to a name that is read after the loop, or the entry read after it
     _filled("widths bound").replace("    return out\n", "    return out, pad\n"),
     _filled("F.pad").replace("    return out\n", "    return out, det\n"),
@@ -204,6 +208,55 @@ def test_the_preallocated_rewrite(form: str) -> None:
 ])
 def test_other_preallocated_loops_are_left_alone(code: str) -> None:
     assert rules_found(code, select=RULE) == []
+
+
+# Padding with another number than zero (`F.pad`'s `value`, `torch.full`'s fill): Super Gradients pads classes with
+# -1, ethology's ensemble boxes and scores with NaN. (code, the helper's call in the rewrite.)
+FILLS = {
+    "F.pad -1": (LOOP.format(pad="F.pad(det, (0, 0, 0, k - det.shape[0]), value=-1)", stack="return torch.stack(rows)"),
+                 "return _trt_padded_by_image(detections, k, -1)"),
+    "F.pad nan": (LOOP.format(pad='F.pad(det, (0, 0, 0, k - len(det)), "constant", float("nan"))',
+                              stack="return torch.stack(rows)"),
+                  'return _trt_padded_by_image(detections, k, float("nan"))'),
+    "F.pad attribute": (LOOP.format(pad="F.pad(det, (0, 0, 0, k - len(det)), value=math.inf)",
+                                    stack="return torch.stack(rows)").replace("import torch\n",
+                                                                              "import math\nimport torch\n"),
+                        "return _trt_padded_by_image(detections, k, math.inf)"),
+    "zeros, F.pad -1": (_filled("F.pad").replace("k - det.shape[0]))", "k - det.shape[0]), value=-1)"),
+                        "out = _trt_padded_by_image(detections, k, -1).to(out)"),
+    "full, slice": (_filled("cap, slice").replace("detections[0].new_zeros((len(detections), k, 6))",
+                                                  "torch.full((len(detections), k, 6), -1.0)"),
+                    "out = _trt_padded_by_image(detections, k, -1.0).to(out)"),
+    "new_full, slice": (_filled("cap, slice").replace("new_zeros((len(detections), k, 6))",
+                                                      "new_full((len(detections), k, 6), fill_value=-2)"),
+                        "out = _trt_padded_by_image(detections, k, -2).to(out)"),
+    "full, F.pad": (_filled("F.pad").replace("torch.zeros((len(detections), k, 6))",
+                                             "torch.full((len(detections), k, 6), -1.0)"),
+                    "out = _trt_padded_by_image(detections, k).to(out)"),  # every slot written: its zeros
+}
+
+
+@pytest.mark.parametrize("form", sorted(FILLS))
+def test_a_fill_is_taken_and_kept(form: str) -> None:
+    """The fill reaches the helper; on real rows (an image without rows, fewer than the cap, more; NaN, infinities),
+    the rewritten function given the flattened rows equals the loop."""
+    code, call = FILLS[form]
+    assert rules_found(code, select=RULE) == ["TRT393"]
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert call in after, after
+    assert rewrite(after, select=RULE, unsafe=True) == after
+    for counts in [(3, 0, 7), (0, 0), (9, 9)]:
+        generator = seeded(sum(counts) + len(form))
+        detections = [torch.randn(n, 6, generator=generator) * 50 for n in counts]
+        if counts[0]:
+            detections[0][0, 1], detections[0][-1, 2] = float("nan"), float("-inf")
+        want = _run(code)["padded"](detections, 4)
+        rewritten = _run(after)
+        rewritten["_trt_tracing"] = lambda: True
+        got = rewritten["padded"](_listed(detections), 4)
+        assert got.dtype == want.dtype
+        torch.testing.assert_close(got, want, equal_nan=True, rtol=0, atol=0)
+        torch.testing.assert_close(rewritten["padded"](detections, 4), want, equal_nan=True, rtol=0, atol=0)
 
 
 def _run(code: str, name: str = "padded") -> dict:
@@ -270,6 +323,13 @@ def test_the_helper_is_the_loop(counts: tuple[int, ...], k: int) -> None:
     torch.testing.assert_close(_uncapped_loop(detections, k), want, equal_nan=True, rtol=0, atol=0)
     half = [d.half() for d in detections]
     assert _trt_padded_by_image(_listed(half), k).dtype == torch.float16
+    filled = torch.stack([torch.nn.functional.pad(d[:k], (0, 0, 0, k - len(d[:k])), value=-1) for d in detections])
+    torch.testing.assert_close(_trt_padded_by_image(_listed(detections), k, -1), filled, equal_nan=True, rtol=0, atol=0)
+    labels = [d[:, 5].round().long().reshape(-1, 1) for d in detections]  # integer rows: -1 stays an integer
+    padded_labels = _trt_padded_by_image(_listed(labels), k, -1)
+    assert padded_labels.dtype == torch.int64
+    assert torch.equal(padded_labels, torch.stack([torch.nn.functional.pad(d[:k], (0, 0, 0, k - len(d[:k])), value=-1)
+                                                   for d in labels]))
 
 
 def test_eager_code_and_other_lists_run_the_loop() -> None:
