@@ -2,11 +2,13 @@
 
 The rewrite as text (the forms taken: ``new_zeros`` of separate sizes or one tuple, ``len``/``size(0)``/``shape[0]``,
 ``F.pad`` positional or by keyword, and without a cap, its negative width cropping; the stack assigned or along
-``dim=0``; what is left alone), the helper against the loop on real tensors
+``dim=0``; the preallocated form, each image's padded rows written by its index into zeros made before the loop;
+a fill other than zero; what is left alone), the helper against the loop on real tensors
 (an image with no rows, with fewer rows than the cap, with more; NaN and infinities; no row at all), eager mode
-unchanged, the exported graph of YOLOv7's NMS with the padding (``tests/recipe_variants/trt393/``) equal to eager mode
-at other batches where the original's graph is not, a script compiling none of it, and ``migrate`` applying TRT360
-and TRT393 together to end at exit 0.
+unchanged, the exported graphs of the taken variants (``tests/recipe_variants/trt393/``: YOLOv7's NMS with the
+appended padding, Super Gradients' padding into zeros by index) equal to eager mode at other batches where the
+original's graph is not, a script compiling none of it, and ``migrate`` applying TRT360 and TRT393 together to end
+at exit 0.
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ import pytest
 import torch
 from support import rewrite, rules_found
 from variant_models import TORCHVISION_STANDIN as STANDIN
-from variant_models import assert_follows_the_batch, built_variant, line_of, load_variant, migrate_with_standin, seeded
+from variant_models import (assert_cited_by_distinct_owners, assert_follows_the_batch, built_variant, line_of,
+                            load_variant, migrate_with_standin, seeded)
 
 from trtcodemod.engine import Options, fix_source
 from trtcodemod.helpers.per_image import _TrtPerImageList, _trt_padded_by_image
@@ -427,6 +430,12 @@ def test_migrate_applies_it_with_the_nms_rewrite(torchvision_ops, tmp_path: Path
     assert ("TRT360", line_of(path, "for xi, x in enumerate(prediction):")) in applied, applied
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0
+
+
+def test_the_taken_variants_cite_distinct_owners() -> None:
+    """Each taken variant cites one repository at a full commit, each of another owner (two so far: YOLOv7's
+    WongKinYiu, Super Gradients' Deci-AI; the bar is five)."""
+    assert_cited_by_distinct_owners(VARIANTS_DIR, [Path(name).stem for name in TAKEN], count=len(TAKEN))
 
 
 @pytest.mark.parametrize("name", NOT_TAKEN)
