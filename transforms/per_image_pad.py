@@ -2,7 +2,8 @@
 
 A deployment that wants one fixed-size tensor of detections from a per-image NMS's list writes ``rows = []``, ``for
 det in detections: det = det[:k]; rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))``, ``return
-torch.stack(rows)``: ``(batch, k, 6)``. A trace unrolls the loop with the example's batch. Where ``detections`` is
+torch.stack(rows)``: ``(batch, k, 6)`` (or writes each image's padded rows by its index into ``torch.zeros((batch,
+k, 6))`` made before the loop). A trace unrolls the loop with the example's batch. Where ``detections`` is
 the list TRT360's rewrite of the NMS loop made while tracing (it carries every image's rows flattened, each row's
 image and the traced number of images), the rewrite fills the ``(batch, k, ...)`` tensor at once; the loop stays for
 eager code and for any other list.
@@ -27,7 +28,10 @@ _ASSUMPTION = ("the list that TRT360's rewrite of a per-image loop made while tr
                "entry added, removed, replaced or written in place since), the zeros the loop appends have the "
                "rows' other sizes (eager mode raises where they do not; the graph pads with the rows' own); where "
                "`F.pad` pads, each image's rows are 2-D (its four widths pad the second-to-last axis) and the count "
-               "is 0 or more (without a cap, eager mode raises on a negative one)")
+               "is 0 or more (without a cap, eager mode raises on a negative one); where the loop writes into "
+               "zeros made before it, their first size is the list's number of images and their sizes after the "
+               "count the rows' (eager mode raises where an image's slot is missing or of other sizes; where there "
+               "are more slots than images, the loop leaves zeros the graph does not make)")
 
 _LOOP = ("rows = []\n"
          "for det in detections:\n"
@@ -40,7 +44,7 @@ def _indent(text: str) -> str:
 
 
 class PerImagePad(RuntimeScopeRule):
-    needs_text = spelled("torch.stack")
+    needs_text = spelled("torch.stack", "torch.zeros", "torch.full")  # `new_zeros`, `new_full` hold them too
     info = RuleInfo(
         id="TRT393",
         name="per-image-pad",
@@ -58,18 +62,32 @@ rows, pads them with zero rows up to `k`, and stacks the padded tensors into one
 (returned, assigned or along `dim=0`), the cap `k` the same in both places and not made in the loop.
 `F.pad` needs no cap (a negative width crops the rows to `k`, so `rows.append(F.pad(det, (0, 0, 0,
 k - len(det))))` alone is the same loop), and is also taken by keyword (`input=`, `pad=`) with
-`mode="constant"` and `value=0`.
+`mode="constant"` and a `value` (below). Also the same padding written by the image's index into zeros
+made right before the loop (Ultralytics' `NMSModel`, Super Gradients' `ConvertFlatTensorToTRTFormat`):
+`out = torch.zeros((n, k, 6))` (or `torch.zeros(n, k, 6)`, `x.new_zeros(...)`, `dtype=`/`device=`) /
+`for i, det in enumerate(detections):` (or `for i in range(len(detections)):` / `det = detections[i]`) /
+`out[i] = F.pad(det, (0, 0, 0, k - det.shape[0]))` (the widths maybe bound first, `pad = (0, 0, 0,
+k - len(det))` / `out[i] = F.pad(det, pad)`), or after the cap `det = det[:k]`,
+`out[i] = torch.cat([det, det.new_zeros(k - len(det), 6)])` or `out[i, :len(det)] = det`; the zeros'
+second size the count `k`. The padding may fill with another number than zero (Super Gradients pads
+classes with -1, an ensemble's boxes with NaN): `F.pad`'s `value=` (a number, `float("nan")`,
+`float("inf")`, or a plain name or attribute such as `np.nan`, not made in the loop), or, where the
+loop writes the rows only (`out[i, :len(det)] = det`), the fill of `out = torch.full((n, k, 6), v)`
+(or `x.new_full(...)`).
 
 Why it hurts: a traced export runs the loop once an image of the example and records each: at
 another batch size the graph still stacks the example's number of images.
 
 The rewrite keeps the loop for eager code and for every list of another origin. Where the list is
 the one TRT360's rewrite of the NMS loop made while tracing (`_trt_flat_rows(detections)` is then not
-`None`), the stacked tensor is `_trt_padded_by_image(detections, k)`: each row's slot is its rank
-among its image's rows (one-hot counts, no TopK), and slot `(image, j)` gathers that row, or a zero
-row where the image has fewer than `j + 1` rows: each image's `det[:k]` padded with zeros to `k`,
-in the dtype and device of the rows, for every image at once. A script compiles none of it (the list
-is looked at only under `not torch.jit.is_scripting() and _trt_tracing()`).
+`None`), the stacked tensor is `_trt_padded_by_image(detections, k)` (with a fill other than zero,
+`_trt_padded_by_image(detections, k, fill)`; in the preallocated form, `out = _trt_padded_by_image(
+detections, k).to(out)`, in the zeros' dtype and device, as the writes cast): each row's slot is its
+rank among its image's rows (one-hot counts, no TopK), and slot `(image, j)` gathers that row, or a
+row of the fill where the image has fewer than `j + 1` rows: each image's `det[:k]` padded with
+zeros (or the fill) to `k`, in the dtype and device of the rows, for every image at once. A script
+compiles none of it (the list is looked at only under `not torch.jit.is_scripting() and
+_trt_tracing()`).
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` applies it with TRT360's rewrite of the loop that makes
 the list, and keeps it only where the rewritten model's graph is faithful and equivalent on its
@@ -93,6 +111,27 @@ inputs at other batch sizes.""",
                 "        return torch.stack(rows)\n",
                 unsafe=True,
             ),
+            Example(
+                "def padded(detections, k):\n"
+                "    out = torch.zeros((len(detections), k, 6))\n"
+                "    for i, det in enumerate(detections):\n"
+                "        pad = (0, 0, 0, k - det.shape[0])\n"
+                "        out[i] = F.pad(det, pad)\n"
+                "    return out\n",
+                "def padded(detections, k):\n"
+                "    out = torch.zeros((len(detections), k, 6))\n"
+                f"    {_FLAT} = None\n"
+                f"    if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                f"        {_FLAT} = {ROWS_HELPER}(detections)\n"
+                f"    if {_FLAT} is not None:\n"
+                f"        out = {PAD_HELPER}(detections, k).to(out)\n"
+                "    else:\n"
+                "        for i, det in enumerate(detections):\n"
+                "            pad = (0, 0, 0, k - det.shape[0])\n"
+                "            out[i] = F.pad(det, pad)\n"
+                "    return out\n",
+                unsafe=True,
+            ),
             Example("def padded(detections, k):\n    rows = []\n    for det in detections:\n"
                     "        rows.append(torch.cat([det, det.new_zeros(k - det.shape[0], 6)]))\n"
                     "    return torch.stack(rows)\n"),
@@ -105,9 +144,11 @@ inputs at other batch sizes.""",
         if not self.active():
             return
         body = node.body
-        for position in range(1, len(body) - 1):
+        for position in range(1, len(body)):
             if type(body[position]) is cst.For:
-                self._loop(body, position)
+                if position < len(body) - 1:
+                    self._loop(body, position)
+                self._filled(body, position)
 
     def _loop(self, body, position: int) -> None:
         loop, made, stacked = body[position], body[position - 1], body[position + 1]
@@ -140,10 +181,14 @@ inputs at other batch sizes.""",
             count = code_of(cap).strip()
         if {n.value for n in walk(cst.parse_expression(count)) if type(n) is cst.Name} & {entry, rows}:
             return  # a count made from the rows themselves
+        fill = self._fill_of(padded)
+        if fill is not None and _names(fill) & {entry, rows}:
+            return  # a fill made in the loop
         value = self._stacked(stacked, rows)
         if value is None or self._read_after(body[position + 2:], {rows, entry}):
             return
-        replaced = stacked.body[0].with_changes(value=cst.parse_expression(f"{PAD_HELPER}({results}, {count})"))
+        call = f"{PAD_HELPER}({results}, {count}{'' if fill is None else ', ' + fill})"
+        replaced = stacked.body[0].with_changes(value=cst.parse_expression(call))
         statements = [
             cst.parse_statement(f"{_FLAT} = None\n").with_changes(leading_lines=loop.leading_lines),
             cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
@@ -160,10 +205,129 @@ inputs at other batch sizes.""",
                    Fix({loop: cst.FlattenSentinel(statements), stacked: cst.RemovalSentinel.REMOVE},
                        safety=Safety.UNSAFE, helpers=(TRACING_HELPER, ROWS_HELPER, PAD_HELPER), covers=True))
 
-    def _padding(self, node: cst.BaseExpression, entry: str) -> str | None:
+    def _filled(self, body, position: int) -> None:
+        """The preallocated form: ``out = torch.zeros((n, k, ...))`` right before ``for i, det in
+        enumerate(detections):`` (or ``for i in range(len(detections)): det = detections[i]``) whose body writes each
+        image's padded rows by its index: ``out[i] = F.pad(det, (0, 0, 0, k - det.shape[0]))`` (the widths maybe bound
+        to a name first), or after a cap ``det = det[:k]``, ``out[i] = torch.cat([det, det.new_zeros(k - len(det),
+        ...)])`` or ``out[i, :len(det)] = det``."""
+        loop, made = body[position], body[position - 1]
+        allocated = self._allocated(made)
+        if allocated is None or loop.orelse is not None or loop.asynchronous is not None:
+            return
+        out, size, fill = allocated
+        header = _by_index(loop)
+        if header is None:
+            return
+        index, entry, results, statements = header
+        if not 1 <= len(statements) <= 3 or {index, entry} & {out} or index == entry:
+            return
+        *before, write = statements
+        cap, widths = None, {}
+        for statement in before:
+            if cap is None and not widths and _capped(statement, entry) is not None:
+                cap = code_of(_capped(statement, entry)).strip()
+            elif not widths and _widths(statement) is not None:
+                widths = dict([_widths(statement)])
+            else:
+                return
+        if type(write) is not cst.Assign or len(write.targets) != 1:
+            return
+        target = strip_parens(write.targets[0].target)
+        if type(target) is not cst.Subscript or code_of(target.value).strip() != out \
+                or not 1 <= len(target.slice) <= 2 or type(target.slice[0].slice) is not cst.Index \
+                or code_of(target.slice[0].slice.value).strip() != index:
+            return
+        if len(target.slice) == 1:
+            count = self._padding(write.value, entry, widths)
+            if count is None or (cap is None and not self._crops(write.value)) or (cap is not None and cap != count):
+                return  # `torch.cat` with `new_zeros` and no cap raises in eager mode where the rows outnumber `k`
+            fill = self._fill_of(write.value)  # the whole slot written: the allocation's fill is overwritten
+        else:
+            part = target.slice[1].slice
+            if widths or cap is None or code_of(strip_parens(write.value)).strip() != entry \
+                    or type(part) is not cst.Slice or part.lower is not None or part.step is not None \
+                    or part.upper is None or code_of(part.upper).strip() not in _counts(entry):
+                return
+            count = cap
+        if count != size or _names(count) & {entry, index, out, *widths, *_names(results)}:
+            return  # a count made from the rows, the list or the loop's names
+        if fill is not None and _names(fill) & {entry, index, out, *widths}:
+            return  # a fill made in the loop
+        call = f"{PAD_HELPER}({results}, {count}{'' if fill is None else ', ' + fill}).to({out})"
+        if self._read_after(body[position + 1:], {entry, index, *widths}):
+            return
+        statements = [
+            cst.parse_statement(f"{_FLAT} = None\n").with_changes(leading_lines=loop.leading_lines),
+            cst.parse_statement(f"if not torch.jit.is_scripting() and {TRACING_HELPER}():\n"
+                                f"    {_FLAT} = {ROWS_HELPER}({results})\n"),
+            cst.If(test=cst.parse_expression(f"{_FLAT} is not None"),
+                   body=cst.IndentedBlock(body=[cst.parse_statement(f"{out} = {call}\n")]),
+                   orelse=cst.Else(body=cst.IndentedBlock(body=[loop.with_changes(leading_lines=())]))),
+        ]
+        self.found(loop, "each image's rows padded with zeros to a fixed count and written by the image's index into "
+                         "a tensor of zeros: a traced export unrolls the loop with the example's batch; where the list "
+                         "is the one TRT360's rewrite of a per-image NMS loop made while tracing, the padded tensor is "
+                         f"filled from its flattened rows at once; assumes {_ASSUMPTION}",
+                   Fix({loop: cst.FlattenSentinel(statements)},
+                       safety=Safety.UNSAFE, helpers=(TRACING_HELPER, ROWS_HELPER, PAD_HELPER), covers=True))
+
+    def _allocated(self, statement: cst.BaseStatement) -> tuple[str, str, str | None] | None:
+        """(name, ``k``, fill) of ``name = torch.zeros((n, k, ...))`` (or ``torch.zeros(n, k, ...)``,
+        ``x.new_zeros(...)``; ``dtype=`` and ``device=`` allowed; fill None) or of ``name = torch.full((n, k, ...),
+        v)`` (``x.new_full(...)``; fill ``v`` as :func:`_fill` reads it): a tensor of three or more axes."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        if type(small) is not cst.Assign or len(small.targets) != 1 or type(small.targets[0].target) is not cst.Name:
+            return None
+        call = strip_parens(small.value)
+        if type(call) is not cst.Call:
+            return None
+        method = call.func.attr.value if type(call.func) is cst.Attribute else None
+        full = self.context.refers_to(call.func, "torch.full") is not None or method == "new_full"
+        if not full and self.context.refers_to(call.func, "torch.zeros") is None and method != "new_zeros":
+            return None
+        arguments = list(call.args)
+        if any(a.star for a in arguments):
+            return None
+        fill: str | None = None
+        if full:  # `torch.full(size, fill_value)`: the size a tuple or list, the fill second or by keyword
+            sizes = [a for a in arguments if a.keyword is None]
+            value = [a for a in arguments if a.keyword is not None and a.keyword.value == "fill_value"]
+            if len(sizes) + len(value) != 2 or (value and len(sizes) != 1):
+                return None
+            read = _fill((value or sizes[1:])[0].value)
+            if read is False:
+                return None
+            fill = read
+            arguments = [sizes[0]] + [a for a in arguments if a.keyword is not None and a.keyword.value != "fill_value"]
+        if any(a.keyword is not None and a.keyword.value not in ("dtype", "device") for a in arguments):
+            return None
+        sizes = [a.value for a in arguments if a.keyword is None]
+        if len(sizes) == 1 and type(strip_parens(sizes[0])) in (cst.Tuple, cst.List):
+            elements = strip_parens(sizes[0]).elements
+            if any(type(e) is cst.StarredElement for e in elements):
+                return None
+            sizes = [e.value for e in elements]
+        elif full:
+            return None
+        if len(sizes) < 3:
+            return None
+        return small.targets[0].target.value, code_of(sizes[1]).strip(), fill
+
+    def _fill_of(self, node: cst.BaseExpression) -> str | None:
+        """The fill of a padding :meth:`_padding` read: ``F.pad``'s ``value`` (None for zeros; ``new_zeros``'s too)."""
+        node = strip_parens(node)
+        if type(node) is cst.Call and self.context.refers_to(node.func, *_F_PAD):
+            return _pad_arguments(node)[2]
+        return None
+
+    def _padding(self, node: cst.BaseExpression, entry: str, bound: dict | None = None) -> str | None:
         """The count ``k`` that ``node`` pads the rows ``entry`` to with zero rows: ``torch.cat([entry,
         entry.new_zeros(k - n, ...)])`` (along the first axis) or ``F.pad(entry, (0, 0, 0, k - n))``, ``n`` the
-        rows' count (``entry.shape[0]``, ``entry.size(0)``, ``len(entry)``); None for anything else."""
+        rows' count (``entry.shape[0]``, ``entry.size(0)``, ``len(entry)``), the widths maybe a name ``bound`` maps to
+        the tuple it was bound to; None for anything else."""
         node = strip_parens(node)
         if type(node) is not cst.Call or any(a.star for a in node.args):
             return None
@@ -191,6 +355,8 @@ inputs at other batch sizes.""",
             if arguments is None or code_of(arguments[0]).strip() != entry:
                 return None
             widths = strip_parens(arguments[1])
+            if type(widths) is cst.Name and widths.value in (bound or {}):
+                widths = bound[widths.value]
             if type(widths) not in (cst.Tuple, cst.List) or len(widths.elements) != 4 \
                     or any(int_value(strip_parens(e.value)) != 0 for e in widths.elements[:3]):
                 return None
@@ -209,7 +375,7 @@ inputs at other batch sizes.""",
         node = strip_parens(node)
         if type(node) is not cst.BinaryOperation or type(node.operator) is not cst.Subtract:
             return None
-        if code_of(node.right).strip() not in (f"{entry}.shape[0]", f"{entry}.size(0)", f"len({entry})"):
+        if code_of(node.right).strip() not in _counts(entry):
             return None
         return code_of(node.left).strip()
 
@@ -240,9 +406,10 @@ inputs at other batch sizes.""",
         return False
 
 
-def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression] | None:
-    """(input, widths) of ``F.pad(input, widths)`` that pads with zeros: positional or by keyword (``input=``,
-    ``pad=``), with ``mode="constant"`` and ``value=0`` (or ``0.0``) allowed; None for another mode or value."""
+def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpression, str | None] | None:
+    """(input, widths, fill) of ``F.pad(input, widths)`` that pads with a constant: positional or by keyword
+    (``input=``, ``pad=``), with ``mode="constant"`` and a ``value`` (:func:`_fill` reads it: ``None`` for zeros);
+    None for another mode or a fill of another form."""
     names = ("input", "pad", "mode", "value")
     bound: dict[str, cst.BaseExpression] = {}
     for position, argument in enumerate(call.args):
@@ -257,9 +424,84 @@ def _pad_arguments(call: cst.Call) -> tuple[cst.BaseExpression, cst.BaseExpressi
     if mode is not None and not (type(mode) is cst.SimpleString and mode.evaluated_value == "constant"):
         return None
     value = bound.get("value")
-    if value is not None and not (type(value) in (cst.Integer, cst.Float) and float(value.value) == 0):
+    fill = _fill(value) if value is not None else None
+    if value is not None and fill is False:
         return None
-    return bound["input"], bound["pad"]
+    return bound["input"], bound["pad"], fill or None
+
+
+def _fill(node: cst.BaseExpression) -> str | None | bool:
+    """The fill ``node`` spells as the helper takes it: ``None`` for zero (``0``, ``0.0``), the code of another number
+    (``-1``, ``1.5``), of ``float("nan")``/``float("inf")``/``-float("inf")`` or of a plain name or attribute
+    (``np.nan``, ``math.inf``, ``self.pad_value``: read once, as the loop reads it each time); False for anything
+    else (a call, a name the loop binds is checked by the caller)."""
+    node = strip_parens(node)
+    inner = node.expression if type(node) is cst.UnaryOperation and type(node.operator) is cst.Minus else node
+    inner = strip_parens(inner)
+    if type(inner) in (cst.Integer, cst.Float):
+        try:
+            return None if float(inner.value.replace("_", "")) == 0 else code_of(node).strip()
+        except ValueError:
+            return False
+    if type(inner) is cst.Call and type(inner.func) is cst.Name and inner.func.value == "float" \
+            and len(inner.args) == 1 and not inner.args[0].keyword and not inner.args[0].star \
+            and type(inner.args[0].value) is cst.SimpleString \
+            and inner.args[0].value.evaluated_value.strip().lower() in ("nan", "inf", "-inf", "+inf", "infinity"):
+        return code_of(node).strip()
+    if type(inner) in (cst.Name, cst.Attribute) and plain_read(inner):
+        return code_of(node).strip()
+    return False
+
+
+def _names(code: str) -> set[str]:
+    """The names the expression ``code`` reads."""
+    return {n.value for n in walk(cst.parse_expression(code)) if type(n) is cst.Name}
+
+
+def _counts(entry: str) -> tuple[str, ...]:
+    """The spellings of the count of the rows ``entry``."""
+    return f"{entry}.shape[0]", f"{entry}.size(0)", f"len({entry})"
+
+
+def _by_index(loop: cst.For) -> tuple[str, str, str, list] | None:
+    """(index, entry, list, the body's other statements) of ``for i, det in enumerate(detections):`` or of ``for i in
+    range(len(detections)):`` whose first statement is ``det = detections[i]``; None for another loop, or a body of
+    anything but one small statement a line."""
+    if type(loop.body) is not cst.IndentedBlock:
+        return None
+    small = [s.body[0] if type(s) is cst.SimpleStatementLine and len(s.body) == 1 else None for s in loop.body.body]
+    if not small or any(s is None for s in small):
+        return None
+    call = strip_parens(loop.iter)
+    if type(call) is not cst.Call or type(call.func) is not cst.Name or len(call.args) != 1 \
+            or call.args[0].keyword or call.args[0].star:
+        return None
+    argument = strip_parens(call.args[0].value)
+    target = strip_parens(loop.target)
+    if call.func.value == "enumerate" and plain_read(argument) and type(target) is cst.Tuple \
+            and len(target.elements) == 2 and all(type(e.value) is cst.Name for e in target.elements):
+        return target.elements[0].value.value, target.elements[1].value.value, code_of(argument).strip(), small
+    if call.func.value != "range" or type(target) is not cst.Name or type(argument) is not cst.Call \
+            or type(argument.func) is not cst.Name or argument.func.value != "len" or len(argument.args) != 1 \
+            or argument.args[0].keyword or argument.args[0].star or not plain_read(argument.args[0].value):
+        return None
+    results, index, first = code_of(argument.args[0].value).strip(), target.value, small[0]
+    if type(first) is not cst.Assign or len(first.targets) != 1 or type(first.targets[0].target) is not cst.Name:
+        return None
+    picked = strip_parens(first.value)
+    if type(picked) is not cst.Subscript or code_of(picked.value).strip() != results or len(picked.slice) != 1 \
+            or type(picked.slice[0].slice) is not cst.Index or code_of(picked.slice[0].slice.value).strip() != index:
+        return None
+    return index, first.targets[0].target.value, results, small[1:]
+
+
+def _widths(statement: cst.BaseSmallStatement) -> tuple[str, cst.BaseExpression] | None:
+    """(name, tuple) of ``pad = (0, 0, 0, k - det.shape[0])`` (a tuple or list bound to a name)."""
+    if type(statement) is not cst.Assign or len(statement.targets) != 1 \
+            or type(statement.targets[0].target) is not cst.Name:
+        return None
+    value = strip_parens(statement.value)
+    return (statement.targets[0].target.value, value) if type(value) in (cst.Tuple, cst.List) else None
 
 
 def _empty_list(statement: cst.BaseStatement) -> str | None:

@@ -288,13 +288,14 @@ def _trt_flat_images(results) -> torch.Tensor:
 
 
 @torch.jit.unused
-def _trt_padded_by_image(results, cap: int) -> torch.Tensor:
+def _trt_padded_by_image(results, cap: int, value: float = 0.0) -> torch.Tensor:
     """``torch.stack([torch.cat([d[:cap], zeros]) for d in results])`` (each image's first ``cap`` rows, zero rows
-    after them up to ``cap``) from the flattened rows of the list TRT360's rewrite made while tracing (TRT393).
+    after them up to ``cap``; rows of ``value`` in place of zeros where the padding fills with another number, as
+    ``F.pad(..., value=-1)`` does) from the flattened rows of the list TRT360's rewrite made while tracing (TRT393).
 
     Each row's slot is its rank among its image's rows (``_trt_rank_in_image``: one-hot counts, no TopK); slot
-    ``(image, k)`` gathers the row of that image and rank, or a zero row appended after the rows where the image has
-    fewer than ``k + 1``. A gather, not a sum of rows times weights: an infinite or NaN value stays in its own slot.
+    ``(image, k)`` gathers the row of that image and rank, or a row of ``value`` appended after the rows where the image
+    has fewer than ``k + 1``. A gather, not a sum of rows times weights: an infinite or NaN value stays in its own slot.
     Exact on float32 counts up to 2**24 rows."""
     results = _trt_source_list(results)
     flat, image, count = results.trt_flat, results.trt_image, results.trt_count
@@ -305,7 +306,7 @@ def _trt_padded_by_image(results, cap: int) -> torch.Tensor:
     positions = torch.arange(flat.shape[0], device=flat.device, dtype=torch.float32)
     filled = where.sum(0)
     index = (where * positions[:, None, None]).sum(0) + (1 - filled) * flat.shape[0]
-    padded = torch.cat([flat, flat.new_zeros((1,) + tuple(flat.shape[1:]))])
+    padded = torch.cat([flat, torch.full((1,) + tuple(flat.shape[1:]), value, dtype=flat.dtype, device=flat.device)])
     return padded[index.to(torch.int64)]
 
 

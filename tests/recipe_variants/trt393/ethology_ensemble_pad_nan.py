@@ -14,8 +14,9 @@ is stacked after the loop (our addition; the original returns the list). A confi
 list in place of the NMS that makes it there.
 Written here in our own words.
 
-TRT393 does not take this loop (see the report): the fill is NaN / -1 (``F.pad`` with a ``value``), a dict of
-three padded columns is appended, and there is no cap.
+TRT393 does not take this loop (see the report): each entry is a dict of three columns, each padded by its own
+``F.pad`` into a new dict that is appended (TRT393 takes one tensor of rows an image; its NaN and -1 fills and the
+missing cap would be taken there, ``F.pad`` cropping by itself), and the count is bound to ``n_detections`` first.
 """
 
 import torch.nn.functional as F

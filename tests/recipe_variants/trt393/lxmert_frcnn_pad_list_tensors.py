@@ -15,8 +15,10 @@ R-CNN's boxes, and ``max_detections`` (5) is above the NMS's cap (4), as ``do_nm
 (a negative pad would crop). A confidence filter capped at 4 (``per_image_detections``) makes the per-image
 list in place of the NMS that makes it there. Written here in our own words.
 
-TRT393 does not take this loop (see the report): no ``rows = []`` right before a ``for det in detections`` loop
-(an index loop that pops), ``F.pad`` by keywords with a ``mode`` and a ``value``, the count not ``det.shape[0]``.
+TRT393 does not take this loop (see the report): an index loop that pops the list's first entry (the caller's list
+is emptied, which the rewrite would not do), and the count is not the rows' own (``preds_per_image[i]``, a tensor
+the caller made; that it equals each entry's rows cannot be read from this function). ``F.pad`` by keywords with
+``mode="constant"`` and ``value=pad_value`` (a plain name) is a spelling TRT393 takes.
 """
 
 

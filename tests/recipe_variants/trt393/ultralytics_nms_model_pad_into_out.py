@@ -9,12 +9,14 @@ cls[keep].view(-1, 1).to(out.dtype), extra[keep]], dim=-1)``, "Zero-pad to max_d
 ``pad = (0, 0, 0, self.args.max_det - dets.shape[0])``, ``out[i] = torch.nn.functional.pad(dets, pad)``; ``return
 out[:bs]``. This is the graph Ultralytics exports with ``nms=True`` for ONNX/TensorRT. Kept: the zeros made before
 the loop, the pad widths bound to a name, ``out[i] = F.pad(dets, pad)`` by the image's index, the cap made by the NMS
-(no ``dets[:k]`` in the padding). Reduced: in Ultralytics the NMS and the padding are one loop over ``range(bs)``;
-here a confidence filter capped at 4 (``per_image_detections``) makes the per-image list, and the padding loop
-runs over it with ``enumerate``, the padding's ``max_det`` the list's cap (4). Written here in our own words.
+(no ``dets[:k]`` in the padding), and the one loop over ``range(bs)`` that makes each image's detections and pads
+them. Reduced: the NMS of the loop's body is a confidence filter capped at 4
+(best first), the padding's ``max_det`` 4 too. Written here in our own words.
 
-TRT393 does not take this loop (see the report): the padded tensor is preallocated and written by index rather
-than appended to a list and stacked, and there is no cap ``dets = dets[:k]`` in the loop.
+TRT393 does not take this loop (see the report): its padding (zeros made before the loop, ``F.pad`` of the rows
+written by the image's index, the widths bound to ``pad``) is a form TRT393 takes, but only where a per-image list
+made by an earlier loop (TRT360's) is padded; here the NMS and the padding are one loop over the batch, which
+neither TRT360 nor TRT393 takes.
 """
 
 
@@ -22,21 +24,9 @@ import torch
 from torch import Tensor, nn
 
 
-def per_image_detections(prediction: Tensor, conf_thres: float, max_det: int) -> list[Tensor]:
-    """Each image's candidates over the threshold as ``(n, 6)`` rows (corners, score, best class), best first, at most
-    ``max_det``: a stand-in for the per-image NMS that makes the list in the cited code (how the list is made does not
-    change the padding loop's form, which TRT393 does not take)."""
-    out = []
-    for x in prediction:
-        x = x[x[:, 4] > conf_thres]
-        x = x[x[:, 4].argsort(descending=True)[:max_det]]
-        corners = torch.cat([x[:, :2] - x[:, 2:4] / 2, x[:, :2] + x[:, 2:4] / 2], 1)
-        out.append(torch.cat([corners, x[:, 4:5], x[:, 5:].argmax(1, keepdim=True).to(x.dtype)], 1))
-    return out
-
-
 class Model(nn.Module):
-    """One strided convolution: centre-size boxes, objectness and three class scores a cell, then the list."""
+    """One strided convolution: centre-size boxes, objectness and three class scores a cell, then one loop over the
+    batch that picks each image's detections and pads them into the zeros."""
 
     def __init__(self) -> None:
         super().__init__()
@@ -46,12 +36,18 @@ class Model(nn.Module):
     def forward(self, x: Tensor):
         p = self.m(x).flatten(2).transpose(1, 2)
         pred = torch.cat([28 * p[..., :2].sigmoid(), 10 * p[..., 2:4].sigmoid(), p[..., 4:].sigmoid()], -1)
-        detections = per_image_detections(pred, 0.1, 4)
-        out = torch.zeros(x.shape[0], self.max_det, 6, dtype=pred.dtype, device=pred.device)
-        for i, dets in enumerate(detections):
+        bs = x.shape[0]
+        out = torch.zeros(bs, self.max_det, 6, dtype=pred.dtype, device=pred.device)
+        for i in range(bs):
+            candidates = pred[i]
+            candidates = candidates[candidates[:, 4] > 0.1]
+            keep = candidates[:, 4].argsort(descending=True)[: self.max_det]
+            box = torch.cat([candidates[:, :2] - candidates[:, 2:4] / 2, candidates[:, :2] + candidates[:, 2:4] / 2], 1)
+            cls = candidates[:, 5:].argmax(1)
+            dets = torch.cat([box[keep], candidates[keep, 4:5], cls[keep].view(-1, 1).to(out.dtype)], dim=-1)
             pad = (0, 0, 0, self.max_det - dets.shape[0])
             out[i] = torch.nn.functional.pad(dets, pad)
-        return out
+        return out[:bs]
 
 
 def build() -> nn.Module:
@@ -64,4 +60,4 @@ def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
 
 
 DYNAMIC = {"x": {0: "batch_size"}}
-CALL = "for i, dets in enumerate(detections):"
+CALL = "for i in range(bs):"
