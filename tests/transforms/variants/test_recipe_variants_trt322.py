@@ -2,7 +2,7 @@
 
 ``tests/recipe_variants/trt322/`` holds small runnable models reduced from public repositories
 (cited in their docstrings) that pass ``F.scaled_dot_product_attention`` a ``scale`` computed from
-the number of tokens, which the TorchScript exporter reads into a float at the call:
+a traced size, which the TorchScript exporter reads into a float at the call:
 
 - transformers' Florence-2 channel attention hands ``scale = num_tokens**-0.5`` down as
   ``scaling=scale`` to ``sdpa_attention_forward``, whose ``scale=scaling`` is a parameter: the rule
@@ -11,6 +11,12 @@ the number of tokens, which the TorchScript exporter reads into a float at the c
   rewritten one equals eager mode at other token counts and on edge values (zeros, negatives,
   infinities and NaN, one token), eager mode is unchanged bit for bit, and ``migrate`` applies TRT322
   at the call and ends equivalent (exit 0).
+- NVIDIA PhysicsNeMo's U-Net attention (``UNetAttention``) passes ``scale=1 / math.sqrt(k.shape[-1])``,
+  the form the recipe's searches looked for (a scale from a head's size). The export does read the
+  size into a float at the call, and ``migrate`` applies TRT322 there (from the observed export: the
+  code alone does not show ``k`` is a tensor) and ends at exit 0; but the size is each head's number of
+  channels, which the weights fix, so the original graph was already faithful (the tests assert it):
+  the bake is harmless, a second owner whose call the rule takes, not a second wrong graph.
 
 Not counted, because no rule takes it faithfully yet: diffusers' Lumina-Next attention binds
 ``softmax_scale = math.sqrt(math.log(sequence_length, base_sequence_length)) * attn.scale`` in a
@@ -20,13 +26,6 @@ the call the scale is already the example's number, and rewriting the call to ``
 not change the graph; taking it needs a traced ``log``/``sqrt`` of the size first. The test below
 records that state (the graph keeps the example's scale, TRT712 names the line, TRT322 finds
 nothing), so that a rule that learns it fails here and is counted.
-
-- NVIDIA PhysicsNeMo's U-Net attention (``UNetAttention``) passes ``scale=1 / math.sqrt(k.shape[-1])``,
-  the form the recipe's searches looked for (a scale from a head's size). The export does read the
-  size into a float at the call, and ``migrate`` applies TRT322 there (from the observed export: the
-  code alone does not show ``k`` is a tensor) and ends at exit 0; but the size is each head's number of
-  channels, which the weights fix, so the original graph was already faithful (the tests assert it):
-  the bake is harmless, a second owner whose call the rule takes, not a second wrong graph.
 
 The brief asked for five variants: public code that passes a size-derived ``scale`` to SDPA is rare
 (most code passes ``self.scale`` or nothing; transformers' size-derived ``scaling`` feeds its eager
