@@ -56,8 +56,8 @@ import numpy as np
 import pytest
 import torch
 from support import TESTS, migrate_json
-from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built_variant, export_variant,
-                            input_names, line_of, load_variant, observed_facts, seeded)
+from variant_models import (assert_cited_by_distinct_owners, assert_eager_unchanged, assert_graph_within, axes_json,
+                            built_variant, export_variant, input_names, line_of, load_variant, observed_facts, seeded)
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -230,3 +230,8 @@ def test_physicsnemo_migrate_applies_trt322_and_ends_at_exit_0(physicsnemo, tmp_
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report.get("reverted"))
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
     assert "+        attn = _trt_sdpa(q, k, v, scale=1 / math.sqrt(k.shape[-1]))" in report["diff"]
+
+
+def test_physicsnemo_cites_its_source() -> None:
+    # one repository at a full commit (Florence-2 cites transformers' PyPI wheel by version, in its own words)
+    assert_cited_by_distinct_owners(HERE, ["physicsnemo_unet_attention_head_dim"], count=1)
