@@ -2,7 +2,7 @@
 
 ``tests/recipe_variants/trt322/`` holds small runnable models reduced from public repositories
 (cited in their docstrings) that pass ``F.scaled_dot_product_attention`` a ``scale`` computed from
-the number of tokens, which the TorchScript exporter reads into a float at the call:
+a traced size, which the TorchScript exporter reads into a float at the call:
 
 - transformers' Florence-2 channel attention hands ``scale = num_tokens**-0.5`` down as
   ``scaling=scale`` to ``sdpa_attention_forward``, whose ``scale=scaling`` is a parameter: the rule
@@ -11,6 +11,12 @@ the number of tokens, which the TorchScript exporter reads into a float at the c
   rewritten one equals eager mode at other token counts and on edge values (zeros, negatives,
   infinities and NaN, one token), eager mode is unchanged bit for bit, and ``migrate`` applies TRT322
   at the call and ends equivalent (exit 0).
+- NVIDIA PhysicsNeMo's U-Net attention (``UNetAttention``) passes ``scale=1 / math.sqrt(k.shape[-1])``,
+  the form the recipe's searches looked for (a scale from a head's size). The export does read the
+  size into a float at the call, and ``migrate`` applies TRT322 there (from the observed export: the
+  code alone does not show ``k`` is a tensor) and ends at exit 0; but the size is each head's number of
+  channels, which the weights fix, so the original graph was already faithful (the tests assert it):
+  the bake is harmless, a second owner whose call the rule takes, not a second wrong graph.
 
 Not counted, because no rule takes it faithfully yet: diffusers' Lumina-Next attention binds
 ``softmax_scale = math.sqrt(math.log(sequence_length, base_sequence_length)) * attn.scale`` in a
@@ -23,7 +29,23 @@ nothing), so that a rule that learns it fails here and is counted.
 
 The brief asked for five variants: public code that passes a size-derived ``scale`` to SDPA is rare
 (most code passes ``self.scale`` or nothing; transformers' size-derived ``scaling`` feeds its eager
-matmul path, not SDPA), and the searches of this session found only these two.
+matmul path, not SDPA), and the searches found only these. Read and left out, with why:
+
+- a vendored, layout-optimised copy of transformers' Florence-2 DaViT tower (found by code search;
+  the store does not name its repository, so it cannot be cited) binds ``scale = num_tokens**-0.5``
+  and calls ``F.scaled_dot_product_attention(query, key, value, scale=scale)``: the recipe itself,
+  which TRT322 takes from the code alone (a local bound to a size), but uncitable;
+- diffusers' Lumina2 processor (``transformer_lumina2.py``, the same ``math.sqrt(math.log(...))``
+  scale as Lumina-Next) and the many copies of that processor in other repositories: baked by
+  ``math.log`` before the call, as above;
+- timm's DaViT ``ChannelAttentionV2`` (``q = q * N ** -0.5``, then a matmul): no SDPA, and the traced
+  product stays in the graph;
+- transformers' Inkling2 (``scaling=hidden_size**-0.5`` handed to the attention interface): the same
+  owner as Florence-2, and the hidden size is fixed by the weights;
+- MONAI's channel attention block (``scale = float(self.temperature.mean())``): a parameter's value
+  read into a float (TRT702's), not a size;
+- length-extrapolation experiments that scale the query by a tensor of ``log(n)`` and pass
+  ``scale=1.0``: already what the rewrite does.
 """
 
 from __future__ import annotations
@@ -34,8 +56,8 @@ import numpy as np
 import pytest
 import torch
 from support import TESTS, migrate_json
-from variant_models import (assert_eager_unchanged, assert_graph_within, axes_json, built_variant, export_variant,
-                            input_names, line_of, load_variant, observed_facts, seeded)
+from variant_models import (assert_cited_by_distinct_owners, assert_eager_unchanged, assert_graph_within, axes_json,
+                            built_variant, export_variant, input_names, line_of, load_variant, observed_facts, seeded)
 
 from trtcodemod.engine import Options, check_source, fix_source
 
@@ -128,3 +150,88 @@ def test_lumina_next_scale_is_baked_by_math_log_before_the_call(tmp_path: Path) 
     findings = check_source(LUMINA.read_bytes(), str(LUMINA.resolve()), Options(select=("TRT322", "TRT712"),
                                                                                  scope="all"))
     assert [(f.rule, f.line, f.fix.value) for f in findings] == [("TRT712", log_line, "none")], findings
+
+
+PHYSICSNEMO = HERE / "physicsnemo_unet_attention_head_dim.py"
+
+
+def _pixels(seed: int, batch: int, height: int, width: int) -> tuple:
+    return (torch.randn(batch, 16, height, width, generator=seeded(seed)),)
+
+
+#: Other image sizes than the example's (2x16x6x5), one pixel, and edge values.
+PIXEL_SETS = {
+    "larger": _pixels(11, 3, 9, 4),
+    "one-pixel": _pixels(12, 1, 1, 1),
+    "wide": _pixels(13, 2, 2, 12),
+    "zeros": (torch.zeros(2, 16, 3, 3),),
+    "negatives": (-_pixels(14, 2, 4, 4)[0].abs(),),
+    "inf-nan": (torch.tensor([INF, NAN, -INF, 1.0]).repeat(1, 16, 2, 1),),
+}
+
+
+def _call_line(path: Path, call: str) -> int:
+    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == call]
+    return line
+
+
+@pytest.fixture(scope="module")
+def physicsnemo(tmp_path_factory) -> dict:
+    """The PhysicsNeMo variant, its original export, the facts migrate would have, and the rewrite."""
+    folder = tmp_path_factory.mktemp("physicsnemo")
+    module, original = built_variant(PHYSICSNEMO, "trt322_physicsnemo")
+    example = module.inputs(seeded(0))
+    before, traced = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", HERE)
+    facts = observed_facts(PHYSICSNEMO, module, folder, traced)
+    source = fix_source(PHYSICSNEMO.read_bytes(), str(PHYSICSNEMO.resolve()),
+                        Options(select=("TRT322",), facts=facts, scope="all")).source.decode()
+    new_path = folder / "physicsnemo_rewritten.py"
+    new_path.write_text(source)
+    _, rewritten = built_variant(new_path, "trt322_physicsnemo_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    after, _ = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
+    return dict(module=module, original=original, rewritten=rewritten, example=example, before=before, after=after,
+                traced=traced, facts=facts, source=source, call=_call_line(PHYSICSNEMO, module.CALL))
+
+
+def test_physicsnemo_the_export_reads_the_head_size_into_a_float_at_the_call(physicsnemo) -> None:
+    """The scale's size is read into a Python float at the call (the TracerWarning migrate observes); the code alone
+    does not show ``k`` is a tensor (three picks of a generator), the observed export does."""
+    call = physicsnemo["call"]
+    assert any(line == call and "Python float" in message for _, line, message in physicsnemo["traced"]), \
+        physicsnemo["traced"]
+    plain = check_source(PHYSICSNEMO.read_bytes(), str(PHYSICSNEMO.resolve()), Options(select=("TRT322",), scope="all"))
+    assert plain == []
+    with_facts = check_source(PHYSICSNEMO.read_bytes(), str(PHYSICSNEMO.resolve()),
+                              Options(select=("TRT322",), facts=physicsnemo["facts"], scope="all"))
+    assert [(f.rule, f.line) for f in with_facts] == [("TRT322", call)]
+    assert "attn = _trt_sdpa(q, k, v, scale=1 / math.sqrt(k.shape[-1]))" in physicsnemo["source"]
+
+
+def test_physicsnemo_both_graphs_follow_the_image_the_bake_was_harmless(physicsnemo) -> None:
+    """The size is each head's channel count, fixed by the weights: the original graph's baked float is the one every
+    image gives, so it already equals eager mode at other sizes; the rewritten graph does too, and eager mode is the
+    original's, bit for bit."""
+    original = physicsnemo["original"]
+    for label, inputs in {"example": physicsnemo["example"], **PIXEL_SETS}.items():
+        assert_graph_within(physicsnemo["before"], original, inputs, 1e-5, f"before {label}")
+        assert_graph_within(physicsnemo["after"], original, inputs, 1e-5, f"after {label}")
+    assert_eager_unchanged(original, physicsnemo["rewritten"], {"example": physicsnemo["example"], **PIXEL_SETS})
+
+
+def test_physicsnemo_migrate_applies_trt322_and_ends_at_exit_0(physicsnemo, tmp_path: Path) -> None:
+    path = tmp_path / PHYSICSNEMO.name
+    path.write_bytes(PHYSICSNEMO.read_bytes())
+    report = migrate_json(path, axes_json(physicsnemo["module"]))
+    # the original's graph is already faithful: the bake is of a size no input changes
+    assert report["before"]["exported"] is True and report["before"]["faithful"] is True, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT322", physicsnemo["call"])], \
+        (report["applied"], report["remaining"])
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report.get("reverted"))
+    assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0, report["after"]
+    assert "+        attn = _trt_sdpa(q, k, v, scale=1 / math.sqrt(k.shape[-1]))" in report["diff"]
+
+
+def test_physicsnemo_cites_its_source() -> None:
+    # one repository at a full commit (Florence-2 cites transformers' PyPI wheel by version, in its own words)
+    assert_cited_by_distinct_owners(HERE, ["physicsnemo_unet_attention_head_dim"], count=1)

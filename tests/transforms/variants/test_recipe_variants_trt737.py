@@ -91,6 +91,22 @@ NOT_TAKEN = {
     "United-Perception's RetinaMerger / RetinaMergerMultiCls (same file as RpnMerger)":
         "the same per-image pick, but a per-class NMS between the sort and the cap: an NMS, not rows sorted and "
         "capped (the owner is counted once, by RpnMerger)",
+    "a Caffe-style SSD DetectionOutput port (found by code search; repository not named)":
+        "per image, the per-class NMS outputs concatenated, then that image's rows sorted by score and cut to "
+        "`keep_top_k`: an NMS before the sort, and rows built image by image, not picked by an image column",
+    "a two-stage detector's test-time box head (found by code search; repository not named)":
+        "`img_idxs = torch.where(proposals[:, 0] == batch_id)[0]`, then a loop over the classes with an NMS each: "
+        "the pick of this recipe followed by NMS, not a sort and a cap",
+    "United-Perception's training targets and an older NumPy evaluation helper of the same lineage (ModelTC)":
+        "`proposals[proposals[:, 0] == b_ix]` sliced to boxes for target assignment (training, no sort), and "
+        "`nmsed_bboxes[nmsed_bboxes[:, 0] == b_ix]`, `scores.argsort()[::-1][:top_n]`, `np.vstack`: NumPy, "
+        "outside any traced graph; the owner is counted once, by RpnMerger",
+    "sparse 3-D heads' target assignment (VoxelNeXt-like, found by code search)":
+        "`spatial_indices[spatial_indices[:, 0] == bs_idx]` handed to a per-sample target builder: training, no "
+        "sort, and the rows go to a function, not a concatenation",
+    "YOLO-style plotting and label utilities (`targets[targets[:, 0] == i]`, found by code search)":
+        "each image's label rows picked by the image column for drawing or matching: NumPy or training code, no "
+        "sort and cap, nothing exported",
 }
 
 
