@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import libcst as cst
 
-from trtcodemod.astutil import bound_names, code_of, method_call, short_code, strip_parens, variable_names
+from trtcodemod.astutil import bound_names, code_of, method_call, plain_read, short_code, strip_parens, \
+    variable_names
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety
 from trtcodemod.scopes import scope_bindings
 from trtcodemod.transforms._size_facts import INTEGER_OPERATORS, NUMBER_AS_TENSOR_FAILURES, TS_PITFALLS
@@ -121,6 +122,11 @@ so it does in integer arithmetic too: XFeat's sparse sampler (verlab/accelerated
 dtype=x.dtype)` of the image size its caller hands down.
 The legacy constructor given one list or tuple display, `torch.Tensor([...])`, is taken as
 `torch.tensor` of the default float dtype (given sizes, `torch.Tensor(b, h, w)`, it is TRT349's).
+`t.new_tensor(X)` (`t` a plain name or attribute) is taken as `torch.tensor(X, dtype=t.dtype,
+device=t.device)`, the dtype and device it gives by default written out. `X` may also be a whole parameter
+of the function not rebound there (loose: only where the export warned at the call): dsntnn's
+`normalized_to_pixel_coordinates(coords, size)` (`dsntnn/__init__.py:311`) copies the size its caller hands
+down, `images.shape[-2:]`, by `coords.new_tensor(size).flip(-1)`.
 
 It also finds an index built in Python from one size: `x[list(range(x.shape[0])), k]`,
 `x[range(n)]` or `x[tuple(range(n))]` (also through a name the function binds once to such a range and whose
@@ -672,7 +678,8 @@ Applies to every TensorRT version.""",
             self._note_method(parts[0].value, parts[1], node)
             return
         legacy = self.context.refers_to(node.func, "torch.Tensor") is not None
-        if not legacy and not self.context.refers_to(node.func, *_CONSTRUCTORS):
+        receiver = _new_tensor_receiver(node)
+        if not legacy and receiver is None and not self.context.refers_to(node.func, *_CONSTRUCTORS):
             return
         positional = [a for a in node.args if a.keyword is None]
         if len(positional) != 1 or node.args[0] is not positional[0] or any(
@@ -684,7 +691,9 @@ Applies to every TensorRT version.""",
         if repeated is not None:
             self._repeated_fix(node, *repeated)
             return
-        sure = self._nest(positional[0].value)
+        # A parameter the function hands on whole (dsntnn's `normalized_to_pixel_coordinates(coords, size)`, given
+        # `images.shape[-2:]`): what it holds is known only from the observed export, so it is loose.
+        sure = self._nest(positional[0].value) or self._handed_down(positional[0].value)
         if not sure or (sure == LOOSE and not self.traced_at(node)):
             return
         helper = LEGACY_HELPER if legacy else HELPER
@@ -693,6 +702,16 @@ Applies to every TensorRT version.""",
         extremes = _Extremes(self)
         data = positional[0].value.visit(extremes)
         args = [node.args[0].with_changes(value=data), *node.args[1:]]
+        if receiver is not None:
+            # `t.new_tensor(data)` is in `t`'s dtype and on its device unless told otherwise.
+            given = {a.keyword.value for a in node.args[1:] if a.keyword is not None}
+            args = [args[0].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+                    if len(args) == 1 else args[0], *args[1:]]
+            extra = [f"{key}={code_of(receiver).strip()}.{key}" for key in ("dtype", "device") if key not in given]
+            if len(args) > 1 and extra:
+                args[-1] = args[-1].with_changes(comma=cst.Comma(whitespace_after=cst.SimpleWhitespace(" ")))
+            args += [cst.parse_expression(f"f({e})").args[0] for e in extra]
+            args[-1] = args[-1].with_changes(comma=cst.MaybeSentinel.DEFAULT)
         fix = Fix({node: node.with_changes(func=cst.Name(helper), args=args)}, safety=Safety.UNSAFE,
                   helpers=(helper, *sorted(extremes.used)))
         self.found(node, f"`{short_code(node)}` copies traced sizes into a new tensor: the TorchScript export "
@@ -826,6 +845,15 @@ class _Extremes(cst.CSTTransformer):
             self.used.add(helper)
             return updated_node.with_changes(func=cst.Name(helper))
         return updated_node
+
+
+def _new_tensor_receiver(node: cst.Call) -> cst.BaseExpression | None:
+    """``t`` of ``t.new_tensor(data, ...)``, where ``t`` is a plain name or attribute read (read twice by the
+    rewrite, for the dtype and the device the method gives by default), else None."""
+    parts = method_call(node)
+    if parts is None or parts[1] != "new_tensor" or not plain_read(parts[0]):
+        return None
+    return parts[0]
 
 
 def _fractional(expr: cst.BaseExpression) -> bool:

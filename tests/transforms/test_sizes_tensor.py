@@ -1137,3 +1137,86 @@ def test_other_repeated_displays_are_left_alone(display: str) -> None:
     code = code.replace("    for i in range", "    j, picked = 2, [1]\n    for i in range")
     assert code != CLASS_COLUMN
     assert rules_found(code, select=("TRT716",)) == ["TRT716"]  # the tuple of literals only
+
+
+# --- a whole parameter of sizes handed to `new_tensor` ---
+
+#: dsntnn 0.5.3 (Aiden Nibali, github.com/anibali/dsntnn, Apache-2.0), `dsntnn/__init__.py:311`
+#: (`normalized_to_pixel_coordinates`): the size a caller hands down (`images.shape[-2:]`) copied by
+#: `coords.new_tensor(size)` and flipped to (width, height); zoo 101's DSNT model bakes it. Reduced in our words.
+NEW_TENSOR = """\
+import torch
+from torch import nn
+
+
+def to_pixels(coords, size):
+    if torch.is_tensor(coords):
+        size = coords.new_tensor(size).flip(-1)
+    return 0.5 * ((coords + 1) * size - 1)
+
+
+def scaled(coords, shape):
+    return coords * torch.tensor(shape, dtype=coords.dtype)
+
+
+class Net(nn.Module):
+    def forward(self, x, coords):
+        return to_pixels(coords, x.shape[-2:]), scaled(coords, x.shape[-2:])
+"""
+
+
+def _new_tensor_rewritten(tmp_path, warned: tuple[int, ...]) -> str:
+    from trtcodemod.engine import Options, fix_source
+    from trtcodemod.evidence.facts import Facts
+
+    path = tmp_path / "new_tensor.py"
+    path.write_text(NEW_TENSOR)
+    facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, len(NEW_TENSOR.splitlines()) + 1))})
+    facts.note_traced([(str(path.resolve()), line, "Converting a tensor to a Python float might cause the trace to "
+                        "be incorrect") for line in warned])
+    options = Options(select=("TRT716",), unsafe=True, facts=facts, scope="all")
+    return fix_source(NEW_TENSOR.encode(), str(path.resolve()), options).source.decode()
+
+
+def test_a_whole_parameter_of_sizes_copied_by_new_tensor_or_tensor_follows_the_input(tmp_path) -> None:
+    assert "_trt_sizes" not in rewrite(NEW_TENSOR, unsafe=True)  # a parameter: only where the export warned
+    assert "_trt_sizes" not in _new_tensor_rewritten(tmp_path, ())
+    after = _new_tensor_rewritten(tmp_path, (7, 12))
+    assert "size = _trt_sizes_tensor(size, dtype=coords.dtype, device=coords.device).flip(-1)" in after
+    assert "return coords * _trt_sizes_tensor(shape, dtype=coords.dtype)" in after
+    original, rewritten = _nets(tmp_path, {"new_tensor_original": NEW_TENSOR, "new_tensor_rewritten": after})
+
+    def session(model):
+        buffer = io.BytesIO()
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            torch.onnx.export(model, (torch.randn(1, 2, 8, 12), torch.rand(1, 5, 2)), buffer, dynamo=False,
+                              opset_version=17, input_names=["x", "coords"],
+                              dynamic_axes={"x": {0: "b", 2: "h", 3: "w"}, "coords": {0: "b", 1: "n"}})
+        return ort.InferenceSession(buffer.getvalue())
+
+    def run(graph, x, coords):  # a graph that baked every size has dropped `x`
+        feed = {"x": x.numpy(), "coords": coords.numpy()}
+        return graph.run(None, {i.name: feed[i.name] for i in graph.get_inputs()})
+
+    before, after_graph = session(original), session(rewritten)
+    assert [i.name for i in after_graph.get_inputs()] == ["x", "coords"]
+    cases = [((2, 2, 5, 9), torch.rand(2, 3, 2) * 2 - 1), ((1, 2, 16, 4), -torch.rand(1, 4, 2)),
+             ((1, 2, 8, 12), torch.zeros(1, 0, 2)), ((1, 2, 1, 1), torch.zeros(1, 2, 2)),
+             ((1, 2, 3, 7), torch.tensor([[[float("inf"), float("nan")]]]))]
+    for shape, coords in cases:
+        x = torch.randn(shape)
+        want = original(x, coords)
+        got = run(after_graph, x, coords)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(torch.from_numpy(g), w, atol=1e-5, rtol=1e-5, equal_nan=True)
+        if shape in ((2, 2, 5, 9), (1, 2, 16, 4)):  # finite coordinates at another size: the original bakes
+            baked = run(before, x, coords)
+            assert not torch.allclose(torch.from_numpy(baked[0]), want[0], atol=1e-5, equal_nan=True), shape
+        for g, w in zip(rewritten(x, coords), want):  # eager unchanged, dtype included
+            assert g.dtype == w.dtype
+            torch.testing.assert_close(g, w, rtol=0, atol=0, equal_nan=True)
+    # float64 coordinates: `new_tensor` keeps the receiver's dtype, which the rewrite passes on
+    x, coords = torch.randn(1, 2, 5, 6), torch.rand(1, 3, 2, dtype=torch.float64)
+    for g, w in zip(rewritten(x, coords), original(x, coords)):
+        assert g.dtype == w.dtype == torch.float64 and torch.equal(g, w)
