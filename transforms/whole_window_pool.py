@@ -21,8 +21,9 @@ from typing import Union
 
 import libcst as cst
 
-from trtcodemod.astutil import argument, bound_names, has_star_args, int_value, walk
+from trtcodemod.astutil import argument, bound_names, code_of, has_star_args, int_value, strip_parens, walk
 from trtcodemod.rules import Example, Fix, Rule, RuleInfo, Safety, spelled
+from trtcodemod.transforms._attribute_config import class_writes
 from trtcodemod.transforms._op_calls import in_inserted_helper
 
 _AVG = ("input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad", "divisor_override")
@@ -124,7 +125,10 @@ from a tensor rebound (`x = self.conv(x)`) or reshaped in place (`x.unsqueeze_(0
 in a branch or loop once the block ends (in a loop, whatever its body rebinds). The pooled tensor
 must be a plain name. A call with unpacked arguments, padding other than 0 or a dilation other than
 1 on a whole axis, a `divisor_override` or `return_indices` other than `None`/`False` is reported
-without a fix.
+without a fix. The pooling may also be one the module stores: `self.avg_pool(x0, kernel_size=x0.shape[2:])`
+where the class writes `self.avg_pool` once, in `__init__`, with torch's pooling functions only, also
+chosen by a conditional expression (cellpose's `make_style`, `cellpose/resnet_torch.py:132`:
+`self.avg_pool = F.avg_pool3d if conv_3D else F.avg_pool2d`), all averages or all maxima.
 
 Why it hurts: while the TorchScript exporter traces, `x.size()` holds traced values, and the
 pooling symbolic needs a constant kernel: the export stops with "Failed to export a node ...
@@ -138,7 +142,10 @@ export stops at one of them (the exporter stops at the first such call).
 The rewrite: `F.avg_pool2d(x, x.size()[2:])` → `_trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))`
 (`_trt_whole_max_pool2d`, the 1-D and 3-D forms alike), the arguments unchanged; `whole` gives,
 for each pooled axis in order, the axis of `x` whose size the window reads (`None` where the window
-is something else, as the `1` of a strip). The inserted helper is torch's function itself outside
+is something else, as the `1` of a strip). For a stored pooling, the helpers are stored in its place
+(`self.avg_pool = _trt_whole_avg_pool3d if conv_3D else _trt_whole_avg_pool2d`) and the call is given
+one `whole` entry per number of pooled axes (`whole=((2, 3), (2, 3, 4))`; each helper takes the one of
+its own); the module's other calls of the attribute pass no `whole` and are torch's call. The inserted helper is torch's function itself outside
 `torch.onnx.export`. While exporting a floating tensor, on each pooled axis whose entry names that
 very axis at the input's rank (`x.size()[2:]` read as axes 2 and 3 is the whole window of a 4-D
 input only: a 3-D input keeps torch's call) and has padding 0 (dilation 1), it takes the mean
@@ -151,7 +158,8 @@ torch's call (and its error) while exporting too.
 
 Fix safety: safe. Eager mode, `torch.jit.script`, `torch.fx`, `torch.compile` and `torch.export`
 run torch's function itself (values, dtype, gradients, errors: a window larger than the input
-raises as before). The exported graph computes the same mean or maximum: equal within a rounding
+raises as before; a stored pooling is the helper object, so only code that compares the attribute with
+torch's function by identity sees the change). The exported graph computes the same mean or maximum: equal within a rounding
 for the mean (ReduceMean sums in another order than torch's pooling kernel), exact for the
 maximum, infinities included; where a window holds a NaN, torch gives NaN and ONNX Runtime's
 ReduceMax gives NaN or skips it, depending on the axes (its MaxPool skips it). An axis of size 0 raises in torch but gives NaN (an empty
@@ -180,6 +188,13 @@ TensorRT versions: every release parses ReduceMean and ReduceMax.""",
     def __init__(self, context) -> None:
         super().__init__(context)
         self._frames: list[_Frame] = [_Frame()]
+        self._classes: list[cst.ClassDef] = []
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> None:
+        self._classes.append(node)
+
+    def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+        self._classes.pop()
 
     # --- what names hold -------------------------------------------------------------
     def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
@@ -474,39 +489,54 @@ TensorRT versions: every release parses ReduceMean and ReduceMax.""",
         if in_inserted_helper(self):
             return
         function = self.context.refers_to(func, *_FUNCTIONS)
+        stored = None
         if function is None:
-            return
-        count, maximum, parameters, helper = _FUNCTIONS[function]
-        name = function.rsplit(".", 1)[1]
-        if has_star_args(node):
-            return
+            stored = self._stored(func)
+            if stored is None:
+                return
+        functions = [function] if function is not None else stored[1]
+        if has_star_args(node) or (stored is not None and any(a.keyword is not None and a.keyword.value == "whole"
+                                                               for a in node.args)):
+            return  # the stored form once rewritten: the helpers stored, the call given their `whole`
         source = argument(node, 0, "input")
         kernel = argument(node, 1, "kernel_size")
         if source is None or kernel is None:
             return
         owner = self._owner(source.value)
-        windows = self._windows(kernel.value, count)
-        if owner is None or windows is None:
+        if owner is None:
             return
-        whole: list[int | None] = []
-        for i, window in enumerate(windows):
-            whole.append(window.axis if type(window) is _Axis and window.owner == owner
-                         and _can_be_pooled_axis(window.axis, i, count) else None)
-        if all(axis is None for axis in whole):
-            return
+        wholes: list[list[int | None]] = []
+        for key in functions:
+            count = _FUNCTIONS[key][0]
+            windows = self._windows(kernel.value, count)
+            if windows is None:
+                return
+            wholes.append([window.axis if type(window) is _Axis and window.owner == owner
+                           and _can_be_pooled_axis(window.axis, i, count) else None
+                           for i, window in enumerate(windows)])
+            if all(axis is None for axis in wholes[-1]):
+                return
+        if len({_FUNCTIONS[key][1] for key in functions}) != 1:
+            return  # an average or a maximum, decided at run time
+        maximum = _FUNCTIONS[functions[0]][1]
+        name = functions[0].rsplit(".", 1)[1] if stored is None else code_of(func).strip()
         message = (f"`{name}` pools a window read from the sizes of the tensor it pools (the whole axis): while the "
                    "TorchScript exporter traces, those sizes are traced values and the kernel is not constant, so "
                    "the export stops")
         positional = [a for a in node.args if a.keyword is None]
         given = {a.keyword.value for a in node.args if a.keyword is not None}
-        if len(positional) > len(parameters) or given - set(parameters):
-            self.report(node, f"{message}; not rewritten: arguments the helper does not take")
-            return
-        why = self._kept_meaning(node, parameters, whole, maximum)
-        if why is not None:
-            self.report(node, f"{message}; not rewritten: {why}")
-            return
-        text = "(" + ", ".join("None" if a is None else str(a) for a in whole) + ("," if count == 1 else "") + ")"
+        for key, whole in zip(functions, wholes):
+            parameters = _FUNCTIONS[key][2]
+            if len(positional) > len(parameters) or given - set(parameters):
+                self.report(node, f"{message}; not rewritten: arguments the helper does not take")
+                return
+            why = self._kept_meaning(node, parameters, whole, maximum)
+            if why is not None:
+                self.report(node, f"{message}; not rewritten: {why}")
+                return
+        texts = sorted({_whole_text(whole) for whole in wholes})
+        text = texts[0] if len(texts) == 1 else "(" + ", ".join(texts) + ")"
+        helpers = tuple(sorted({_FUNCTIONS[key][3] for key in functions}))
         args = list(node.args)
         last = args[-1]
         if last.comma is cst.MaybeSentinel.DEFAULT:
@@ -515,9 +545,45 @@ TensorRT versions: every release parses ReduceMean and ReduceMax.""",
                             equal=cst.AssignEqual(whitespace_before=cst.SimpleWhitespace(""),
                                                   whitespace_after=cst.SimpleWhitespace(""))))
         reduction = "amax" if maximum else "mean"
-        self.report(node, f"{message}; `{helper}` takes the {reduction} over those axes while exporting "
-                          "(torch's call otherwise)",
-                    Fix({node: cst.Call(func=cst.Name(helper), args=args)}, helpers=(helper,)))
+        if stored is None:
+            helper = _FUNCTIONS[functions[0]][3]
+            self.report(node, f"{message}; `{helper}` takes the {reduction} over those axes while exporting "
+                              "(torch's call otherwise)",
+                        Fix({node: cst.Call(func=cst.Name(helper), args=args)}, helpers=(helper,)))
+            return
+        value, _ = stored
+        edits: dict[cst.CSTNode, cst.CSTNode] = {node: node.with_changes(args=args)}
+        replaced = value.visit(_StoredHelpers(self))
+        if not replaced.deep_equals(value):
+            edits[value] = replaced
+        self.report(node, f"{message}; the class stores {', '.join(f'`{h}`' for h in helpers)} in its place (torch's "
+                          f"function outside an export), which takes the {reduction} over those axes while exporting",
+                    Fix(edits, helpers=helpers))
+
+    def _stored(self, func: cst.BaseExpression) -> tuple[cst.BaseExpression, list[str]] | None:
+        """(the value, the functions it may hold) where ``func`` is ``self.<attr>`` and the class stores into it
+        once, in ``__init__``, torch's pooling functions only: ``self.avg_pool = F.avg_pool3d if conv_3D else
+        F.avg_pool2d`` (cellpose's ``make_style``), or the helpers a rewrite stored there."""
+        if type(func) is not cst.Attribute or type(func.value) is not cst.Name or func.value.value != "self" \
+                or not self._classes:
+            return None
+        writes = class_writes(self._classes[-1], func.attr.value)
+        if len(writes) != 1 or writes[0][0].name.value != "__init__":
+            return None
+        value = writes[0][1]
+        functions = self._held(value)
+        return (value, functions) if functions else None
+
+    def _held(self, value: cst.BaseExpression) -> list[str] | None:
+        """The pooling functions ``value`` may be: one, or either arm of a conditional expression (nested)."""
+        value = strip_parens(value)
+        if type(value) is cst.IfExp:
+            body, orelse = self._held(value.body), self._held(value.orelse)
+            return None if body is None or orelse is None else sorted(set(body) | set(orelse))
+        key = self.context.refers_to(value, *_FUNCTIONS)
+        if key is None and type(value) is cst.Name:
+            key = _OF_HELPER.get(value.value)  # stored by an earlier rewrite of another call
+        return None if key is None else [key]
 
     def _kept_meaning(self, node: cst.Call, parameters: tuple[str, ...], whole: list[int | None],
                       maximum: bool) -> str | None:
@@ -545,6 +611,34 @@ TensorRT versions: every release parses ReduceMean and ReduceMax.""",
             if value is not None and not (type(value) is cst.Name and value.value == "False"):
                 return "it may return indices, which a reduction does not give"
         return None
+
+
+def _whole_text(whole: list[int | None]) -> str:
+    return "(" + ", ".join("None" if a is None else str(a) for a in whole) + ("," if len(whole) == 1 else "") + ")"
+
+
+#: A helper's name -> the torch function it stands for (a value a rewrite already stored).
+_OF_HELPER = {}
+for _key, (_count, _maximum, _parameters, _helper) in _FUNCTIONS.items():
+    _OF_HELPER.setdefault(_helper, _key)
+
+
+class _StoredHelpers(cst.CSTTransformer):
+    """A stored value with each of torch's pooling functions replaced by its helper."""
+
+    def __init__(self, rule: WholeWindowPool) -> None:
+        super().__init__()
+        self.rule = rule
+
+    def leave_Attribute(self, original_node: cst.Attribute, updated_node: cst.Attribute) -> cst.BaseExpression:
+        return self._helper(original_node, updated_node)
+
+    def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> cst.BaseExpression:
+        return self._helper(original_node, updated_node)
+
+    def _helper(self, original: cst.BaseExpression, updated: cst.BaseExpression) -> cst.BaseExpression:
+        key = self.rule.context.refers_to(original, *_FUNCTIONS)
+        return updated if key is None else cst.Name(_FUNCTIONS[key][3])
 
 
 def _ints(value: cst.BaseExpression, count: int) -> list[int] | None:

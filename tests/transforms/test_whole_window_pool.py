@@ -294,3 +294,73 @@ def test_migrate_fixes_the_export_that_stops(tmp_path) -> None:
     assert len(report["rounds"]) == 1
     assert "+        x = _trt_whole_avg_pool2d(x, x.size()[2:], whole=(2, 3))" in report["diff"]
     assert report["after"]["faithful"] is True and report["equivalent"] is True
+
+
+# --- a pooling function the module stores --------------------------------------------------
+
+#: cellpose 3.1.1.2 (MouseLand/cellpose, BSD-3), `cellpose/resnet_torch.py:127-138` (`make_style`): the pooling
+#: chosen in `__init__` by the network's dimensionality and stored on the module, then called with the whole
+#: window (zoo 101's CPnet stops its export there). Reduced in our own words; a second call pools a fixed window,
+#: and the norm's `axis=1` is `dim=1` (TorchScript takes no `axis`), so that the original scripts too.
+STORED = """import torch
+import torch.nn.functional as F
+from torch import nn
+
+
+class Style(nn.Module):
+    def __init__(self, conv_3D=False):
+        super().__init__()
+        self.flatten = nn.Flatten()
+        self.avg_pool = F.avg_pool3d if conv_3D else F.avg_pool2d
+
+    def forward(self, x0):
+        style = self.flatten(self.avg_pool(x0, kernel_size=x0.shape[2:]))
+        local = self.avg_pool(x0, 1)
+        return style / torch.sum(style**2, dim=1, keepdim=True)**.5, local
+"""
+
+
+def test_a_pooling_the_module_stores_is_replaced_where_it_is_stored(tmp_path) -> None:
+    after = rewrite(STORED, select=("TRT342",))
+    assert "self.avg_pool = _trt_whole_avg_pool3d if conv_3D else _trt_whole_avg_pool2d" in after
+    assert "self.flatten(self.avg_pool(x0, kernel_size=x0.shape[2:], whole=((2, 3), (2, 3, 4))))" in after
+    assert "local = self.avg_pool(x0, 1)\n" in after  # a window of its own: the helper is torch's call there
+    assert rewrite(after, select=("TRT342",)) == after  # nothing left
+    # stored twice, or outside `__init__`, or a function of another kind: not taken
+    twice = STORED.replace("        self.flatten = nn.Flatten()\n", "        self.avg_pool = F.avg_pool2d\n")
+    assert "_trt_whole" not in rewrite(twice, select=("TRT342",))
+    mixed = STORED.replace("F.avg_pool3d if", "F.max_pool2d if")
+    assert "_trt_whole" not in rewrite(mixed, select=("TRT342",))
+    other = STORED.replace("F.avg_pool3d if conv_3D else F.avg_pool2d", "F.avg_pool2d if conv_3D else F.relu")
+    assert "_trt_whole" not in rewrite(other, select=("TRT342",))
+
+    namespace = import_source(after, tmp_path)
+    before, rewritten = import_source(STORED, tmp_path)["Style"], namespace["Style"]
+    for three_d in (False, True):
+        for shape in ((1, 4, 1, 1), (2, 4, 5, 4), (1, 4, 7, 9)):
+            x = _image(*shape, seed=sum(shape))
+            if three_d:
+                x = torch.stack([x, -x, torch.zeros_like(x)], 2)  # (n, c, 3, h, w)
+            want = before(three_d)(x)
+            for got, wanted in zip(rewritten(three_d)(x), want):
+                _same(got, wanted, exact=True)  # torch's call itself
+            for got, wanted in zip(torch.jit.script(before(three_d))(x), want):
+                _same(got, wanted, exact=True)  # the original scripts: so must the rewrite
+            scripted = torch.jit.script(rewritten(three_d))
+            for got, wanted in zip(scripted(x), want):
+                _same(got, wanted, exact=True)
+            with export_formulation(namespace):
+                got = rewritten(three_d)(x)
+            for got_one, wanted in zip(got, want):
+                _same(got_one, wanted, exact=False)
+
+    with pytest.raises(Exception, match="not constant"):
+        _export(before(), _image(1, 4, 5, 4, seed=0))
+    model = rewritten()
+    graph = _export(model, _image(1, 4, 6, 5, seed=1))
+    assert "ReduceMean" in {node.op_type for node in graph.graph.node}
+    for shape in ((1, 4, 6, 5), (2, 4, 9, 4), (3, 4, 3, 11)):
+        x = torch.randn(shape) * 3
+        x[0, 0, 0, 0] = 0.0
+        for got, want in zip(_run(graph, x), model(x)):
+            _same(got, want, exact=False)

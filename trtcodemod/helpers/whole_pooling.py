@@ -138,6 +138,10 @@ def _trt_whole_pool(input, count: int, maximum: bool, kernel_size, stride, paddi
     Taken: a floating tensor with one or two leading axes before the ``count`` pooled ones; on each
     ``whole`` axis, padding 0 and dilation 1 (a window as long as the axis then gives one output for
     any stride and ``ceil_mode``); no ``divisor_override``; on the other axes, Python ints."""
+    if isinstance(whole, (list, tuple)) and len(whole) > 0 and all(isinstance(w, (list, tuple)) for w in whole):
+        # One entry per pooling a module's attribute may hold (`F.avg_pool3d if conv_3D else F.avg_pool2d`): the
+        # one of this function's number of pooled axes.
+        whole = next((w for w in whole if len(w) == count), None)
     if not (isinstance(input, torch.Tensor) and input.is_floating_point() and input.dim() in (count + 1, count + 2)
             and isinstance(whole, (list, tuple)) and divisor_override is None):
         return None
