@@ -19,6 +19,8 @@ from trtcodemod.transforms._size_facts import SizeRule
 
 HELPER = "_trt_sdpa"
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
+LOG_HELPER = "_trt_size_log"
+SQRT_HELPER = "_trt_size_sqrt"
 
 
 class AttentionTracedScale(SizeRule):
@@ -79,6 +81,11 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
         ),
     )
 
+    def __init__(self, context) -> None:
+        super().__init__(context)
+        #: Per function frame (by identity): a name → the values bound to it that hold a ``math.log`` of a size.
+        self._logged: dict[int, dict[str, list[tuple[cst.BaseExpression, cst.BaseExpression, frozenset[str]]]]] = {}
+
     def visit_Call(self, node: cst.Call) -> None:
         if not self._frames or not self.active() or in_inserted_helper(self):
             return
@@ -91,17 +98,110 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
         if type(scale) in (cst.Integer, cst.Float) or type(scale) is cst.Name and scale.value == "None" \
                 or configuration(scale):
             return
-        if self.is_tensor(scale) or not (self._from_sizes(scale) or self.traced_at(node)):
+        if self.is_tensor(scale):
             return
+        bound = self._logged_bindings(scale)
+        if not (bound or self._from_sizes(scale) or self.traced_at(node)):
+            return
+        helpers = {HELPER}
+        replacements: dict[cst.CSTNode, cst.CSTNode] = {}
+        call = node.with_changes(func=cst.Name(HELPER))
+        inline = _TracedLogs(self)
+        args = [arg.with_changes(value=arg.value.visit(inline)) if arg is given else arg for arg in node.args]
+        if inline.helpers:
+            call = call.with_changes(args=args)
+            helpers |= inline.helpers
+        replacements[node] = call
+        for value, rewritten, needed in bound:
+            replacements[value] = rewritten
+            helpers |= needed
+        logged = inline.helpers or bound
         self.found(node, f"`{short_code(node)}`: `scale` is computed from a size, which the TorchScript export reads "
                          "into a Python float: the graph keeps the example's scale; "
-                         f"{HELPER} multiplies the query by the traced scale while tracing (the same call otherwise)",
-                   Fix({node: node.with_changes(func=cst.Name(HELPER))}, safety=Safety.SAFE, helpers=(HELPER,)))
+                         + ("the `math.log` (and `math.sqrt` of it) of the size becomes _trt_size_log "
+                            "(_trt_size_sqrt), traced while tracing (`math` itself otherwise), and " if logged else "")
+                         + f"{HELPER} multiplies the query by the traced scale while tracing (the same call otherwise)",
+                   Fix(replacements, safety=Safety.SAFE, helpers=tuple(sorted(helpers))))
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        """``s = math.sqrt(math.log(n, base)) * attn.scale`` with ``n`` a size (proportional attention): remembered
+        per function, so that a later ``scale=s`` is taken with the logarithm kept traced. The frame still holds
+        what was bound before this statement (the size facts update on leaving it)."""
+        if not self._frames or not self.active() or in_inserted_helper(self):
+            return
+        if len(node.targets) != 1 or type(node.targets[0].target) is not cst.Name:
+            return
+        if self.is_tensor(node.value) or not any(self.size_log(part) for part in _parts(node.value)):
+            return
+        logs = _TracedLogs(self)
+        rewritten = node.value.visit(logs)
+        if not logs.helpers or _baked_math(self, node.value):
+            return
+        name = node.targets[0].target.value
+        self._logged.setdefault(id(self._frames[-1]), {}).setdefault(name, []).append(
+            (node.value, rewritten, frozenset(logs.helpers)))
+
+    def _logged_bindings(self, scale: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.BaseExpression,
+                                                                          frozenset[str]]]:
+        """The values bound to the name ``scale`` earlier in this function that hold a ``math.log`` of a size:
+        (value, its rewrite, the helpers that needs)."""
+        if type(scale) is not cst.Name or not self._frames:
+            return []
+        return list(self._logged.get(id(self._frames[-1]), {}).get(scale.value, ()))
+
+    def size_log(self, expr: cst.BaseExpression) -> bool:
+        """``math.log(E)`` or ``math.log(E, base)`` whose operands hold a size (``math.log(sequence_length,
+        base_sequence_length)``, ``sequence_length`` unpacked from ``hidden_states.shape``)."""
+        if type(expr) is not cst.Call or not 1 <= len(expr.args) <= 2 \
+                or any(arg.keyword is not None or arg.star for arg in expr.args):
+            return False
+        if "math.log" not in self.context.qualified_names(expr.func):
+            return False
+        return any(self.size_derived(part) for arg in expr.args for part in _parts(arg.value)) \
+            and not any(self.is_tensor(arg.value) for arg in expr.args)
 
     def _from_sizes(self, scale: cst.BaseExpression) -> bool:
         """A number computed from a size: the size itself, arithmetic on it, or any expression holding one
         (``1 / math.sqrt(n)``, ``float(n) ** -0.5``, ``math.pow(x.shape[1], -0.5)``)."""
         return any(self.size_derived(part) for part in _parts(scale))
+
+
+class _TracedLogs(cst.CSTTransformer):
+    """Each ``math.log`` of a size as ``_trt_size_log`` (the same arguments), and each ``math.sqrt`` around
+    one as ``_trt_size_sqrt``: ``math`` itself outside a trace, traced float32 ``Log``/``Sqrt`` in one.
+    ``helpers`` names the helpers written (empty: nothing to rewrite)."""
+
+    def __init__(self, rule: AttentionTracedScale) -> None:
+        super().__init__()
+        self.rule = rule
+        self.helpers: set[str] = set()
+
+    def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
+        if type(original_node.func) is cst.Name and original_node.func.value in (LOG_HELPER, SQRT_HELPER):
+            return updated_node
+        if self.rule.size_log(original_node):
+            self.helpers.add(LOG_HELPER)
+            return updated_node.with_changes(func=cst.Name(LOG_HELPER))
+        if len(original_node.args) == 1 and original_node.args[0].keyword is None and not original_node.args[0].star \
+                and "math.sqrt" in self.rule.context.qualified_names(original_node.func) \
+                and any(type(part) is cst.Call and type(part.func) is cst.Name and part.func.value == LOG_HELPER
+                        for part in _parts(updated_node.args[0].value)):
+            self.helpers.add(SQRT_HELPER)
+            return updated_node.with_changes(func=cst.Name(SQRT_HELPER))
+        return updated_node
+
+
+def _baked_math(rule: AttentionTracedScale, expr: cst.BaseExpression) -> bool:
+    """Another ``math.*`` call around a logarithm of a size (``math.exp(math.log(n))``, ``math.floor``): it would
+    read the traced number into a float again, so the binding is not taken."""
+    for part in _parts(expr):
+        if type(part) is not cst.Call:
+            continue
+        names = set(rule.context.qualified_names(part.func))
+        if any(name.startswith("math.") for name in names) and not names & {"math.log", "math.sqrt"} \
+                and any(rule.size_log(inner) for inner in _parts(part)):
+            return True
+    return False
 
 
 def _parts(expr: cst.BaseExpression) -> list[cst.BaseExpression]:
