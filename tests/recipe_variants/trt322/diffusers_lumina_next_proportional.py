@@ -5,7 +5,7 @@ is proportional to the square root of the log of the number of tokens to that ba
 other arms give ``None`` or ``attn.scale``, and handed to
 ``F.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask, scale=softmax_scale)``.
 
-Reduced from diffusers 0.42.1 (the PyPI wheel), src/diffusers/models/attention_processor.py,
+Reduced from huggingface/diffusers @ pypi:diffusers==0.42.1 (the PyPI wheel), src/diffusers/models/attention_processor.py,
 ``LuminaAttnProcessor2_0.__call__`` (lines 3582-3665; the scale at lines 3635-3641, the call at
 lines 3660-3662), used by ``LuminaNextDiT2DModel``. Written here in our own words: the processor and
 its ``Attention`` are one module, the rotary embedding is a real-valued rotation by the token's
