@@ -20,6 +20,7 @@ from trtcodemod.transforms._size_facts import SizeRule
 HELPER = "_trt_sdpa"
 SDPA = "torch.nn.functional.scaled_dot_product_attention"
 LOG_HELPER = "_trt_size_log"
+LOG_BASE_HELPER = "_trt_size_log_base"
 SQRT_HELPER = "_trt_size_sqrt"
 
 
@@ -118,7 +119,7 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
         logged = inline.helpers or bound
         self.found(node, f"`{short_code(node)}`: `scale` is computed from a size, which the TorchScript export reads "
                          "into a Python float: the graph keeps the example's scale; "
-                         + ("the `math.log` (and `math.sqrt` of it) of the size becomes _trt_size_log "
+                         + ("the `math.log` (and `math.sqrt` of it) of the size becomes _trt_size_log/_trt_size_log_base "
                             "(_trt_size_sqrt), traced while tracing (`math` itself otherwise), and " if logged else "")
                          + f"{HELPER} multiplies the query by the traced scale while tracing (the same call otherwise)",
                    Fix(replacements, safety=Safety.SAFE, helpers=tuple(sorted(helpers))))
@@ -167,7 +168,7 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
 
 
 class _TracedLogs(cst.CSTTransformer):
-    """Each ``math.log`` of a size as ``_trt_size_log`` (the same arguments), and each ``math.sqrt`` around
+    """Each ``math.log`` of a size as ``_trt_size_log`` (``_trt_size_log_base`` with a base), and each ``math.sqrt`` around
     one as ``_trt_size_sqrt``: ``math`` itself outside a trace, traced float32 ``Log``/``Sqrt`` in one.
     ``helpers`` names the helpers written (empty: nothing to rewrite)."""
 
@@ -177,18 +178,23 @@ class _TracedLogs(cst.CSTTransformer):
         self.helpers: set[str] = set()
 
     def leave_Call(self, original_node: cst.Call, updated_node: cst.Call) -> cst.BaseExpression:
-        if type(original_node.func) is cst.Name and original_node.func.value in (LOG_HELPER, SQRT_HELPER):
+        if type(original_node.func) is cst.Name and original_node.func.value in _HELPERS:
             return updated_node
         if self.rule.size_log(original_node):
-            self.helpers.add(LOG_HELPER)
-            return updated_node.with_changes(func=cst.Name(LOG_HELPER))
+            helper = LOG_HELPER if len(original_node.args) == 1 else LOG_BASE_HELPER
+            self.helpers.add(helper)
+            return updated_node.with_changes(func=cst.Name(helper))
         if len(original_node.args) == 1 and original_node.args[0].keyword is None and not original_node.args[0].star \
                 and "math.sqrt" in self.rule.context.qualified_names(original_node.func) \
-                and any(type(part) is cst.Call and type(part.func) is cst.Name and part.func.value == LOG_HELPER
+                and any(type(part) is cst.Call and type(part.func) is cst.Name
+                        and part.func.value in (LOG_HELPER, LOG_BASE_HELPER)
                         for part in _parts(updated_node.args[0].value)):
             self.helpers.add(SQRT_HELPER)
             return updated_node.with_changes(func=cst.Name(SQRT_HELPER))
         return updated_node
+
+
+_HELPERS = (LOG_HELPER, LOG_BASE_HELPER, SQRT_HELPER)
 
 
 def _baked_math(rule: AttentionTracedScale, expr: cst.BaseExpression) -> bool:
