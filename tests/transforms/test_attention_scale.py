@@ -239,8 +239,9 @@ class Rounded(torch.nn.Module):
 
 
 def test_proportional_rewrite_text() -> None:
-    """Each ``math.log`` of a size is ``_trt_size_log`` (``_trt_size_log_base`` with a base), each ``math.sqrt`` around one
-    ``_trt_size_sqrt``, in the binding the call reads (nested ``if``/``else`` arms left as written) or inline;
+    """Each ``math.log`` of a size is ``_trt_size_log`` (``_trt_size_log_base`` with a base), each ``math.sqrt``
+    around one ``_trt_size_sqrt``, in the binding the call reads (nested ``if``/``else`` arms left as written) or
+    inline;
     a root of a plain number (``math.sqrt(4)``) and a log read by another ``math`` function are left."""
     assert rules_found(PROPORTIONAL, select=("TRT322",)) == ["TRT322"] * 4
     after = strip_helpers(rewrite(PROPORTIONAL, select=("TRT322",)))
