@@ -108,8 +108,10 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
 
     def __init__(self, context) -> None:
         super().__init__(context)
-        #: Per function frame (by identity): a name → the values bound to it that hold a ``math.log`` of a size.
-        self._logged: dict[int, dict[str, list[tuple[cst.BaseExpression, cst.BaseExpression, frozenset[str]]]]] = {}
+        #: Per function frame (by identity; the frame is held, so no later frame reuses its id): a name → the
+        #: values bound to it that hold a ``math.log`` of a size.
+        self._logged: dict[int, tuple[object, dict[str, list[tuple[cst.BaseExpression, cst.BaseExpression,
+                                                                   frozenset[str]]]]]] = {}
 
     def visit_Call(self, node: cst.Call) -> None:
         if not self._frames or not self.active() or in_inserted_helper(self):
@@ -164,7 +166,8 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
         if not logs.helpers or _baked_math(self, node.value):
             return
         name = node.targets[0].target.value
-        self._logged.setdefault(id(self._frames[-1]), {}).setdefault(name, []).append(
+        frame = self._frames[-1]
+        self._logged.setdefault(id(frame), (frame, {}))[1].setdefault(name, []).append(
             (node.value, rewritten, frozenset(logs.helpers)))
 
     def _logged_bindings(self, scale: cst.BaseExpression) -> list[tuple[cst.BaseExpression, cst.BaseExpression,
@@ -173,7 +176,9 @@ TensorRT versions: all (the graph is wrong before TensorRT sees it).""",
         (value, its rewrite, the helpers that needs)."""
         if type(scale) is not cst.Name or not self._frames:
             return []
-        return list(self._logged.get(id(self._frames[-1]), {}).get(scale.value, ()))
+        frame = self._frames[-1]
+        held, names = self._logged.get(id(frame), (None, {}))
+        return list(names.get(scale.value, ())) if held is frame else []
 
     def size_log(self, expr: cst.BaseExpression) -> bool:
         """``math.log(E)`` or ``math.log(E, base)`` whose operands hold a size (``math.log(sequence_length,

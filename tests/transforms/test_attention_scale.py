@@ -341,3 +341,27 @@ def test_the_log_helper_scripted_and_traced() -> None:
         traced = torch.jit.trace(scale, (torch.ones(1, 12),))
     for n in (1, 16, 12, 33):
         assert abs(traced(torch.ones(1, n))[0, 0].item() - math.log(n, 16) - math.log(n)) < 1e-6, n
+
+
+SEPARATE = '''
+import math
+
+import torch.nn.functional as F
+
+
+def scale_of(x, base):
+    b, n, c = x.shape
+    softmax_scale = math.sqrt(math.log(n, base))
+    return softmax_scale
+
+
+def attend(q, k, v, softmax_scale):
+    return F.scaled_dot_product_attention(q, k, v, scale=softmax_scale)
+'''
+
+
+def test_a_binding_in_another_function_is_not_the_calls() -> None:
+    """The binding counts only in the function of the call: a parameter of the same name elsewhere is no log of a
+    size."""
+    assert rules_found(SEPARATE, select=("TRT322",)) == []
+    assert "math.sqrt(math.log(n, base))" in rewrite(SEPARATE, select=("TRT322",))
