@@ -21,7 +21,9 @@ it into a Python number the same way; their helpers keep it a 0-d ``int64`` tens
 symbolic but specializes ``int()`` of one to the example's value: ``_trt_size_int`` takes
 ``torch.sym_int`` there.
 ``math.sqrt`` of a size (a token count's side, ``int(math.sqrt(n))``) reads it the same way; its
-helper keeps a traced float32 ``Sqrt`` there. ``round`` of a size's quotient (piq's
+helper keeps a traced float32 ``Sqrt`` there; ``math.log`` of one (proportional attention's
+``math.log(seq_len, base_seq_len)``) keeps a float32 ``Log`` (over the base's, ``_trt_size_log_base``). ``round`` of a
+size's quotient (piq's
 ``round(min(x.size()[-2:]) / 256)``) keeps a traced ``Round`` (halves to even, as ``round``) and a cast,
 and ``min``/``max`` of a slice of the sizes (``min(x.size()[-2:])``) a traced minimum/maximum of them all.
 ``isinstance(s, int)`` of a size is False for the 0-d tensor a trace passes (oflibpytorch's shape check
@@ -325,6 +327,52 @@ def _trt_size_math_sqrt(value):
 def _trt_size_root(value):
     """The traced root: float32, as the graph computes it (TensorRT has no float64)."""
     return torch.sqrt(value.to(torch.float32))
+
+
+def _trt_size_log(value: float) -> float:
+    """``math.log(value)``; while a trace passes a tensor (a traced size, or a number computed from one),
+    its float32 natural ``Log``."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and isinstance(value, torch.Tensor):
+            return _trt_size_traced_log(value)
+        return _trt_size_math_log(value)
+    # TorchScript has no math here; its scalar aten::log is the op scripted math.log calls.
+    return torch.log(float(value))
+
+
+def _trt_size_log_base(value: float, base: float) -> float:
+    """``math.log(value, base)``; while a trace passes a tensor for either, the float32 natural ``Log`` of
+    the value over that of the base (a Python number's log taken by ``math.log``, in double)."""
+    if not torch.jit.is_scripting():
+        if torch.jit.is_tracing() and (isinstance(value, torch.Tensor) or isinstance(base, torch.Tensor)):
+            return _trt_size_traced_log_base(value, base)
+        return _trt_size_math_log(value, base)
+    return torch.log(float(value)) / torch.log(float(base))
+
+
+@torch.jit.unused
+def _trt_size_math_log(*arguments):
+    """``math.log`` itself, with the arguments given (imported where it runs)."""
+    import math
+
+    return math.log(*arguments)
+
+
+@torch.jit.unused
+def _trt_size_traced_log(value):
+    """The traced natural logarithm, float32 as the graph computes it (TensorRT has no float64)."""
+    return torch.log(value.to(torch.float32))
+
+
+@torch.jit.unused
+def _trt_size_traced_log_base(value, base):
+    """The traced logarithm to ``base``: ``ln(value) / ln(base)``, each a traced ``Log`` where a tensor."""
+    if not isinstance(value, torch.Tensor):
+        value = torch.zeros_like(base, dtype=torch.float32) + float(value)  # no constant of the example
+    logged = _trt_size_traced_log(value)
+    if isinstance(base, torch.Tensor):
+        return logged / _trt_size_traced_log(base)
+    return logged / _trt_size_math_log(base)
 
 
 def _trt_size_bitwise(op: str, a: int, b: int) -> int:

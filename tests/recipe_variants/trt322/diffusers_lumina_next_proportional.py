@@ -5,11 +5,12 @@ is proportional to the square root of the log of the number of tokens to that ba
 other arms give ``None`` or ``attn.scale``, and handed to
 ``F.scaled_dot_product_attention(query, key, value, attn_mask=attention_mask, scale=softmax_scale)``.
 
-Reduced from diffusers 0.42.1 (the PyPI wheel), src/diffusers/models/attention_processor.py,
-``LuminaAttnProcessor2_0.__call__`` (lines 3582-3665; the scale at lines 3635-3641, the call at
-lines 3660-3662), used by ``LuminaNextDiT2DModel``. Written here in our own words: the processor and
-its ``Attention`` are one module, the rotary embedding is a real-valued rotation by the token's
-position, there are as many key/value heads as query heads (no repeat) and no attention mask.
+Reduced from huggingface/diffusers @ pypi:diffusers==0.42.1 (the PyPI wheel),
+src/diffusers/models/attention_processor.py, ``LuminaAttnProcessor2_0.__call__`` (lines 3582-3665; the
+scale at lines 3635-3641, the call at lines 3660-3662), used by ``LuminaNextDiT2DModel``. Written here
+in our own words: the processor and its ``Attention`` are one module, the rotary embedding is a
+real-valued rotation by the token's position, there are as many key/value heads as query heads (no
+repeat) and no attention mask.
 """
 
 import math
@@ -74,8 +75,8 @@ def build() -> nn.Module:
     return LuminaAttention()
 
 
-def inputs(generator: torch.Generator) -> tuple[torch.Tensor, ...]:
-    return torch.randn(2, 12, 16, generator=generator), torch.randn(2, 5, 16, generator=generator)
+def inputs(generator: torch.Generator, batch: int = 2, tokens: int = 12, captions: int = 5) -> tuple[torch.Tensor, ...]:
+    return torch.randn(batch, tokens, 16, generator=generator), torch.randn(batch, captions, 16, generator=generator)
 
 
 DYNAMIC = {"hidden_states": {0: "batch", 1: "tokens"}, "encoder_hidden_states": {0: "batch", 1: "captions"}}

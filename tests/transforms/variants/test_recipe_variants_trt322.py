@@ -18,16 +18,20 @@ a traced size, which the TorchScript exporter reads into a float at the call:
   channels, which the weights fix, so the original graph was already faithful (the tests assert it):
   the bake is harmless, a second owner whose call the rule takes, not a second wrong graph.
 
-Not counted, because no rule takes it faithfully yet: diffusers' Lumina-Next attention binds
-``softmax_scale = math.sqrt(math.log(sequence_length, base_sequence_length)) * attn.scale`` in a
-nested ``if``/``else`` and passes ``scale=softmax_scale``. ``math.log`` reads the traced size into a
-Python float on that line (TRT712 reports it, without a fix: the result is not an integer), so by
-the call the scale is already the example's number, and rewriting the call to ``_trt_sdpa`` would
-not change the graph; taking it needs a traced ``log``/``sqrt`` of the size first. The test below
-records that state (the graph keeps the example's scale, TRT712 names the line, TRT322 finds
-nothing), so that a rule that learns it fails here and is counted.
+- Proportional attention, five owners: the softmax scale is ``math.sqrt(math.log(sequence_length,
+  base_sequence_length)) * attn.scale`` (diffusers' Lumina-Next processor, VectorSpaceLab's OmniGen2
+  processor, bghira's SimpleTuner copy of Lumina 2's) or ``math.sqrt(math.log(seqlen, self.base_seqlen) /
+  self.head_dim)`` (Alpha-VLLM's Lumina-Next NextDiT, kijai's ComfyUI-LuminaWrapper copy), bound in an
+  ``if``/``else`` and passed as ``scale=softmax_scale``. ``math.log`` reads the traced size into a Python
+  float on the binding's line (TRT712 reports it there, without a fix), before the call; TRT322 takes
+  the call from the code alone and rewrites that binding too (``_trt_size_sqrt(_trt_size_log_base(...))``).
+  Each original graph keeps the example's scale and misses eager mode at other numbers of tokens (the
+  base length included); each rewritten graph equals eager mode from one token (log 0, a zero scale)
+  through the base length to longer sequences, eager mode is unchanged bit for bit, and ``migrate``
+  applies TRT322 at the call and ends at exit 0.
 
-The brief asked for five variants: public code that passes a size-derived ``scale`` to SDPA is rare
+For the Florence-2 form (a power of the number of tokens) the brief asked for five variants: public code that passes
+a size-derived ``scale`` to SDPA that way is rare
 (most code passes ``self.scale`` or nothing; transformers' size-derived ``scaling`` feeds its eager
 matmul path, not SDPA), and the searches found only these. Read and left out, with why:
 
@@ -36,8 +40,10 @@ matmul path, not SDPA), and the searches found only these. Read and left out, wi
   and calls ``F.scaled_dot_product_attention(query, key, value, scale=scale)``: the recipe itself,
   which TRT322 takes from the code alone (a local bound to a size), but uncitable;
 - diffusers' Lumina2 processor (``transformer_lumina2.py``, the same ``math.sqrt(math.log(...))``
-  scale as Lumina-Next) and the many copies of that processor in other repositories: baked by
-  ``math.log`` before the call, as above;
+  scale as Lumina-Next): the same owner as the Lumina-Next variant; copies of the processor that code
+  search found without naming their repository (a token-merging processor, a helper function
+  returning the scale) cannot be cited; Alpha-VLLM's Lumina-Image-2.0 fixes ``math.sqrt(1 / head_dim)``
+  (no proportional arm in its model code);
 - timm's DaViT ``ChannelAttentionV2`` (``q = q * N ** -0.5``, then a matmul): no SDPA, and the traced
   product stays in the graph;
 - transformers' Inkling2 (``scaling=hidden_size**-0.5`` handed to the attention interface): the same
@@ -50,6 +56,7 @@ matmul path, not SDPA), and the searches found only these. Read and left out, wi
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
 
 import numpy as np
@@ -64,7 +71,6 @@ from trtcodemod.engine import Options, check_source, fix_source
 HERE = TESTS / "recipe_variants" / "trt322"
 NAN, INF = float("nan"), float("inf")
 FLORENCE = HERE / "transformers_florence2_channel_attention.py"
-LUMINA = HERE / "diffusers_lumina_next_proportional.py"
 
 
 @pytest.fixture(scope="module")
@@ -135,21 +141,127 @@ def test_migrate_applies_trt322_at_the_call_and_ends_equivalent() -> None:
     assert "+    attn_output = _trt_sdpa(" in report["diff"]
 
 
-def test_lumina_next_scale_is_baked_by_math_log_before_the_call(tmp_path: Path) -> None:
-    """Why the Lumina-Next variant is not counted (see the module docstring)."""
-    module, original = built_variant(LUMINA, "trt322_lumina")
+#: The proportional-attention variants (one owner each) and the line of the binding that reads the size into a float.
+PROPORTIONAL = {
+    "diffusers_lumina_next_proportional":
+        "softmax_scale = math.sqrt(math.log(sequence_length, base_sequence_length)) * attn.scale",
+    "alpha_vllm_lumina_next_mini_proportional":
+        "softmax_scale = math.sqrt(math.log(seqlen, self.base_seqlen) / self.head_dim)",
+    "kijai_lumina_wrapper_proportional":
+        "softmax_scale = math.sqrt(math.log(seqlen, self.base_seqlen) / self.head_dim)",
+    "omnigen2_attention_processor_proportional":
+        "softmax_scale = math.sqrt(math.log(sequence_length, base_sequence_length)) * attn.scale",
+    "simpletuner_lumina2_proportional":
+        "softmax_scale = math.sqrt(math.log(sequence_length, base_sequence_length)) * attn.scale",
+}
+SDPA_CALL = "F.scaled_dot_product_attention("
+
+
+def _math_calls(source: str) -> dict[str, int]:
+    """The ``math.*`` calls of the model's code (outside the inserted helpers) by function."""
+    found: dict[str, int] = {}
+    for top in ast.parse(source).body:
+        if isinstance(top, ast.FunctionDef) and top.name.startswith("_trt_"):
+            continue
+        for node in ast.walk(top):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                    and isinstance(node.func.value, ast.Name) and node.func.value.id == "math":
+                found[node.func.attr] = found.get(node.func.attr, 0) + 1
+    return found
+
+
+def _scaled_call(path: Path) -> int:
+    """The line of the SDPA call that passes ``scale=softmax_scale``: the last one opened at or before it."""
+    lines = path.read_text().splitlines()
+    [argument] = [i for i, text in enumerate(lines, 1) if "scale=softmax_scale" in text and "``" not in text]
+    return max(i for i, text in enumerate(lines[:argument], 1) if SDPA_CALL in text and "``" not in text)
+
+
+def _base_length(model: torch.nn.Module) -> int:
+    return getattr(model, "base_sequence_length", None) or model.base_seqlen
+
+
+def _proportional_sets(module, base: int) -> dict[str, tuple]:
+    """Other numbers of tokens than the example's: one (log 0), two, the base length (log 1), longer; another batch."""
+    sets = {f"{tokens} tokens": module.inputs(seeded(100 + tokens), 3 if tokens % 2 else 1, tokens)
+            for tokens in sorted({1, 2, base - 1, base, base + 1, 3 * base + 2})}
+    zeros = tuple(torch.zeros_like(t) if t.is_floating_point() else t for t in module.inputs(seeded(7), 2, base + 3))
+    return {**sets, "zero states": zeros}
+
+
+@pytest.fixture(scope="module", params=sorted(PROPORTIONAL))
+def proportional(request, tmp_path_factory) -> dict:
+    """A proportional-attention variant: its original export, the rewrite from the code alone and its export."""
+    name = request.param
+    path = HERE / f"{name}.py"
+    folder = tmp_path_factory.mktemp(name)
+    module, original = built_variant(path, f"trt322_{name}")
     example = module.inputs(seeded(0))
-    session, traced = export_variant(original, example, module.DYNAMIC, tmp_path / "before.onnx", HERE)
-    log_line = line_of(LUMINA, "softmax_scale = math.sqrt(math.log(sequence_length, base_sequence_length))")
-    assert any(line == log_line and "Python float" in message for _, line, message in traced), traced
-    other = (torch.randn(2, 30, 16, generator=seeded(5)), torch.randn(2, 5, 16, generator=seeded(6)))
-    with torch.no_grad():
-        want = original(*other).numpy()
-    [got] = session.run(None, {n: t.numpy() for n, t in zip(input_names(original), other)})
-    assert not np.allclose(got, want, rtol=1e-4, atol=1e-4)
-    findings = check_source(LUMINA.read_bytes(), str(LUMINA.resolve()), Options(select=("TRT322", "TRT712"),
-                                                                                 scope="all"))
-    assert [(f.rule, f.line, f.fix.value) for f in findings] == [("TRT712", log_line, "none")], findings
+    before, traced = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", HERE)
+    result = fix_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT322",), scope="all"))
+    source = result.source.decode()
+    new_path = folder / f"{name}_rewritten.py"
+    new_path.write_text(source)
+    _, rewritten = built_variant(new_path, f"trt322_{name}_rewritten")
+    rewritten.load_state_dict(original.state_dict())
+    after, traced_after = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
+    return dict(name=name, path=path, module=module, original=original, rewritten=rewritten, example=example,
+                before=before, traced=traced, after=after, traced_after=traced_after, source=source,
+                binding=line_of(path, PROPORTIONAL[name]), call=_scaled_call(path),
+                sets=_proportional_sets(module, _base_length(original)))
+
+
+def test_proportional_the_log_reads_the_size_into_a_float_and_trt322_takes_the_call(proportional) -> None:
+    """The export warns on the binding's line (``math.log`` of the traced size), not at the call; TRT322 finds the
+    call from the code alone (a safe fix), rewrites the binding's ``math.log``/``math.sqrt`` and the call, and its
+    rewrite leaves nothing to find and no warning in the export."""
+    path, binding = proportional["path"], proportional["binding"]
+    assert any(line == binding and "Python float" in message for _, line, message in proportional["traced"]), \
+        proportional["traced"]
+    findings = check_source(path.read_bytes(), str(path.resolve()), Options(select=("TRT322",), scope="all"))
+    assert [(f.rule, f.line, f.fix.value) for f in findings] == [("TRT322", proportional["call"], "safe")], findings
+    source = proportional["source"]
+    written = PROPORTIONAL[proportional["name"]].replace("math.sqrt(math.log(", "_trt_size_sqrt(_trt_size_log_base(")
+    assert written in source, source
+    assert _math_calls(source) == {"sqrt": 1} if "else:\n            softmax_scale = math.sqrt(1 /" in source \
+        else _math_calls(source) == {}, _math_calls(source)
+    assert "_trt_sdpa(" in source and source.count("F.scaled_dot_product_attention(") == \
+        path.read_text().count("F.scaled_dot_product_attention(") - 1
+    again = Path(str(proportional["path"]) + ".x")
+    assert check_source(source.encode(), str(again), Options(select=("TRT322", "TRT712"), scope="all")) == []
+    assert proportional["traced_after"] == [], proportional["traced_after"]
+
+
+def test_proportional_the_original_keeps_the_examples_scale_the_rewrite_follows_the_tokens(proportional) -> None:
+    original, before, after = proportional["original"], proportional["before"], proportional["after"]
+    names = input_names(original)
+    longer = proportional["sets"][max((k for k in proportional["sets"] if k.endswith(" tokens")),
+                                      key=lambda k: int(k.split()[0]))]
+    for inputs in (longer, proportional["sets"][f"{_base_length(original)} tokens"]):
+        with torch.no_grad():
+            want = original(*inputs).numpy()
+        [got] = before.run(None, {n: t.numpy() for n, t in zip(names, inputs)})
+        assert got.shape == want.shape and not np.allclose(got, want, rtol=1e-4, atol=1e-4)
+    for label, inputs in {"example": proportional["example"], **proportional["sets"]}.items():
+        assert_graph_within(after, original, inputs, 1e-5, f"{proportional['name']} {label}")
+    assert_eager_unchanged(original, proportional["rewritten"], {"example": proportional["example"],
+                                                                 **proportional["sets"]})
+
+
+def test_proportional_migrate_applies_trt322_at_the_call_and_ends_at_exit_0(proportional, tmp_path: Path) -> None:
+    path = tmp_path / proportional["path"].name
+    path.write_bytes(proportional["path"].read_bytes())
+    report = migrate_json(path, axes_json(proportional["module"]))
+    assert report["before"]["faithful"] is False, report["before"]
+    assert [(fix["rule"], fix["line"]) for fix in report["applied"]] == [("TRT322", proportional["call"])], \
+        (report["applied"], report["remaining"])
+    assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report.get("reverted"))
+    assert report["after"]["faithful"] is True, report["after"]
+    assert "_trt_size_sqrt(_trt_size_log_base(" in report["diff"] and "_trt_sdpa(" in report["diff"]
+
+
+def test_proportional_variants_cite_five_owners() -> None:
+    assert_cited_by_distinct_owners(HERE, sorted(PROPORTIONAL), count=5)
 
 
 PHYSICSNEMO = HERE / "physicsnemo_unet_attention_head_dim.py"
