@@ -73,23 +73,27 @@ NAN, INF = float("nan"), float("inf")
 FLORENCE = HERE / "transformers_florence2_channel_attention.py"
 
 
-@pytest.fixture(scope="module")
-def florence(tmp_path_factory) -> dict:
-    """The Florence-2 variant, its original export, the facts migrate would have, and the rewrite."""
-    folder = tmp_path_factory.mktemp("florence")
-    module, original = built_variant(FLORENCE, "trt322_florence")
+def _observed_rewrite(path: Path, name: str, folder: Path) -> dict:
+    """The variant at ``path``, its original export, the facts migrate would have, and TRT322's rewrite by them."""
+    module, original = built_variant(path, f"trt322_{name}")
     example = module.inputs(seeded(0))
     before, traced = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", HERE)
-    facts = observed_facts(FLORENCE, module, folder, traced)
+    facts = observed_facts(path, module, folder, traced)
     options = Options(select=("TRT322",), facts=facts, scope="all")
-    source = fix_source(FLORENCE.read_bytes(), str(FLORENCE.resolve()), options).source.decode()
-    new_path = folder / "florence_rewritten.py"
+    source = fix_source(path.read_bytes(), str(path.resolve()), options).source.decode()
+    new_path = folder / f"{name}_rewritten.py"
     new_path.write_text(source)
-    _, rewritten = built_variant(new_path, "trt322_florence_rewritten")
+    _, rewritten = built_variant(new_path, f"trt322_{name}_rewritten")
     rewritten.load_state_dict(original.state_dict())
     after, _ = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
     return dict(module=module, original=original, rewritten=rewritten, example=example, before=before, after=after,
-                facts=facts, source=source)
+                traced=traced, facts=facts, source=source)
+
+
+@pytest.fixture(scope="module")
+def florence(tmp_path_factory) -> dict:
+    """The Florence-2 variant, its original export, the facts migrate would have, and the rewrite."""
+    return _observed_rewrite(FLORENCE, "florence", tmp_path_factory.mktemp("florence"))
 
 
 def _tokens(seed: int, batch: int, tokens: int) -> tuple:
@@ -282,28 +286,13 @@ PIXEL_SETS = {
 }
 
 
-def _call_line(path: Path, call: str) -> int:
-    [line] = [i for i, text in enumerate(path.read_text().splitlines(), 1) if text.strip() == call]
-    return line
-
-
 @pytest.fixture(scope="module")
 def physicsnemo(tmp_path_factory) -> dict:
     """The PhysicsNeMo variant, its original export, the facts migrate would have, and the rewrite."""
-    folder = tmp_path_factory.mktemp("physicsnemo")
-    module, original = built_variant(PHYSICSNEMO, "trt322_physicsnemo")
-    example = module.inputs(seeded(0))
-    before, traced = export_variant(original, example, module.DYNAMIC, folder / "before.onnx", HERE)
-    facts = observed_facts(PHYSICSNEMO, module, folder, traced)
-    source = fix_source(PHYSICSNEMO.read_bytes(), str(PHYSICSNEMO.resolve()),
-                        Options(select=("TRT322",), facts=facts, scope="all")).source.decode()
-    new_path = folder / "physicsnemo_rewritten.py"
-    new_path.write_text(source)
-    _, rewritten = built_variant(new_path, "trt322_physicsnemo_rewritten")
-    rewritten.load_state_dict(original.state_dict())
-    after, _ = export_variant(rewritten, example, module.DYNAMIC, folder / "after.onnx", folder)
-    return dict(module=module, original=original, rewritten=rewritten, example=example, before=before, after=after,
-                traced=traced, facts=facts, source=source, call=_call_line(PHYSICSNEMO, module.CALL))
+    built = _observed_rewrite(PHYSICSNEMO, "physicsnemo", tmp_path_factory.mktemp("physicsnemo"))
+    text = PHYSICSNEMO.read_text().splitlines()
+    [call] = [i for i, line in enumerate(text, 1) if line.strip() == built["module"].CALL]  # not the docstring's
+    return dict(built, call=call)
 
 
 def test_physicsnemo_the_export_reads_the_head_size_into_a_float_at_the_call(physicsnemo) -> None:
