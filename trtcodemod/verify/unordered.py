@@ -190,14 +190,19 @@ def _close_in_place(expected: np.ndarray, actual: np.ndarray, atol: float, rtol:
 def _distance(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
     """``[i, j]``: the largest difference between expected row ``i`` and actual row ``j``, in units of the
     tolerance at the expected value (0 where both are NaN or the same infinity; infinite where only one is not
-    finite, or where the tolerance is 0 and the values differ)."""
-    e, a = expected[:, None, :], actual[None, :, :]
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        gap = np.abs(a - e)
-        units = np.where(gap == 0, 0.0, gap / (atol + rtol * np.abs(e)))
-    same = (np.isnan(e) & np.isnan(a)) | ((e == a) & np.isinf(e))
-    units = np.where(same, 0.0, np.where(np.isnan(units), np.inf, units))
-    return units.max(axis=2, initial=0.0)
+    finite, or where the tolerance is 0 and the values differ). Computed a block of expected rows at a time, so the
+    temporaries stay a fraction of what the pairwise comparison's limit allows."""
+    out = np.empty((expected.shape[0], actual.shape[0]))
+    a = actual[None, :, :]
+    for start in range(0, expected.shape[0], 256):
+        e = expected[start:start + 256, None, :]
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+            gap = np.abs(a - e)
+            units = np.where(gap == 0, 0.0, gap / (atol + rtol * np.abs(e)))
+        same = (np.isnan(e) & np.isnan(a)) | ((e == a) & np.isinf(e))
+        units = np.where(same, 0.0, np.where(np.isnan(units), np.inf, units))
+        out[start:start + 256] = units.max(axis=2, initial=0.0)
+    return out
 
 
 def _close(expected: np.ndarray, actual: np.ndarray, atol: float, rtol: float) -> np.ndarray:
@@ -315,9 +320,13 @@ def _pairs(lead: np.ndarray, every: np.ndarray,
     if distance is not None and alone.size:
         gaps = distance(alone, free)
         # Nearest pairs first; ties by place, so that the pairing is the same on every run.
+        left = alone.size
         for flat in np.lexsort((np.arange(gaps.size), gaps.ravel())):
             i, j = divmod(int(flat), free.size)
             if partner[alone[i]] < 0 and not taken[free[j]]:
                 partner[alone[i]], taken[free[j]] = free[j], True
+                left -= 1
+                if not left:
+                    break
     partner[partner < 0] = np.flatnonzero(~taken)
     return partner
