@@ -9,31 +9,39 @@ from __future__ import annotations
 import libcst as cst
 
 
+class _Writes(cst.CSTVisitor):
+    """The values stored into ``self.<attr>`` (a class of the module, not of the function: a class made per call
+    is a reference cycle that would keep the nodes it found until the cycle collector runs)."""
+
+    def __init__(self, attr: str) -> None:
+        super().__init__()
+        self.attr = attr
+        self.found: list[cst.BaseExpression] = []
+
+    def _target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
+        if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self" \
+                and target.attr.value == self.attr:
+            self.found.append(value if value is not None else cst.Name("_unknown"))
+        elif type(target) in (cst.Tuple, cst.List):
+            for element in target.elements:  # type: ignore[attr-defined]
+                self._target(element.value, None)
+
+    def visit_Assign(self, node: cst.Assign) -> None:
+        for target in node.targets:
+            self._target(target.target, node.value)
+
+    def visit_AugAssign(self, node: cst.AugAssign) -> None:
+        self._target(node.target, None)
+
+    def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
+        self._target(node.target, node.value)
+
+
 def self_writes(function: cst.FunctionDef, attr: str) -> list[cst.BaseExpression]:
     """Values ``function`` stores into ``self.<attr>`` (any store counts: augmented and annotated too)."""
-    found: list[cst.BaseExpression] = []
-
-    class _Writes(cst.CSTVisitor):
-        def _target(self, target: cst.BaseExpression, value: cst.BaseExpression | None) -> None:
-            if type(target) is cst.Attribute and type(target.value) is cst.Name and target.value.value == "self" \
-                    and target.attr.value == attr:
-                found.append(value if value is not None else cst.Name("_unknown"))
-            elif type(target) in (cst.Tuple, cst.List):
-                for element in target.elements:  # type: ignore[attr-defined]
-                    self._target(element.value, None)
-
-        def visit_Assign(self, node: cst.Assign) -> None:
-            for target in node.targets:
-                self._target(target.target, node.value)
-
-        def visit_AugAssign(self, node: cst.AugAssign) -> None:
-            self._target(node.target, None)
-
-        def visit_AnnAssign(self, node: cst.AnnAssign) -> None:
-            self._target(node.target, node.value)
-
-    function.visit(_Writes())
-    return found
+    writes = _Writes(attr)
+    function.visit(writes)
+    return writes.found
 
 
 def class_writes(cls: cst.ClassDef, attr: str) -> list[tuple[cst.FunctionDef, cst.BaseExpression]]:

@@ -124,7 +124,8 @@ The legacy constructor given one list or tuple display, `torch.Tensor([...])`, i
 `torch.tensor` of the default float dtype (given sizes, `torch.Tensor(b, h, w)`, it is TRT349's).
 `t.new_tensor(X)` (`t` a plain name or attribute) is taken as `torch.tensor(X, dtype=t.dtype,
 device=t.device)`, the dtype and device it gives by default written out. `X` may also be a whole parameter
-of the function not rebound there (loose: only where the export warned at the call): dsntnn's
+of the function not rebound there, where the export converted a traced tensor into a Python number at the call
+(not only the warning every `torch.tensor` result gives while tracing, which a configuration number gets too): dsntnn's
 `normalized_to_pixel_coordinates(coords, size)` (`dsntnn/__init__.py:311`) copies the size its caller hands
 down, `images.shape[-2:]`, by `coords.new_tensor(size).flip(-1)`.
 
@@ -693,7 +694,11 @@ Applies to every TensorRT version.""",
             return
         # A parameter the function hands on whole (dsntnn's `normalized_to_pixel_coordinates(coords, size)`, given
         # `images.shape[-2:]`): what it holds is known only from the observed export, so it is loose.
-        sure = self._nest(positional[0].value) or self._handed_down(positional[0].value)
+        sure = self._nest(positional[0].value)
+        if not sure and self._handed_down(positional[0].value) and self._observed.converted(node):
+            # Only where the export converted a traced value there: rf-detr's `torch.as_tensor(block_size)` of a
+            # configuration number warns too (every `as_tensor` result is a constant of the trace).
+            sure = LOOSE
         if not sure or (sure == LOOSE and not self.traced_at(node)):
             return
         helper = LEGACY_HELPER if legacy else HELPER

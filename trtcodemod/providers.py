@@ -197,6 +197,14 @@ class ObservedFacts(Provider):
         where = self._where_observed(node)
         return where is not None and bool(self.facts.traced(where.start.line, where.end.line))
 
+    def converted(self, node: cst.CSTNode) -> bool:
+        """Did the observed export say, on ``node``'s lines, that it converted a traced tensor into a Python
+        number or bool ("Converting a tensor to a Python ..."), which only a traced value causes? (The warning that
+        ``torch.tensor``/``torch.as_tensor`` results are constants comes with plain Python numbers too.)"""
+        where = self._where_observed(node)
+        return where is not None and any(message.startswith("Converting a tensor to a Python")
+                                         for message in self.facts.traced(where.start.line, where.end.line))
+
     def traced_own(self, function: cst.FunctionDef) -> bool:
         """Did the observed export warn on ``function``'s own lines: those of its statements, not of
         the functions and classes it defines (a closure ``__init__`` stores on the object runs where

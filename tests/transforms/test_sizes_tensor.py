@@ -1165,15 +1165,16 @@ class Net(nn.Module):
 """
 
 
-def _new_tensor_rewritten(tmp_path, warned: tuple[int, ...]) -> str:
+def _new_tensor_rewritten(tmp_path, warned: tuple[int, ...],
+                          message: str = "Converting a tensor to a Python float might cause the trace to be "
+                                         "incorrect") -> str:
     from trtcodemod.engine import Options, fix_source
     from trtcodemod.evidence.facts import Facts
 
     path = tmp_path / "new_tensor.py"
     path.write_text(NEW_TENSOR)
     facts = Facts(runs=1, lines={str(path.resolve()): set(range(1, len(NEW_TENSOR.splitlines()) + 1))})
-    facts.note_traced([(str(path.resolve()), line, "Converting a tensor to a Python float might cause the trace to "
-                        "be incorrect") for line in warned])
+    facts.note_traced([(str(path.resolve()), line, message) for line in warned])
     options = Options(select=("TRT716",), unsafe=True, facts=facts, scope="all")
     return fix_source(NEW_TENSOR.encode(), str(path.resolve()), options).source.decode()
 
@@ -1181,6 +1182,9 @@ def _new_tensor_rewritten(tmp_path, warned: tuple[int, ...]) -> str:
 def test_a_whole_parameter_of_sizes_copied_by_new_tensor_or_tensor_follows_the_input(tmp_path) -> None:
     assert "_trt_sizes" not in rewrite(NEW_TENSOR, unsafe=True)  # a parameter: only where the export warned
     assert "_trt_sizes" not in _new_tensor_rewritten(tmp_path, ())
+    # the warning every `torch.tensor` result gives while tracing says nothing of what the parameter holds
+    assert "_trt_sizes" not in _new_tensor_rewritten(tmp_path, (7, 12), "torch.tensor results are registered as "
+                                                     "constants in the trace")
     after = _new_tensor_rewritten(tmp_path, (7, 12))
     assert "size = _trt_sizes_tensor(size, dtype=coords.dtype, device=coords.device).flip(-1)" in after
     assert "return coords * _trt_sizes_tensor(shape, dtype=coords.dtype)" in after
