@@ -6,7 +6,8 @@ torch.stack(rows)``: ``(batch, k, 6)`` (or writes each image's padded rows by it
 k, 6))`` made before the loop). A trace unrolls the loop with the example's batch. Where ``detections`` is
 the list TRT360's rewrite of the NMS loop made while tracing (it carries every image's rows flattened, each row's
 image and the traced number of images), the rewrite fills the ``(batch, k, ...)`` tensor at once; the loop stays for
-eager code and for any other list.
+eager code and for any other list. One loop that both makes each image's rows and pads them into zeros made before
+it is TRT360's: its rewrite fills the zeros with this rule's helper (:func:`fused_padding` reads the padding).
 """
 
 from __future__ import annotations
@@ -16,10 +17,9 @@ import libcst as cst
 from trtcodemod.astutil import code_of, int_value, plain_read, strip_parens, walk
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
-from trtcodemod.transforms.per_image_nms import _CAT
+from trtcodemod.transforms.per_image_nms import _CAT, PAD_HELPER
 from trtcodemod.transforms.per_image_rows import ROWS_HELPER
 
-PAD_HELPER = "_trt_padded_by_image"
 _FLAT = "_trt_flat"
 _STACK = ("torch.stack",)
 _F_PAD = ("torch.nn.functional.pad",)
@@ -43,7 +43,213 @@ def _indent(text: str) -> str:
     return "".join("    " + line for line in text.splitlines(keepends=True))
 
 
-class PerImagePad(RuntimeScopeRule):
+class PaddingReader:
+    """What TRT393 reads of a padding (the zeros made before a loop, ``F.pad`` / ``torch.cat`` with ``new_zeros`` of
+    an image's rows to a count, the slot written by the image's index), with a file's ``context``: TRT393's own loops,
+    and the tail of a loop over the batch that TRT360 flattens (:func:`fused_padding`)."""
+
+    context: object
+
+    def _allocated(self, statement: cst.BaseStatement) -> tuple[str, str, str | None] | None:
+        """(name, ``k``, fill) of ``name = torch.zeros((n, k, ...))`` (or ``torch.zeros(n, k, ...)``,
+        ``x.new_zeros(...)``; ``dtype=`` and ``device=`` allowed; fill None) or of ``name = torch.full((n, k, ...),
+        v)`` (``x.new_full(...)``; fill ``v`` as :func:`_fill` reads it): a tensor of three or more axes."""
+        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
+            return None
+        small = statement.body[0]
+        if type(small) is not cst.Assign or len(small.targets) != 1 or type(small.targets[0].target) is not cst.Name:
+            return None
+        call = strip_parens(small.value)
+        if type(call) is not cst.Call:
+            return None
+        method = call.func.attr.value if type(call.func) is cst.Attribute else None
+        full = self.context.refers_to(call.func, "torch.full") is not None or method == "new_full"
+        if not full and self.context.refers_to(call.func, "torch.zeros") is None and method != "new_zeros":
+            return None
+        arguments = list(call.args)
+        if any(a.star for a in arguments):
+            return None
+        fill: str | None = None
+        if full:  # `torch.full(size, fill_value)`: the size a tuple or list, the fill second or by keyword
+            sizes = [a for a in arguments if a.keyword is None]
+            value = [a for a in arguments if a.keyword is not None and a.keyword.value == "fill_value"]
+            if len(sizes) + len(value) != 2 or (value and len(sizes) != 1):
+                return None
+            read = _fill((value or sizes[1:])[0].value)
+            if read is False:
+                return None
+            fill = read
+            arguments = [sizes[0]] + [a for a in arguments if a.keyword is not None and a.keyword.value != "fill_value"]
+        if any(a.keyword is not None and a.keyword.value not in ("dtype", "device") for a in arguments):
+            return None
+        sizes = [a.value for a in arguments if a.keyword is None]
+        if len(sizes) == 1 and type(strip_parens(sizes[0])) in (cst.Tuple, cst.List):
+            elements = strip_parens(sizes[0]).elements
+            if any(type(e) is cst.StarredElement for e in elements):
+                return None
+            sizes = [e.value for e in elements]
+        elif full:
+            return None
+        if len(sizes) < 3:
+            return None
+        return small.targets[0].target.value, code_of(sizes[1]).strip(), fill
+
+    def _fill_of(self, node: cst.BaseExpression) -> str | None:
+        """The fill of a padding :meth:`_padding` read: ``F.pad``'s ``value`` (None for zeros; ``new_zeros``'s too)."""
+        node = strip_parens(node)
+        if type(node) is cst.Call and self.context.refers_to(node.func, *_F_PAD):
+            return _pad_arguments(node)[2]
+        return None
+
+    def _padding(self, node: cst.BaseExpression, entry: str, bound: dict | None = None) -> str | None:
+        """The count ``k`` that ``node`` pads the rows ``entry`` to with zero rows: ``torch.cat([entry,
+        entry.new_zeros(k - n, ...)])`` (along the first axis) or ``F.pad(entry, (0, 0, 0, k - n))``, ``n`` the
+        rows' count (``entry.shape[0]``, ``entry.size(0)``, ``len(entry)``), the widths maybe a name ``bound`` maps to
+        the tuple it was bound to; None for anything else."""
+        node = strip_parens(node)
+        if type(node) is not cst.Call or any(a.star for a in node.args):
+            return None
+        if self.context.refers_to(node.func, *_CAT):
+            if not 1 <= len(node.args) <= 2 or node.args[0].keyword is not None or (
+                    len(node.args) == 2 and (node.args[1].keyword is not None and node.args[1].keyword.value != "dim"
+                                             or int_value(strip_parens(node.args[1].value)) != 0)):
+                return None
+            parts = strip_parens(node.args[0].value)
+            if type(parts) not in (cst.List, cst.Tuple) or len(parts.elements) != 2 \
+                    or any(type(e) is cst.StarredElement for e in parts.elements) \
+                    or code_of(parts.elements[0].value).strip() != entry:
+                return None
+            zeros = strip_parens(parts.elements[1].value)
+            if type(zeros) is not cst.Call or type(zeros.func) is not cst.Attribute \
+                    or zeros.func.attr.value != "new_zeros" or code_of(zeros.func.value).strip() != entry \
+                    or not zeros.args or any(a.keyword or a.star for a in zeros.args):
+                return None
+            sizes = [a.value for a in zeros.args]
+            if len(sizes) == 1 and type(strip_parens(sizes[0])) is cst.Tuple:
+                sizes = [e.value for e in strip_parens(sizes[0]).elements]
+            return self._short_of(sizes[0], entry) if sizes else None
+        if self.context.refers_to(node.func, *_F_PAD):
+            arguments = _pad_arguments(node)
+            if arguments is None or code_of(arguments[0]).strip() != entry:
+                return None
+            widths = strip_parens(arguments[1])
+            if type(widths) is cst.Name and widths.value in (bound or {}):
+                widths = bound[widths.value]
+            if type(widths) not in (cst.Tuple, cst.List) or len(widths.elements) != 4 \
+                    or any(int_value(strip_parens(e.value)) != 0 for e in widths.elements[:3]):
+                return None
+            return self._short_of(widths.elements[3].value, entry)
+        return None
+
+    def _crops(self, node: cst.BaseExpression) -> bool:
+        """Is ``node`` (a padding :meth:`_padding` read) ``F.pad``, whose negative width crops the rows to the count
+        (``torch.cat`` with ``new_zeros`` raises instead)?"""
+        node = strip_parens(node)
+        return type(node) is cst.Call and self.context.refers_to(node.func, *_F_PAD)
+
+    @staticmethod
+    def _short_of(node: cst.BaseExpression, entry: str) -> str | None:
+        """``k`` of ``k - n``, ``n`` the count of the rows ``entry``."""
+        node = strip_parens(node)
+        if type(node) is not cst.BinaryOperation or type(node.operator) is not cst.Subtract:
+            return None
+        if code_of(node.right).strip() not in _counts(entry):
+            return None
+        return code_of(node.left).strip()
+
+    def _written_padding(self, allocated: tuple[str, str, str | None], index: str, entry: str,
+                         statements: list) -> tuple[str, str | None, dict] | None:
+        """(``k``, fill, widths bound) of the statements ``[entry = entry[:k]] [pad = (0, 0, 0, k - len(entry))]
+        out[index] = <entry padded to k>`` (or ``out[index, :len(entry)] = entry`` after the cap), ``out`` the
+        ``allocated`` zeros (:meth:`_allocated`) whose second size is ``k``; None for anything else."""
+        out, size, fill = allocated
+        if not 1 <= len(statements) <= 3 or {index, entry} & {out} or index == entry:
+            return None
+        *before, write = statements
+        cap, widths = None, {}
+        for statement in before:
+            if cap is None and not widths and _capped(statement, entry) is not None:
+                cap = code_of(_capped(statement, entry)).strip()
+            elif not widths and _widths(statement) is not None:
+                widths = dict([_widths(statement)])
+            else:
+                return None
+        if type(write) is not cst.Assign or len(write.targets) != 1:
+            return None
+        target = strip_parens(write.targets[0].target)
+        if type(target) is not cst.Subscript or code_of(target.value).strip() != out \
+                or not 1 <= len(target.slice) <= 2 or type(target.slice[0].slice) is not cst.Index \
+                or code_of(target.slice[0].slice.value).strip() != index:
+            return None
+        if len(target.slice) == 1:
+            count = self._padding(write.value, entry, widths)
+            if count is None or (cap is None and not self._crops(write.value)) or (cap is not None and cap != count):
+                return None  # `torch.cat` with `new_zeros` and no cap raises in eager mode where the rows outnumber `k`
+            fill = self._fill_of(write.value)  # the whole slot written: the allocation's fill is overwritten
+        else:
+            part = target.slice[1].slice
+            if widths or cap is None or code_of(strip_parens(write.value)).strip() != entry \
+                    or type(part) is not cst.Slice or part.lower is not None or part.step is not None \
+                    or part.upper is None or code_of(part.upper).strip() not in _counts(entry):
+                return None
+            count = cap
+        if count != size or _names(count) & {entry, index, out, *widths}:
+            return None  # a count made from the rows or the loop's names
+        if fill is not None and _names(fill) & {entry, index, out, *widths}:
+            return None  # a fill made in the loop
+        return count, fill, widths
+
+
+class _Reader(PaddingReader):
+    def __init__(self, context) -> None:
+        self.context = context
+
+
+def fused_padding(context, made: cst.BaseStatement, statements: list, index: str
+                  ) -> tuple[str, str, str, str, str | None, str | None, int, set[str]] | None:
+    """The padding that ends the body of a loop over the batch which also makes each image's rows (Ultralytics'
+    export-time ``NMSModel``: ``out = torch.zeros(bs, k, C)`` / ``for i in range(bs):`` / ... / ``dets = ...`` /
+    ``pad = (0, 0, 0, k - dets.shape[0])`` / ``out[i] = F.pad(dets, pad)``), for TRT360 to flatten the statements
+    before it and fill ``out`` from the flattened rows as TRT393 does: (``out``, the zeros' first size, the rows'
+    name, ``k``, the fill of the padding, the fill of the zeros, how many statements the padding takes, the names
+    it binds), or None. ``made`` is the statement right before the loop, ``statements`` the body's, one a line."""
+    reader = _Reader(context)
+    allocated = reader._allocated(made)
+    if allocated is None or index is None:
+        return None
+    sizes = _sizes(strip_parens(made.body[0].value))
+    for length in (3, 2, 1):
+        if length >= len(statements) or any(not isinstance(s, cst.BaseSmallStatement) for s in statements[-length:]):
+            continue
+        write = statements[-1]
+        if type(write) is not cst.Assign or len(write.targets) != 1:
+            return None
+        value = strip_parens(write.value)
+        entry = value.args[0].value if type(value) is cst.Call and value.args and not value.args[0].star else value
+        if type(value) is cst.Call and reader.context.refers_to(value.func, *_CAT):
+            parts = strip_parens(entry)
+            entry = parts.elements[0].value if type(parts) in (cst.List, cst.Tuple) and parts.elements else parts
+        entry = strip_parens(entry)
+        if type(entry) is not cst.Name:
+            return None
+        read = reader._written_padding(allocated, index, entry.value, list(statements[-length:]))
+        if read is not None:
+            count, fill, widths = read
+            return (allocated[0], sizes[0], entry.value, count, fill, allocated[2], length,
+                    {*widths})
+    return None
+
+
+def _sizes(call: cst.BaseExpression) -> list[str]:
+    """The sizes' code of the call :meth:`PaddingReader._allocated` read (``torch.zeros(n, k, c)``,
+    ``torch.zeros((n, k, c))``, ``torch.full((n, k, c), v)``)."""
+    sizes = [a.value for a in call.args if a.keyword is None]
+    if type(strip_parens(sizes[0])) in (cst.Tuple, cst.List):
+        sizes = [e.value for e in strip_parens(sizes[0]).elements]
+    return [code_of(size).strip() for size in sizes]
+
+
+class PerImagePad(PaddingReader, RuntimeScopeRule):
     needs_text = spelled("torch.stack", "torch.zeros", "torch.full")  # `new_zeros`, `new_full` hold them too
     info = RuleInfo(
         id="TRT393",
@@ -88,6 +294,12 @@ row of the fill where the image has fewer than `j + 1` rows: each image's `det[:
 zeros (or the fill) to `k`, in the dtype and device of the rows, for every image at once. A script
 compiles none of it (the list is looked at only under `not torch.jit.is_scripting() and
 _trt_tracing()`).
+
+One loop over the batch that both makes each image's rows (its NMS) and pads them by the image's index into
+zeros made before it (Ultralytics' export-time `NMSModel`: `out = torch.zeros(bs, k, C)` / `for i in
+range(bs):` / ... / `out[i] = F.pad(dets, pad)`) is no loop over a list: TRT360 takes it, its rewrite
+flattening the statements before the padding and filling the zeros with `{PAD_HELPER}` from the list it makes
+of the flattened rows (the padding read as here, by `fused_padding`).
 
 Fix safety: unsafe: {_ASSUMPTION}. `migrate` applies it with TRT360's rewrite of the loop that makes
 the list, and keeps it only where the rewritten model's graph is faithful and equivalent on its
@@ -215,45 +427,17 @@ inputs at other batch sizes.""",
         allocated = self._allocated(made)
         if allocated is None or loop.orelse is not None or loop.asynchronous is not None:
             return
-        out, size, fill = allocated
+        out = allocated[0]
         header = _by_index(loop)
         if header is None:
             return
         index, entry, results, statements = header
-        if not 1 <= len(statements) <= 3 or {index, entry} & {out} or index == entry:
+        read = self._written_padding(allocated, index, entry, statements)
+        if read is None:
             return
-        *before, write = statements
-        cap, widths = None, {}
-        for statement in before:
-            if cap is None and not widths and _capped(statement, entry) is not None:
-                cap = code_of(_capped(statement, entry)).strip()
-            elif not widths and _widths(statement) is not None:
-                widths = dict([_widths(statement)])
-            else:
-                return
-        if type(write) is not cst.Assign or len(write.targets) != 1:
-            return
-        target = strip_parens(write.targets[0].target)
-        if type(target) is not cst.Subscript or code_of(target.value).strip() != out \
-                or not 1 <= len(target.slice) <= 2 or type(target.slice[0].slice) is not cst.Index \
-                or code_of(target.slice[0].slice.value).strip() != index:
-            return
-        if len(target.slice) == 1:
-            count = self._padding(write.value, entry, widths)
-            if count is None or (cap is None and not self._crops(write.value)) or (cap is not None and cap != count):
-                return  # `torch.cat` with `new_zeros` and no cap raises in eager mode where the rows outnumber `k`
-            fill = self._fill_of(write.value)  # the whole slot written: the allocation's fill is overwritten
-        else:
-            part = target.slice[1].slice
-            if widths or cap is None or code_of(strip_parens(write.value)).strip() != entry \
-                    or type(part) is not cst.Slice or part.lower is not None or part.step is not None \
-                    or part.upper is None or code_of(part.upper).strip() not in _counts(entry):
-                return
-            count = cap
-        if count != size or _names(count) & {entry, index, out, *widths, *_names(results)}:
-            return  # a count made from the rows, the list or the loop's names
-        if fill is not None and _names(fill) & {entry, index, out, *widths}:
-            return  # a fill made in the loop
+        count, fill, widths = read
+        if _names(count) & _names(results):
+            return  # a count made from the list
         call = f"{PAD_HELPER}({results}, {count}{'' if fill is None else ', ' + fill}).to({out})"
         if self._read_after(body[position + 1:], {entry, index, *widths}):
             return
@@ -271,113 +455,6 @@ inputs at other batch sizes.""",
                          f"filled from its flattened rows at once; assumes {_ASSUMPTION}",
                    Fix({loop: cst.FlattenSentinel(statements)},
                        safety=Safety.UNSAFE, helpers=(TRACING_HELPER, ROWS_HELPER, PAD_HELPER), covers=True))
-
-    def _allocated(self, statement: cst.BaseStatement) -> tuple[str, str, str | None] | None:
-        """(name, ``k``, fill) of ``name = torch.zeros((n, k, ...))`` (or ``torch.zeros(n, k, ...)``,
-        ``x.new_zeros(...)``; ``dtype=`` and ``device=`` allowed; fill None) or of ``name = torch.full((n, k, ...),
-        v)`` (``x.new_full(...)``; fill ``v`` as :func:`_fill` reads it): a tensor of three or more axes."""
-        if type(statement) is not cst.SimpleStatementLine or len(statement.body) != 1:
-            return None
-        small = statement.body[0]
-        if type(small) is not cst.Assign or len(small.targets) != 1 or type(small.targets[0].target) is not cst.Name:
-            return None
-        call = strip_parens(small.value)
-        if type(call) is not cst.Call:
-            return None
-        method = call.func.attr.value if type(call.func) is cst.Attribute else None
-        full = self.context.refers_to(call.func, "torch.full") is not None or method == "new_full"
-        if not full and self.context.refers_to(call.func, "torch.zeros") is None and method != "new_zeros":
-            return None
-        arguments = list(call.args)
-        if any(a.star for a in arguments):
-            return None
-        fill: str | None = None
-        if full:  # `torch.full(size, fill_value)`: the size a tuple or list, the fill second or by keyword
-            sizes = [a for a in arguments if a.keyword is None]
-            value = [a for a in arguments if a.keyword is not None and a.keyword.value == "fill_value"]
-            if len(sizes) + len(value) != 2 or (value and len(sizes) != 1):
-                return None
-            read = _fill((value or sizes[1:])[0].value)
-            if read is False:
-                return None
-            fill = read
-            arguments = [sizes[0]] + [a for a in arguments if a.keyword is not None and a.keyword.value != "fill_value"]
-        if any(a.keyword is not None and a.keyword.value not in ("dtype", "device") for a in arguments):
-            return None
-        sizes = [a.value for a in arguments if a.keyword is None]
-        if len(sizes) == 1 and type(strip_parens(sizes[0])) in (cst.Tuple, cst.List):
-            elements = strip_parens(sizes[0]).elements
-            if any(type(e) is cst.StarredElement for e in elements):
-                return None
-            sizes = [e.value for e in elements]
-        elif full:
-            return None
-        if len(sizes) < 3:
-            return None
-        return small.targets[0].target.value, code_of(sizes[1]).strip(), fill
-
-    def _fill_of(self, node: cst.BaseExpression) -> str | None:
-        """The fill of a padding :meth:`_padding` read: ``F.pad``'s ``value`` (None for zeros; ``new_zeros``'s too)."""
-        node = strip_parens(node)
-        if type(node) is cst.Call and self.context.refers_to(node.func, *_F_PAD):
-            return _pad_arguments(node)[2]
-        return None
-
-    def _padding(self, node: cst.BaseExpression, entry: str, bound: dict | None = None) -> str | None:
-        """The count ``k`` that ``node`` pads the rows ``entry`` to with zero rows: ``torch.cat([entry,
-        entry.new_zeros(k - n, ...)])`` (along the first axis) or ``F.pad(entry, (0, 0, 0, k - n))``, ``n`` the
-        rows' count (``entry.shape[0]``, ``entry.size(0)``, ``len(entry)``), the widths maybe a name ``bound`` maps to
-        the tuple it was bound to; None for anything else."""
-        node = strip_parens(node)
-        if type(node) is not cst.Call or any(a.star for a in node.args):
-            return None
-        if self.context.refers_to(node.func, *_CAT):
-            if not 1 <= len(node.args) <= 2 or node.args[0].keyword is not None or (
-                    len(node.args) == 2 and (node.args[1].keyword is not None and node.args[1].keyword.value != "dim"
-                                             or int_value(strip_parens(node.args[1].value)) != 0)):
-                return None
-            parts = strip_parens(node.args[0].value)
-            if type(parts) not in (cst.List, cst.Tuple) or len(parts.elements) != 2 \
-                    or any(type(e) is cst.StarredElement for e in parts.elements) \
-                    or code_of(parts.elements[0].value).strip() != entry:
-                return None
-            zeros = strip_parens(parts.elements[1].value)
-            if type(zeros) is not cst.Call or type(zeros.func) is not cst.Attribute \
-                    or zeros.func.attr.value != "new_zeros" or code_of(zeros.func.value).strip() != entry \
-                    or not zeros.args or any(a.keyword or a.star for a in zeros.args):
-                return None
-            sizes = [a.value for a in zeros.args]
-            if len(sizes) == 1 and type(strip_parens(sizes[0])) is cst.Tuple:
-                sizes = [e.value for e in strip_parens(sizes[0]).elements]
-            return self._short_of(sizes[0], entry) if sizes else None
-        if self.context.refers_to(node.func, *_F_PAD):
-            arguments = _pad_arguments(node)
-            if arguments is None or code_of(arguments[0]).strip() != entry:
-                return None
-            widths = strip_parens(arguments[1])
-            if type(widths) is cst.Name and widths.value in (bound or {}):
-                widths = bound[widths.value]
-            if type(widths) not in (cst.Tuple, cst.List) or len(widths.elements) != 4 \
-                    or any(int_value(strip_parens(e.value)) != 0 for e in widths.elements[:3]):
-                return None
-            return self._short_of(widths.elements[3].value, entry)
-        return None
-
-    def _crops(self, node: cst.BaseExpression) -> bool:
-        """Is ``node`` (a padding :meth:`_padding` read) ``F.pad``, whose negative width crops the rows to the count
-        (``torch.cat`` with ``new_zeros`` raises instead)?"""
-        node = strip_parens(node)
-        return type(node) is cst.Call and self.context.refers_to(node.func, *_F_PAD)
-
-    @staticmethod
-    def _short_of(node: cst.BaseExpression, entry: str) -> str | None:
-        """``k`` of ``k - n``, ``n`` the count of the rows ``entry``."""
-        node = strip_parens(node)
-        if type(node) is not cst.BinaryOperation or type(node.operator) is not cst.Subtract:
-            return None
-        if code_of(node.right).strip() not in _counts(entry):
-            return None
-        return code_of(node.left).strip()
 
     def _stacked(self, statement: cst.BaseStatement, rows: str) -> cst.BaseExpression | None:
         """``torch.stack(rows)`` (or along ``0`` / ``dim=0``) returned, assigned or evaluated by ``statement``."""
