@@ -2723,7 +2723,7 @@ A loop whose body ends by padding the image's rows to a fixed count into a tenso
 by the image's index, TRT393's preallocated form with the NMS in the same loop (Ultralytics' export-time
 `NMSModel`: `out = torch.zeros(bs, k, C)` / `for i in range(bs):` / ... / `dets = torch.cat([box[keep], ...],
 -1)` / `pad = (0, 0, 0, k - dets.shape[0])` / `out[i] = F.pad(dets, pad)`; also a cap `dets = dets[:k]` first,
-`torch.cat` with `new_zeros`, `out[i, :len(dets)] = dets`, a fill other than zero, `torch.full` zeros: the
+`torch.cat` with `new_zeros`, `out[i, :len(dets)] = dets`, a fill other than zero, `torch.full(...)` for the zeros: the
 forms TRT393's docstring names), the zeros' first size the loop's images (the count the loop's `range` reads,
 or its batch tensor's first size) and their second the count, is taken so: the statements before the padding
 are flattened as above, their rows made the list `{LIST_HELPER}` makes (`_trt_padded_rows`), and `out =
