@@ -22,6 +22,7 @@ from trtcodemod.context import FileContext
 from trtcodemod.module_files import imported_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._module_functions import body_statements, file_function
+from trtcodemod.transforms._per_image_padding import _CAT, PAD_HELPER, fused_padding
 from trtcodemod.transforms._prototype_masks import BLOCKS_HELPER, CHANNELS_HELPER, is_prototype_masks
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
@@ -47,10 +48,7 @@ _FIRSTS = "_trt_first"
 _ENTRIES = "_trt_entries"
 #: The per-image list a loop that pads each image's rows into zeros makes while tracing (reserved prefix).
 _PADDED_LIST = "_trt_padded_rows"
-#: TRT393's helper: each image's rows padded to a count, from the list's flattened rows.
-PAD_HELPER = "_trt_padded_by_image"
 
-_CAT = ("torch.cat", "torch.concat", "torch.concatenate")
 #: Methods of a bool mask that count its true values (its picks: none where they give 0).
 _MASK_COUNTS = ("sum", "count_nonzero")
 #: Functions that work on each box (row) alone: the flattened rows give each image's rows.
@@ -3303,8 +3301,6 @@ tracing branch leaves them bound).""",
         by the image's index (:func:`trtcodemod.transforms.per_image_pad.fused_padding`), the zeros' first size the
         batch's images (as :meth:`_preallocated` counts them) and nothing of the padding but its rows made before it
         in the body; else None."""
-        from trtcodemod.transforms.per_image_pad import fused_padding  # TRT393's module imports this one
-
         if index is None or position == 0 or any(not isinstance(s, cst.BaseSmallStatement) for s in small[-1:]):
             return None
         found = fused_padding(self.context, block[position - 1], small, index)
