@@ -22,6 +22,7 @@ from trtcodemod.context import FileContext
 from trtcodemod.module_files import imported_function
 from trtcodemod.rules import Example, Fix, RuleInfo, Safety, spelled
 from trtcodemod.transforms._module_functions import body_statements, file_function
+from trtcodemod.transforms._per_image_padding import _CAT, PAD_HELPER, fused_padding
 from trtcodemod.transforms._prototype_masks import BLOCKS_HELPER, CHANNELS_HELPER, is_prototype_masks
 from trtcodemod.transforms._runtime_scope import TRACING_HELPER, RuntimeScopeRule
 
@@ -45,8 +46,9 @@ _ROWS_IMAGE = "_trt_rows_image"
 _FIRSTS = "_trt_first"
 #: The list a returned comprehension's inlined loop fills (reserved prefix).
 _ENTRIES = "_trt_entries"
+#: The per-image list a loop that pads each image's rows into zeros makes while tracing (reserved prefix).
+_PADDED_LIST = "_trt_padded_rows"
 
-_CAT = ("torch.cat", "torch.concat", "torch.concatenate")
 #: Methods of a bool mask that count its true values (its picks: none where they give 0).
 _MASK_COUNTS = ("sum", "count_nonzero")
 #: Functions that work on each box (row) alone: the flattened rows give each image's rows.
@@ -105,7 +107,9 @@ _ASSUMPTION = ("every tensor the loop reads at the image's index holds the loop'
                "keeps the candidates' axis (an image has more than one candidate); a statement that reads nothing of "
                "the image (a log line) runs once for the batch, and the handler of a `try` in the body computes what "
                "the body would (pytorch-ssd's NMS on the CPU where CUDA's overflows), for every image at once where "
-               "the body raises; rows merged with their classes (`reshape(-1, 4)` of rows of `n` classes) have the "
+               "the body raises; where the body ends by padding the image's rows into a tensor made before the "
+               "loop by its index (Ultralytics' `NMSModel`), that tensor is not written in the body before the "
+               "padding, and where `F.pad` pads, the rows are 2-D (TRT393's assumption on such a padding); rows merged with their classes (`reshape(-1, 4)` of rows of `n` classes) have the "
                "classes' count as their second size; a top-k "
                "cap's key holds one value a row (else the export stops), and where keys tie the graph keeps the "
                "lower position first, which `topk` does not promise; a row made one value or a column "
@@ -2713,6 +2717,18 @@ multi-label `(x[:, 5:] > t).nonzero(as_tuple=False).T` unless a guard leaves it 
 leaves the loop as it is: the finding names it at the loop's header, with the manual step (one
 NMS on every image's candidates, or NMS after the engine).
 
+A loop whose body ends by padding the image's rows to a fixed count into a tensor made right before the loop
+by the image's index, TRT393's preallocated form with the NMS in the same loop (Ultralytics' export-time
+`NMSModel`: `out = torch.zeros(bs, k, C)` / `for i in range(bs):` / ... / `dets = torch.cat([box[keep], ...],
+-1)` / `pad = (0, 0, 0, k - dets.shape[0])` / `out[i] = F.pad(dets, pad)`; also a cap `dets = dets[:k]` first,
+`torch.cat` with `new_zeros`, `out[i, :len(dets)] = dets`, a fill other than zero, `torch.full(...)` for the zeros: the
+forms TRT393's docstring names), the zeros' first size the loop's images (the count the loop's `range` reads,
+or its batch tensor's first size) and their second the count, is taken so: the statements before the padding
+are flattened as above, their rows made the list `{LIST_HELPER}` makes (`_trt_padded_rows`), and `out =
+{PAD_HELPER}(_trt_padded_rows, k).to(out)` (TRT393's helper: each image's first `k` rows, padded with the fill to
+`k`, in the zeros' dtype and device) in place of the padding. A bare `if <no rows>: continue` is taken where
+the padding fills with the zeros' own fill (the skipped image's slot keeps it); where they differ, not.
+
 A generator's loop that yields one entry an image, `yield boxes[keep], scores[keep], labels[keep]` (no
 bare `continue`), yields while tracing the entries of the list `{LIST_HELPER}` makes (`yield from`); each entry
 knows that list, so that a `list(...)` of the generator (pytorch-ssd's `return list(detections)`) still leads
@@ -3081,9 +3097,11 @@ tracing branch leaves them bound).""",
                 if header[0] is not None and not header[1] and self._first_read(node, header[0]) is not None else ""
             if not isinstance(flattened, str):
                 lines, helpers, guards = flattened
+                padded = (f", each image's rows padded into the tensor made before it as `{PAD_HELPER}` (TRT393's)"
+                          if PAD_HELPER in helpers else "")
                 self.found(node, f"{loop} computes each image's rows (a threshold, a top-k) over the batch: a traced "
                                  f"export unrolls it with the example's batch; while tracing, `{TRACING_HELPER}()` runs "
-                                 "its statements once on the flattened batch, the loop otherwise; assumes "
+                                 f"its statements once on the flattened batch{padded}, the loop otherwise; assumes "
                                  f"{_ASSUMPTION}",
                            Fix({node: self._tracing_branch(lines, helpers, guards, [node])}, safety=Safety.UNSAFE,
                                helpers=(TRACING_HELPER, *sorted(helpers))))
@@ -3104,9 +3122,11 @@ tracing branch leaves them bound).""",
             return
         lines, helpers, guards = flattened
         rewritten = self._tracing_branch(lines, helpers, guards, [node])
+        padded = (f", each image's rows padded into the tensor made before it as `{PAD_HELPER}` (TRT393's)"
+                  if PAD_HELPER in helpers else "")
         self.found(node, f"{loop} runs NMS image by image over the batch: a traced export unrolls it with the "
                          f"example's batch; while tracing, `{TRACING_HELPER}()` runs its statements once on the "
-                         f"flattened batch (NMS per image as `{NMS_HELPER}`), the loop otherwise; assumes "
+                         f"flattened batch (NMS per image as `{NMS_HELPER}`){padded}, the loop otherwise; assumes "
                          f"{_ASSUMPTION}",
                    Fix({node: rewritten}, safety=Safety.UNSAFE, helpers=(TRACING_HELPER, *sorted(helpers))))
 
@@ -3135,15 +3155,25 @@ tracing branch leaves them bound).""",
         companions = []  # `extra_out.append(feat[keep])` after the rows' append, maybe under `if extra is not None:`
         while len(small) > 2 and guarded_append(small[-1]) is not None and guarded_append(small[-2]) is not None:
             companions.insert(0, guarded_append(small.pop()))
-        append = small[-1]
         source = next(iter(items.values())) if items else self._first_read(node, index)
         if source is None:
             return "it reads no tensor at the image's index"
+        fused = self._fused_padding(block, position, small, index, source) if not (
+            stops or moves or also_written or companions) else None
+        if fused is not None:
+            # Ultralytics' `NMSModel`: the body ends by padding the image's rows into zeros made before the loop by
+            # its index (TRT393's preallocated form); the statements before it are flattened, the padding filled
+            # from the flattened rows at once
+            out, rows, count, fill, same_fill, length, padding_names = fused
+            small = [*small[:-length], cst.Expr(cst.Name(rows))]
+        append = small[-1]
         first_write = self._first_write(append, index) if type(append) is cst.If else None
         append = first_write or append
         written = self._written(append, index)
         yielded = _yielded(append)
-        if yielded is not None:
+        if fused is not None:
+            target, per_image, written = None, True, None
+        elif yielded is not None:
             # `yield boxes, scores, labels` (pytorch-ssd's `process_model_output`, a generator): one entry an image,
             # yielded while tracing from the list the flattened rows make, each entry knowing that list
             target, per_image = None, True
@@ -3178,7 +3208,10 @@ tracing branch leaves them bound).""",
         # A list written by the image's index keeps its empty default for an image a bare skip leaves out
         flattener.per_image_list = written is None and (per_image or any(
             not self._only_concatenated_after(block, position, n) for n, _, _ in companions))
-        if written is None and yielded is None:
+        if fused is not None:
+            # an image a bare skip leaves out keeps the zeros' fill; the padded rows are the padding's fill
+            flattener.per_image_list = not same_fill
+        if written is None and yielded is None and fused is None:
             flattener.filled, flattener.entry_made = target, append.value.args[0].value
         flattener.companions = companions
         flattener.loop_bound = {n.target.value for n in walk(node) if type(n) in (cst.AssignTarget, cst.AugAssign)
@@ -3220,7 +3253,13 @@ tracing branch leaves them bound).""",
                 lines += flattener.take_prelude() + ([text] if text else [])
             if any(flattener._dynamic(stop.test) for stop in stops):
                 raise Decline  # a stop decided image by image
-            if yielded is not None:
+            if fused is not None:
+                value, image = flattener.entry(append.value)
+                flattener.helpers |= {LIST_HELPER, PAD_HELPER}
+                lines += flattener.take_prelude() + [
+                    f"{_PADDED_LIST} = {LIST_HELPER}({value}, {image}, {_COUNT})",
+                    f"{out} = {PAD_HELPER}({_PADDED_LIST}, {count}{'' if fill is None else ', ' + fill}).to({out})"]
+            elif yielded is not None:
                 value, image = flattener.entry(yielded)
                 flattener.helpers.add(LIST_HELPER)
                 lines += flattener.take_prelude() + [f"yield from {LIST_HELPER}({value}, {image}, {_COUNT})"]
@@ -3245,7 +3284,8 @@ tracing branch leaves them bound).""",
             return ("a statement of its body is not one the rewrite carries over to every image at once: a call "
                     "whose per-image meaning it does not know, the image's index as a number, an `if` decided image "
                     "by image")
-        if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env}):
+        if self._read_after(block, position, {*([index] if index else []), *items, *flattener.env,
+                                              *(fused[-1] if fused is not None else ())}):
             return "code after it reads a name the loop binds"
         if not nms and not flattener.picked and not (split and per_image):
             return "it picks no rows by a mask or positions: each image keeps its number of rows"
@@ -3253,6 +3293,49 @@ tracing branch leaves them bound).""",
         if _contradictory(guards):
             return "the settings it needs for the flattened statements contradict each other"
         return lines, flattener.helpers, guards
+
+    def _fused_padding(self, block, position: int, small: list, index: str | None, source: cst.BaseExpression
+                       ) -> tuple[str, str, str, str | None, bool, int, set[str]] | None:
+        """(zeros, rows, ``k``, fill, whether the zeros' fill is the padding's, the padding's number of statements,
+        the names they bind) where the body ends by padding its rows to ``k`` into zeros made right before the loop
+        by the image's index (:func:`trtcodemod.transforms.per_image_pad.fused_padding`), the zeros' first size the
+        batch's images (as :meth:`_preallocated` counts them) and nothing of the padding but its rows made before it
+        in the body; else None."""
+        if index is None or position == 0 or any(not isinstance(s, cst.BaseSmallStatement) for s in small[-1:]):
+            return None
+        found = fused_padding(self.context, block[position - 1], small, index)
+        if found is None:
+            return None
+        out, first, rows, count, fill, made_fill, length, names = found
+        batch = code_of(source).strip()
+        counts = (f"{batch}.shape[0]", f"len({batch})", f"{batch}.size(0)")
+        counts += tuple(self._count_names(block[:position - 1], counts))  # `bs = x.shape[0]`
+        loop = block[position]
+        over = strip_parens(loop.iter)
+        ranged = type(over) is cst.Call and type(over.func) is cst.Name and over.func.value == "range" \
+            and len(over.args) == 1 and code_of(over.args[0].value).strip() == first
+        if first not in counts and not ranged:
+            return None  # zeros of another number of images than the loop's
+        head = small[:-length]
+        bound = {n.target.value for s in head for n in walk(s) if type(n) in (cst.AssignTarget, cst.AugAssign,
+                                                                               cst.AnnAssign)
+                 and type(n.target) is cst.Name}
+        if rows not in bound or self._writes(head, out):
+            return None  # rows not made in the body, or the zeros written before the padding
+        return out, rows, count, fill, fill == made_fill, length, names
+
+    @staticmethod
+    def _writes(statements: list, name: str) -> bool:
+        """Does one of ``statements`` write ``name`` (bind it, or write into it by index or in place)?"""
+        for statement in statements:
+            for n in walk(statement):
+                if type(n) in (cst.AssignTarget, cst.AugAssign, cst.AnnAssign) and name in {
+                        m.value for m in walk(n.target) if type(m) is cst.Name}:
+                    return True
+                if type(n) is cst.Call and type(n.func) is cst.Attribute and n.func.attr.value.endswith("_") \
+                        and code_of(n.func.value).strip() == name:
+                    return True
+        return False
 
     @staticmethod
     def _compared_before(block, position: int) -> frozenset[str]:

@@ -2943,3 +2943,146 @@ def test_a_key_of_several_values_a_row_is_refused_by_the_sort() -> None:
     rows = _trt_rows_by_image(torch.arange(6), image, key[:, 0], True, 2, 2)
     expected = torch.cat([key[:3, 0].argsort(descending=True)[:2], 3 + key[3:, 0].argsort(descending=True)[:2]])
     assert rows.tolist() == expected.tolist()
+
+
+# --- one loop that runs the NMS and pads each image's rows into zeros (Ultralytics' export-time `NMSModel`) ----------
+
+_FUSED = """\
+import torch
+import torch.nn.functional as F
+import torchvision
+from torch import nn
+
+
+class Fused(nn.Module):
+    def __init__(self) -> None:
+        super().__init__()
+        self.k = 3
+
+    def forward(self, boxes: torch.Tensor, scores: torch.Tensor) -> torch.Tensor:
+        bs = boxes.shape[0]
+        {made}
+        for i in range(bs):
+            conf, cls = scores[i].max(1)
+            mask = conf > 0.3
+            box, conf, cls = boxes[i][mask], conf[mask], cls[mask]
+{skip}            keep = torchvision.ops.nms(box + cls.view(-1, 1).to(box.dtype) * 64, conf, 0.5)[: self.k]
+            dets = torch.cat([box[keep], conf[keep].view(-1, 1), cls[keep].view(-1, 1).to(out.dtype)], -1)
+{pad}        return out
+"""
+_ZEROS = "out = torch.zeros(bs, self.k, 6, dtype=boxes.dtype)"
+#: The paddings TRT393 reads, as the body's last statements (12 spaces in).
+_FUSED_PADS = {
+    "F.pad widths bound": "pad = (0, 0, 0, self.k - dets.shape[0])\nout[i] = F.pad(dets, pad)",
+    "F.pad": "out[i] = F.pad(dets, (0, 0, 0, self.k - len(dets)))",
+    "capped cat": "dets = dets[: self.k]\nout[i] = torch.cat([dets, dets.new_zeros(self.k - dets.shape[0], 6)])",
+    "capped rows only": "dets = dets[: self.k]\nout[i, : len(dets)] = dets",
+    "F.pad value": "out[i] = F.pad(dets, (0, 0, 0, self.k - dets.shape[0]), value=-1.0)",
+}
+_SKIP = "            if not dets_count(box):\n                continue\n"
+
+
+def _fused(pad: str, made: str = _ZEROS, skip: str = "") -> str:
+    return _FUSED.format(made=made, skip=skip.replace("dets_count(box)", "box.shape[0]"),
+                         pad=textwrap.indent(pad, " " * 12) + "\n")
+
+
+def _fused_inputs(batch: int, generator: torch.Generator, count: int = 30) -> dict[str, list[torch.Tensor]]:
+    """Boxes of corners and three class scores a candidate: random (images with more rows than the cap), one image
+    without a score over the threshold, all scores below it, equal scores, one image alone."""
+    def made(b: int) -> list[torch.Tensor]:
+        corner = torch.rand(b, count, 2, generator=generator) * 40
+        boxes = torch.cat([corner, corner + 1 + torch.rand(b, count, 2, generator=generator) * 12], -1)
+        return [boxes, torch.rand(b, count, 3, generator=generator)]
+
+    empty = made(batch)
+    empty[1][min(1, batch - 1)] = 0.1  # an image without rows
+    ties = made(batch)
+    ties[1] = torch.full_like(ties[1], 0.5)
+    below = made(batch)
+    below[1] = below[1] * 0.3
+    return {"random": made(batch), "an-image-without-rows": empty, "ties": ties, "none": below, "one": made(1)}
+
+
+@pytest.mark.parametrize("pad", sorted(_FUSED_PADS))
+def test_a_loop_that_pads_into_zeros_is_rewritten_with_trt393s_helper(pad: str) -> None:
+    code = _fused(_FUSED_PADS[pad])
+    assert rules_found(code, select=RULE) == ["TRT360"]
+    assert rules_found(code, select=("TRT393",)) == []  # no list: TRT393 has no loop of its own here
+    assert rewrite(code, select=RULE) == code  # unsafe
+    after = rewrite(code, select=RULE, unsafe=True)
+    fill = ", -1.0" if pad == "F.pad value" else ""
+    assert ("            _trt_padded_rows = _trt_per_image_list(dets, _trt_image[mask][keep], _trt_count)\n"
+            f"            out = _trt_padded_by_image(_trt_padded_rows, self.k{fill}).to(out)\n"
+            "        else:\n            for i in range(bs):\n") in after, after
+    assert "def _trt_padded_by_image(" in after and "def _trt_per_image_list(" in after
+    assert rules_found(after, select=RULE) == []
+    assert rewrite(after, select=RULE, unsafe=True) == after
+
+
+@pytest.mark.parametrize("pad", sorted(_FUSED_PADS))
+def test_the_fused_loop_keeps_eager_mode_and_its_flattened_branch_pads_as_the_loop(pad: str, tmp_path,
+                                                                                   monkeypatch) -> None:
+    code = _fused(_FUSED_PADS[pad])
+    before, after = import_source(code, tmp_path), import_source(rewrite(code, select=RULE, unsafe=True), tmp_path)
+    original, rewritten = before["Fused"](), after["Fused"]()
+    generator = torch.Generator().manual_seed(5)
+    sets = {f"{batch} {name}": inputs for batch in (1, 2, 4) for name, inputs in
+            _fused_inputs(batch, generator).items()}
+    capped = [(original(*inputs)[..., 4] > 0).sum(1) for inputs in sets.values()]
+    assert any((c == 0).any() for c in capped) and any((c == 3).any() for c in capped)  # no rows, the cap bites
+    for name, inputs in sets.items():  # eager mode: the loop, bit for bit
+        assert_same_run(run_once(original, inputs), run_once(rewritten, inputs), context=name)
+    monkeypatch.setitem(after, "_trt_tracing", lambda: True)
+    for name, inputs in sets.items():  # the flattened branch: the same padded tensor
+        got, want = rewritten(*inputs), original(*inputs)
+        assert got.shape == want.shape and got.dtype == want.dtype, name
+        assert torch.equal(got, want), (name, got, want)
+
+
+@pytest.mark.parametrize("pad", ["F.pad widths bound", "capped rows only"])
+def test_the_fused_loops_exported_graph_follows_the_batch(pad: str, tmp_path) -> None:
+    code = _fused(_FUSED_PADS[pad])
+    before, after = import_source(code, tmp_path), import_source(rewrite(code, select=RULE, unsafe=True), tmp_path)
+    original, rewritten = before["Fused"](), after["Fused"]()
+    generator = torch.Generator().manual_seed(6)
+    session = _export(original, _fused_inputs(2, generator)["random"])
+    inputs = _fused_inputs(3, generator)["random"]
+    try:
+        (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+    except Exception:  # noqa: BLE001 - ONNX Runtime's refusal of the example's two images is the symptom
+        got = None
+    # the graph writes the example's two images only: the third keeps its zeros
+    assert got is None or not torch.equal(torch.from_numpy(got), original(*inputs))
+    session = _export(rewritten, _fused_inputs(2, generator)["random"])
+    for batch in (1, 2, 3, 5):
+        for name, inputs in _fused_inputs(batch, generator).items():
+            (got,) = session.run(None, {f"in{i}": t.numpy() for i, t in enumerate(inputs)})
+            assert torch.equal(torch.from_numpy(got), original(*inputs)), (batch, name)
+
+
+def test_a_bare_skip_is_taken_where_the_padding_fills_as_the_zeros(tmp_path, monkeypatch) -> None:
+    code = _fused(_FUSED_PADS["F.pad widths bound"], skip=_SKIP)
+    after = rewrite(code, select=RULE, unsafe=True)
+    assert "out = _trt_padded_by_image(_trt_padded_rows, self.k).to(out)" in after
+    before, rewritten = import_source(code, tmp_path), import_source(after, tmp_path)
+    monkeypatch.setitem(rewritten, "_trt_tracing", lambda: True)
+    for inputs in _fused_inputs(3, torch.Generator().manual_seed(7)).values():
+        assert torch.equal(rewritten["Fused"]()(*inputs), before["Fused"]()(*inputs))
+    # with another fill, the skipped image keeps the zeros where the padded rows would be -1: not taken
+    other = _fused(_FUSED_PADS["F.pad value"], skip=_SKIP)
+    assert rewrite(other, select=RULE, unsafe=True) == other
+    assert rules_found(other, select=RULE) == ["TRT360"]  # named with why
+
+
+@pytest.mark.parametrize("change", [
+    (_ZEROS, "out = torch.zeros(4, self.k, 6, dtype=boxes.dtype)"),  # not the loop's number of images
+    (_ZEROS, "out = torch.zeros(bs, 5, 6, dtype=boxes.dtype)"),  # another count than the padding's
+    (_ZEROS, "out = torch.ones(bs, self.k, 6, dtype=boxes.dtype)"),  # not zeros
+    (_ZEROS, "out = torch.zeros(bs, self.k, 6, dtype=boxes.dtype)\n        out = out * 2"),  # not right before it
+    ("            keep = ", "            out[i] = 1.0\n            keep = "),  # written before the padding
+    ("        return out", "        return out, pad"),  # a name the padding binds read after the loop
+])
+def test_fused_loops_it_cannot_take_are_left(change: tuple[str, str]) -> None:
+    code = _fused(_FUSED_PADS["F.pad widths bound"]).replace(*change)
+    assert rewrite(code, select=RULE, unsafe=True) == code

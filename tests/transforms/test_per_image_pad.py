@@ -36,10 +36,15 @@ TAKEN = {
     "super_gradients_flat_to_batched_pad.py": (
         "batched_predictions = _trt_padded_by_image(detections, self.max_det).to(batched_predictions)",
         "        for i in range(len(detections)):"),
+    # the fused form: one loop over the batch makes each image's rows and pads them into the zeros (TRT360 takes it)
+    "ultralytics_nms_model_pad_into_out.py": (
+        "out = _trt_padded_by_image(_trt_padded_rows, self.max_det).to(out)", "        for i in range(bs):"),
 }
+#: The taken variants whose one loop runs the NMS and pads (TRT360's rewrite pads, TRT393 has no loop of its own).
+FUSED = ("ultralytics_nms_model_pad_into_out.py",)
 # Real code of the same meaning in a form the rule does not take (yet): each variant's docstring cites its source
 # and says what differs; a confidence filter makes their per-image list.
-NOT_TAKEN = ("lxmert_frcnn_pad_list_tensors.py", "ultralytics_nms_model_pad_into_out.py", "ethology_ensemble_pad_nan.py")
+NOT_TAKEN = ("lxmert_frcnn_pad_list_tensors.py", "ethology_ensemble_pad_nan.py")
 torchvision_standin = load_variant(STANDIN, "torchvision_standin_trt393")
 
 LOOP = """import torch
@@ -426,15 +431,19 @@ def test_migrate_applies_it_with_the_nms_rewrite(torchvision_ops, tmp_path: Path
     path, report = migrate_with_standin(VARIANTS_DIR / name, STANDIN, tmp_path, f"trt393_migrate_{Path(name).stem}")
     assert report["before"]["faithful"] is not True, report["before"]
     applied = {(fix["rule"], fix["line"]) for fix in report["applied"]}
-    assert ("TRT393", line_of(path, TAKEN[name][1])) in applied, applied
-    assert ("TRT360", line_of(path, "for xi, x in enumerate(prediction):")) in applied, applied
+    if name in FUSED:  # one loop: TRT360's rewrite flattens the NMS and fills the padded zeros
+        assert ("TRT360", line_of(path, TAKEN[name][1])) in applied, applied
+        assert not any(fix["rule"] == "TRT393" for fix in report["applied"]), report["applied"]
+    else:
+        assert ("TRT393", line_of(path, TAKEN[name][1])) in applied, applied
+        assert ("TRT360", line_of(path, "for xi, x in enumerate(prediction):")) in applied, applied
     assert report["exit_code"] == 0 and report["equivalent"] is True, (report["remaining"], report["reverted"])
     assert report["after"]["faithful"] is True and report["after"]["trt_errors"] == 0
 
 
 def test_the_taken_variants_cite_distinct_owners() -> None:
-    """Each taken variant cites one repository at a full commit, each of another owner (two so far: YOLOv7's
-    WongKinYiu, Super Gradients' Deci-AI; the bar is five)."""
+    """Each taken variant cites one repository at a full commit, each of another owner (three so far: YOLOv7's
+    WongKinYiu, Super Gradients' Deci-AI, Ultralytics; the bar is five)."""
     assert_cited_by_distinct_owners(VARIANTS_DIR, [Path(name).stem for name in TAKEN], count=len(TAKEN))
 
 
